@@ -1,0 +1,159 @@
+// The read-only boundary between the GraphQL layer and a storage backend (DESIGN.md, Boundaries).
+// Resolvers only ever see this interface; each backend translates the filter tree itself
+// (SQL with bind parameters for PostgreSQL, query DSL for OpenSearch).
+
+/** ISO-8601 UTC timestamp with exactly six fractional digits, e.g. `2026-05-12T09:14:03.512337Z`. */
+export type Timestamp = string;
+
+export interface ErrorRecord {
+  readonly type: string | null;
+  readonly title: string | null;
+  readonly detail: string | null;
+  readonly status: number | null;
+  readonly instance: string | null;
+}
+
+export type WorkflowInstanceStatus = 'RUNNING' | 'COMPLETED' | 'FAULTED' | 'CANCELLED' | 'SUSPENDED';
+
+export interface WorkflowInstanceRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly namespace: string | null;
+  readonly version: string | null;
+  readonly status: WorkflowInstanceStatus;
+  readonly startDate: Timestamp | null;
+  readonly endDate: Timestamp | null;
+  readonly lastUpdate: Timestamp | null;
+  /** JSON text of the payload; null when absent or JSON null. Omitted (undefined) when not selected. */
+  readonly inputData?: string | null;
+  readonly outputData?: string | null;
+  /** null when no error field is set. */
+  readonly error: ErrorRecord | null;
+}
+
+export interface TaskExecutionRecord {
+  readonly id: string;
+  readonly workflowInstanceId: string;
+  readonly taskName: string;
+  readonly taskPosition: string;
+  /** RUNNING | COMPLETED | FAULTED | CANCELLED (| SUSPENDED for a suspended task) */
+  readonly status: string;
+  readonly startDate: Timestamp | null;
+  readonly endDate: Timestamp | null;
+  readonly inputData?: string | null;
+  readonly outputData?: string | null;
+  readonly error: ErrorRecord | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filter tree. Built and validated by server/core from the GraphQL input; backends translate it.
+// Semantics (CONTRACT.md "Rules both backends share"):
+//  - two-valued logic: a leaf on a missing (null) value is false, except `isNull: true`;
+//    `not` matches exactly the rows its operand does not match (nulls included).
+//  - string comparison and order by Unicode code point, case-sensitive.
+//  - `in` with an empty list matches nothing.
+//  - `like` patterns are already parsed: see LikeSegment (no backend re-interprets `*`/`?`).
+// ---------------------------------------------------------------------------------------------
+
+export type InstanceStringField = 'id' | 'name' | 'namespace' | 'version' | 'status'
+  | 'error.type' | 'error.title' | 'error.detail' | 'error.instance';
+export type InstanceTimeField = 'startDate' | 'endDate' | 'lastUpdate';
+export type TaskStringField = 'id' | 'workflowInstanceId' | 'taskName' | 'taskPosition' | 'status'
+  | 'error.type' | 'error.title' | 'error.detail' | 'error.instance';
+export type TaskTimeField = 'startDate' | 'endDate';
+export type IntField = 'error.status';
+export type JsonField = 'input' | 'output';
+
+/** A `like` pattern: literal text, `*` (any run, possibly empty) and `?` (exactly one character). */
+export type LikeSegment = { readonly kind: 'literal'; readonly text: string } | { readonly kind: 'any' } | { readonly kind: 'one' };
+
+export type StringPredicate =
+  | { readonly op: 'eq' | 'ne' | 'contains' | 'startsWith' | 'endsWith'; readonly value: string }
+  | { readonly op: 'in'; readonly values: readonly string[] }
+  | { readonly op: 'like'; readonly pattern: readonly LikeSegment[] }
+  | { readonly op: 'isNull'; readonly value: boolean };
+
+export type TimePredicate =
+  | { readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; readonly value: Timestamp }
+  | { readonly op: 'between'; readonly from: Timestamp; readonly to: Timestamp } // inclusive
+  | { readonly op: 'isNull'; readonly value: boolean };
+
+export type IntPredicate =
+  | { readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; readonly value: number }
+  | { readonly op: 'in'; readonly values: readonly number[] };
+
+export type FilterNode<S extends string, T extends string> =
+  | { readonly kind: 'and'; readonly nodes: readonly FilterNode<S, T>[] } // empty: matches everything
+  | { readonly kind: 'or'; readonly nodes: readonly FilterNode<S, T>[] } // empty: matches nothing
+  | { readonly kind: 'not'; readonly node: FilterNode<S, T> }
+  | { readonly kind: 'string'; readonly field: S; readonly predicate: StringPredicate }
+  | { readonly kind: 'time'; readonly field: T; readonly predicate: TimePredicate }
+  | { readonly kind: 'int'; readonly field: IntField; readonly predicate: IntPredicate }
+  /**
+   * JSON path equality: the value at `path` (object keys; a segment of digits also indexes arrays)
+   * equals `value` as text (JSON string), or numerically when both parse as numbers, or as a
+   * boolean (`"true"`/`"false"`). A missing path never matches.
+   */
+  | { readonly kind: 'json'; readonly field: JsonField; readonly path: readonly string[]; readonly value: string };
+
+export type InstanceFilter = FilterNode<InstanceStringField, InstanceTimeField>;
+export type TaskFilter = FilterNode<TaskStringField, TaskTimeField>;
+
+export type Direction = 'ASC' | 'DESC';
+export type InstanceSortField = 'id' | 'name' | 'namespace' | 'version' | 'status' | 'startDate' | 'endDate' | 'lastUpdate';
+export type TaskSortField = 'id' | 'taskName' | 'taskPosition' | 'status' | 'startDate' | 'endDate';
+export interface SortKey<F extends string> { readonly field: F; readonly direction: Direction }
+
+export interface ListQuery<F, S extends string> {
+  readonly filter: F | null;
+  /** In the order the client wrote them. The backend appends `id ASC` as the final tie-breaker; nulls sort last. */
+  readonly orderBy: readonly SortKey<S>[];
+  readonly limit: number;
+  readonly offset: number;
+  /** false when the request selects neither inputData nor outputData: the backend may skip loading them. */
+  readonly payloads: boolean;
+}
+
+export interface IngestionStats {
+  /** Raw events received, per raw store (e.g. workflow / task). */
+  readonly rawEvents: Readonly<Record<string, number>>;
+  readonly ingestErrors: number;
+  /** Newest event timestamp among normalized rows, or null when empty. */
+  readonly newestEventTime: Timestamp | null;
+  /** Instances with events stored but no workflow.started yet (not served). */
+  readonly placeholderInstances: number;
+  readonly instances: number;
+  readonly taskExecutions: number;
+}
+
+/** Pool gauges for metrics; a backend without a pool returns null. */
+export interface PoolStats { readonly total: number; readonly idle: number; readonly waiting: number }
+
+/** Thrown by a Reader when the backend cannot be reached or times out (served as SERVICE_UNAVAILABLE). */
+export class BackendUnavailableError extends Error {
+  override readonly name = 'BackendUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export interface Reader {
+  /** Unknown id, or a placeholder instance: null. */
+  getInstance(id: string, options: { payloads: boolean }): Promise<WorkflowInstanceRecord | null>;
+  /** Default order when orderBy is empty: startDate DESC, id ASC. Placeholders never returned. */
+  listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]>;
+  getTask(id: string, options: { payloads: boolean }): Promise<TaskExecutionRecord | null>;
+  /** Default order when orderBy is empty: startDate DESC, id ASC. Tasks of placeholders never returned. */
+  listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]>;
+  /**
+   * Task executions of many instances in one round trip, each list chronological
+   * (startDate ASC nulls last, then endDate, then id). Every requested id is a key of the result
+   * (unknown or placeholder instances map to []).
+   */
+  tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>>;
+  /** Rejects with BackendUnavailableError when the backend does not answer within timeoutMs. */
+  ping(timeoutMs: number): Promise<void>;
+  ingestionStats(): Promise<IngestionStats>;
+  poolStats(): PoolStats | null;
+  close(): Promise<void>;
+}

@@ -1,0 +1,2 @@
+export * from './migrator.js';
+export * from './fluent-bit-statement.js';

@@ -1,0 +1,106 @@
+// One fresh database per test file against the real PostgreSQL server (pg-boss style isolation), migrated with
+// the real migrator. WI_TEST_DATABASE_URL points at an admin connection (default: the local server).
+// Outside CI an unreachable server skips the suite with a message; with CI=true it fails.
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { migrate } from '../../src/migrator.js';
+
+export const ADMIN_URL = process.env['WI_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let reachable: boolean | undefined;
+export async function postgresReachable(): Promise<boolean> {
+  if (reachable !== undefined) return reachable;
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    reachable = true;
+  } catch (error) {
+    if (process.env['CI'] === 'true') {
+      throw new Error(`PostgreSQL is required in CI but unreachable at ${redact(ADMIN_URL)}: ${(error as Error).message}`);
+    }
+    console.warn(`[skip] PostgreSQL suites skipped: no server at ${redact(ADMIN_URL)} (${(error as Error).message}). Set WI_TEST_DATABASE_URL.`);
+    reachable = false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return reachable;
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+export interface TestDatabase {
+  readonly name: string;
+  /** Connection URL of the new database as the admin (owner) user. */
+  readonly url: string;
+  readonly pool: pg.Pool;
+  /** URL for the same database as another login role. */
+  urlAs(user: string, password?: string): string;
+  drop(): Promise<void>;
+}
+
+/** Creates a uniquely named database; migrated unless `migrated: false`. */
+export async function createTestDatabase(options: { migrated?: boolean; prefix?: string } = {}): Promise<TestDatabase> {
+  const name = `${options.prefix ?? 'wi_test'}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(ADMIN_URL, name);
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  if (options.migrated !== false) {
+    const client = await pool.connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+  }
+  return {
+    name,
+    url,
+    pool,
+    urlAs: (user, password) => {
+      const u = new URL(url);
+      u.username = user;
+      u.password = password ?? '';
+      return u.toString();
+    },
+    drop: async () => {
+      await pool.end().catch(() => undefined);
+      const c = new pg.Client({ connectionString: ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** Creates (or resets) a login role that is a member of a group role; returns its name. Roles are cluster-wide. */
+export async function ensureLoginRole(name: string, memberOf: 'workflow_index_reader' | 'workflow_index_forwarder', password = 'test-password'): Promise<string> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DO $$ BEGIN CREATE ROLE ${name} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+    await admin.query(`ALTER ROLE ${name} LOGIN PASSWORD '${password}'`);
+    await admin.query(`GRANT ${memberOf} TO ${name}`);
+    if (memberOf === 'workflow_index_forwarder') await admin.query(`ALTER ROLE ${name} SET search_path = workflow_raw`);
+  } finally {
+    await admin.end();
+  }
+  return name;
+}
