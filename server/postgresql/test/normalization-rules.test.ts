@@ -1,0 +1,144 @@
+// The normalization rules one by one, on small hand-made streams (each test uses its own instance ids).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { loadEvents, snapshot, type Event } from './support/load-events.js';
+
+const available = await postgresReachable();
+const T0 = 1778577243.5; // 2026-05-12T09:14:03.5Z
+const P = 'io.serverlessworkflow.';
+
+const wf = (id: string, action: string, t: number, extra: Event = {}): Event => ({
+  eventType: `${P}workflow.${action}.v1`, instanceId: id, timestamp: t, ...extra,
+});
+const started = (id: string, t: number, extra: Event = {}): Event =>
+  wf(id, 'started', t, { status: 'RUNNING', startTime: t, workflowName: 'wf', workflowNamespace: 'ns', workflowVersion: '1.0', ...extra });
+const statusChanged = (id: string, t: number, status: string): Event => wf(id, 'status-changed', t, { status, lastUpdateTime: t });
+const tk = (id: string, action: string, t: number, pos = 'do/0/step', extra: Event = {}): Event => ({
+  eventType: `${P}task.${action}.v1`, instanceId: id, timestamp: t, taskName: pos.split('/').pop(), taskPosition: pos,
+  taskExecutionId: '00000000-0000-3000-8000-000000000000',
+  ...(action === 'started' ? { startTime: t, status: 'RUNNING' } : {}),
+  ...(action === 'completed' ? { endTime: t, status: 'COMPLETED' } : {}),
+  ...(action === 'faulted' ? { endTime: t, status: 'FAILED' } : {}),
+  ...(action === 'cancelled' ? { endTime: t, status: 'CANCELLED' } : {}),
+  ...(action === 'suspended' ? { status: 'SUSPENDED' } : {}),
+  ...(action === 'resumed' ? { status: 'RUNNING' } : {}),
+  ...extra,
+});
+const iso = (t: number): string => new Date(Math.round(t * 1000)).toISOString().replace(/\.(\d{3})Z$/, (_m, ms: string) => `.${ms}000Z`);
+
+describe.skipIf(!available)('normalization rules (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db?.drop());
+
+  const instance = async (id: string) => (await snapshot(db.pool, [id])).instances[0];
+  const tasksOf = async (id: string) => (await snapshot(db.pool, [id])).tasks;
+
+  it('a late RUNNING never replaces a terminal status; endDate stays', async () => {
+    await loadEvents(db.pool, [started('R1', T0), wf('R1', 'completed', T0 + 2, { status: 'COMPLETED', endTime: T0 + 2 }), statusChanged('R1', T0 + 5, 'RUNNING')]);
+    expect(await instance('R1')).toMatchObject({ status: 'COMPLETED', end_time: iso(T0 + 2), last_update: iso(T0 + 5) });
+  });
+
+  it('the newest terminal event wins over an older one; non-terminal statuses: the newest event wins', async () => {
+    await loadEvents(db.pool, [started('R2', T0), statusChanged('R2', T0 + 1, 'COMPLETED'), wf('R2', 'cancelled', T0 + 3, { status: 'CANCELLED', endTime: T0 + 3 })]);
+    expect(await instance('R2')).toMatchObject({ status: 'CANCELLED', end_time: iso(T0 + 3) });
+    await loadEvents(db.pool, [statusChanged('R3', T0 + 2, 'SUSPENDED'), started('R3', T0), wf('R3', 'suspended', T0 + 2.1, { status: 'SUSPENDED' })]);
+    expect(await instance('R3')).toMatchObject({ status: 'SUSPENDED', end_time: null });
+    await loadEvents(db.pool, [wf('R3', 'resumed', T0 + 4, { status: 'RUNNING' })]);
+    expect(await instance('R3')).toMatchObject({ status: 'RUNNING', end_time: null, last_update: iso(T0 + 4) });
+  });
+
+  it('statuses outside the enum that mean "not finished" are RUNNING', async () => {
+    await loadEvents(db.pool, [started('R4', T0), statusChanged('R4', T0 + 1, 'WAITING')]);
+    expect(await instance('R4')).toMatchObject({ status: 'RUNNING' });
+  });
+
+  it('status-changed first makes a placeholder; workflow.started fills identity later; task events alone make no instance row', async () => {
+    await loadEvents(db.pool, [statusChanged('R5', T0, 'RUNNING'), tk('R5', 'started', T0 + 0.1)]);
+    expect(await instance('R5')).toMatchObject({ placeholder: true, name: null, status: 'RUNNING' });
+    await loadEvents(db.pool, [tk('R6', 'started', T0)]);
+    expect((await snapshot(db.pool, ['R6'])).instances).toEqual([]);
+    expect(await tasksOf('R6')).toHaveLength(1); // stored, served once the instance is known
+    await loadEvents(db.pool, [started('R5', T0 + 0.01)]);
+    expect(await instance('R5')).toMatchObject({ placeholder: false, name: 'wf', namespace: 'ns', version: '1.0', start_time: iso(T0 + 0.01), status: 'RUNNING' });
+    const stats = await db.pool.query('SELECT placeholder_instances::int AS n FROM workflow_index.ingest_stats()');
+    expect(stats.rows[0].n).toBeGreaterThanOrEqual(1); // R6 at least
+  });
+
+  it('completed before started (out of order) pairs into one execution, not two', async () => {
+    await loadEvents(db.pool, [started('R7', T0), tk('R7', 'completed', T0 + 2)]);
+    expect((await tasksOf('R7')).map((t) => [t.id, t.status, t.start_time, t.end_time])).toEqual([['R7:do/0/step', 'COMPLETED', null, iso(T0 + 2)]]);
+    await loadEvents(db.pool, [tk('R7', 'started', T0 + 1)]);
+    expect((await tasksOf('R7')).map((t) => [t.id, t.status, t.start_time, t.end_time])).toEqual([['R7:do/0/step', 'COMPLETED', iso(T0 + 1), iso(T0 + 2)]]);
+  });
+
+  it('a loop whose events arrive in the worst order still pairs each iteration with its own completion', async () => {
+    // s1 c1 s2 c2 arriving as s1, c2, s2, c1: a greedy incremental pairing would produce (s1,c2),(s2,-),(-,c1).
+    const s1 = tk('R8', 'started', T0 + 1), c1 = tk('R8', 'completed', T0 + 2), s2 = tk('R8', 'started', T0 + 3), c2 = tk('R8', 'completed', T0 + 4);
+    await loadEvents(db.pool, [started('R8', T0), s1, c2, s2, c1], { batchSizes: [1] });
+    expect((await tasksOf('R8')).map((t) => [t.id, t.start_time, t.end_time, t.execution_index])).toEqual([
+      ['R8:do/0/step', iso(T0 + 1), iso(T0 + 2), 1],
+      [`R8:do/0/step@${Math.round((T0 + 3) * 1e6)}`, iso(T0 + 3), iso(T0 + 4), 2],
+    ]);
+  });
+
+  it('task cancelled, retried without a new started, suspended and resumed', async () => {
+    await loadEvents(db.pool, [
+      started('R9', T0),
+      tk('R9', 'started', T0 + 1, 'do/0/a'), tk('R9', 'cancelled', T0 + 2, 'do/0/a'),
+      tk('R9', 'started', T0 + 1, 'do/1/b'), tk('R9', 'faulted', T0 + 2, 'do/1/b', { error: { type: 'x', status: 503, instance: 'do/1/b', title: 'down', detail: null } }),
+      tk('R9', 'retried', T0 + 3, 'do/1/b'), tk('R9', 'completed', T0 + 4, 'do/1/b'),
+      tk('R9', 'started', T0 + 1, 'do/2/c'), tk('R9', 'suspended', T0 + 2, 'do/2/c'),
+      tk('R9', 'started', T0 + 1, 'do/3/d'), tk('R9', 'suspended', T0 + 2, 'do/3/d'), tk('R9', 'resumed', T0 + 3, 'do/3/d'),
+    ]);
+    expect((await tasksOf('R9')).map((t) => [t.id, t.status, t.error_status])).toEqual([
+      ['R9:do/0/a', 'CANCELLED', null],
+      ['R9:do/1/b', 'FAULTED', 503],
+      [`R9:do/1/b@${Math.round((T0 + 3) * 1e6)}`, 'COMPLETED', null],
+      ['R9:do/2/c', 'SUSPENDED', null],
+      ['R9:do/3/d', 'RUNNING', null],
+    ]);
+  });
+
+  it('a task event written to the workflow table (mis-routed) is still normalized as a task', async () => {
+    await db.pool.query(`INSERT INTO workflow_raw.workflow_events_raw (tag, time, data) VALUES ('x', now(), $1)`, [JSON.stringify(tk('R10', 'started', T0))]);
+    expect((await tasksOf('R10')).map((t) => t.id)).toEqual(['R10:do/0/step']);
+  });
+
+  it('a future producer prefix is accepted by the eventType suffix', async () => {
+    await loadEvents(db.pool, [{ ...started('R11', T0), eventType: 'org.openworkflow.workflow.started.v1' }]);
+    expect(await instance('R11')).toMatchObject({ name: 'wf', status: 'RUNNING' });
+  });
+
+  it('payloads survive byte-for-byte as JSON: > 16 KiB, unicode, escapes, truncation object, scalars, JSON null', async () => {
+    const big = { text: 'ä€😀"\\\n\t'.repeat(3000), nested: { list: Array.from({ length: 200 }, (_, i) => ({ i, v: `π${i}`, f: i + 0.25 })) }, zero: 0, exp: 1.5e300 };
+    expect(JSON.stringify(big).length).toBeGreaterThan(16 * 1024);
+    const truncated = { __truncated__: true, __preview__: '{"orderId":"ORD-1","items":[{"sku":"A', __originalSize__: 48213 };
+    await loadEvents(db.pool, [
+      started('R12', T0, { input: big }),
+      wf('R12', 'completed', T0 + 1, { status: 'COMPLETED', endTime: T0 + 1, output: truncated }),
+      started('R13', T0, { input: 'SomeObject@1a2b3c' }), wf('R13', 'completed', T0 + 1, { status: 'COMPLETED', output: null }),
+      started('R14', T0, { input: [1, 'two', null, true] }), wf('R14', 'completed', T0 + 1, { status: 'COMPLETED', output: 42 }),
+    ]);
+    const rows = await db.pool.query<{ id: string; input: string | null; output: string | null }>(
+      `SELECT id, input::text AS input, output::text AS output FROM workflow_index.workflow_instances WHERE id IN ('R12','R13','R14') ORDER BY id`);
+    expect(rows.rows.map((r) => [r.id, r.input === null ? null : JSON.parse(r.input), r.output === null ? null : JSON.parse(r.output)])).toEqual([
+      ['R12', big, truncated],
+      ['R13', 'SomeObject@1a2b3c', null],
+      ['R14', [1, 'two', null, true], 42],
+    ]);
+  });
+
+  it('timestamps: microseconds kept and rounded half-to-even beyond them', async () => {
+    await loadEvents(db.pool, [
+      started('R15', '1778577243.0000005' as unknown as number), // exactly half a microsecond above .000000 → even: .000000
+      started('R16', '1778577243.0000015' as unknown as number), // half above .000001 → even: .000002
+      started('R17', '2026-05-12T11:14:03.1234565+02:00' as unknown as number),
+    ]);
+    const s = await snapshot(db.pool, ['R15', 'R16', 'R17']);
+    // Numeric strings are exact decimals (a JSON number would first be rounded to a double by the producer).
+    expect(s.instances.map((r) => r.start_time)).toEqual(['2026-05-12T09:14:03.000000Z', '2026-05-12T09:14:03.000002Z', '2026-05-12T09:14:03.123456Z']);
+  });
+});

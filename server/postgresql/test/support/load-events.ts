@@ -1,0 +1,64 @@
+// Writes events into the raw tables exactly as Fluent Bit's pgsql output does: one statement per flush,
+// workflow and task events routed to their own table. `batches` splits the sequence into flushes.
+import type pg from 'pg';
+import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '../../src/fluent-bit-statement.js';
+
+export type Event = Record<string, unknown>;
+
+export interface Queryable {
+  query(sql: string): Promise<unknown>;
+}
+
+export async function loadEvents(db: Queryable, events: readonly Event[], options: { batchSizes?: readonly number[]; qualified?: boolean } = {}): Promise<void> {
+  const sizes = options.batchSizes && options.batchSizes.length > 0 ? options.batchSizes : [events.length || 1];
+  let offset = 0;
+  let i = 0;
+  while (offset < events.length) {
+    const size = Math.max(1, sizes[i % sizes.length] ?? 1);
+    const batch = events.slice(offset, offset + size);
+    offset += size;
+    i++;
+    const byTable = new Map<string, Event[]>();
+    for (const event of batch) {
+      const table = rawTableFor(typeof event['eventType'] === 'string' ? event['eventType'] : '');
+      byTable.set(table, [...(byTable.get(table) ?? []), event]);
+    }
+    for (const [table, rows] of byTable) {
+      const name = options.qualified === false ? table : `workflow_raw.${table}`;
+      const tag = table === TASK_EVENTS_TABLE ? 'workflow.task' : table === WORKFLOW_EVENTS_TABLE ? 'workflow.instance' : table;
+      await db.query(fluentBitInsertStatement(name, tag, rows));
+    }
+  }
+}
+
+export interface InstanceRow {
+  id: string; namespace: string | null; name: string | null; version: string | null; status: string;
+  start_time: string | null; end_time: string | null; last_update: string | null;
+  input: unknown; output: unknown;
+  error_type: string | null; error_title: string | null; error_detail: string | null; error_status: number | null; error_instance: string | null;
+  placeholder: boolean;
+}
+export interface TaskRow {
+  id: string; instance_id: string; task_position: string; task_name: string; status: string;
+  start_time: string | null; end_time: string | null; input: unknown; output: unknown;
+  error_type: string | null; error_title: string | null; error_detail: string | null; error_status: number | null; error_instance: string | null;
+  execution_index: number;
+}
+
+const ts = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${col}`;
+
+/** The normalized state of the given instances (or all), in a stable order, without bookkeeping columns. */
+export async function snapshot(pool: pg.Pool, instanceIds?: readonly string[]): Promise<{ instances: InstanceRow[]; tasks: TaskRow[] }> {
+  const where = instanceIds ? 'WHERE id = ANY($1)' : '';
+  const whereTask = instanceIds ? 'WHERE instance_id = ANY($1)' : '';
+  const params = instanceIds ? [instanceIds] : [];
+  const instances = await pool.query<InstanceRow>(
+    `SELECT id, namespace, name, version, status, ${ts('start_time')}, ${ts('end_time')}, ${ts('last_update')}, input, output,
+            error_type, error_title, error_detail, error_status, error_instance, started_event_time IS NULL AS placeholder
+     FROM workflow_index.workflow_instances ${where} ORDER BY id`, params);
+  const tasks = await pool.query<TaskRow>(
+    `SELECT id, instance_id, task_position, task_name, status, ${ts('start_time')}, ${ts('end_time')}, input, output,
+            error_type, error_title, error_detail, error_status, error_instance, execution_index
+     FROM workflow_index.task_executions ${whereTask} ORDER BY id`, params);
+  return { instances: instances.rows, tasks: tasks.rows };
+}
