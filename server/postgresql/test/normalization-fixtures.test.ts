@@ -1,7 +1,7 @@
 // The reference stream, written the way Fluent Bit writes it, gives exactly the rows its events imply.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { loadEvents, snapshot, type Event } from './support/load-events.js';
+import { loadEvents, snapshot } from './support/load-events.js';
 import { fixtureEvents } from './support/fixtures.js';
 
 const available = await postgresReachable();
