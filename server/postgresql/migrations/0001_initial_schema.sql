@@ -6,13 +6,21 @@
 --                   CREATE on the schema before it notices the table exists) and this schema is its search_path.
 --   workflow_index  the normalized tables the server reads, plus the normalizer's own bookkeeping.
 --
--- Normalization runs in BEFORE INSERT triggers on the raw tables. Every rule is a pure function of the set of
--- events of an instance (or of a task position), so any arrival order and any replay give the same rows:
+-- Normalization runs in statement-level AFTER INSERT triggers on the raw tables: each INSERT (one Fluent Bit
+-- flush) is normalized set-based over its transition table, a handful of statements per flush instead of a
+-- plpgsql body per row (measured: per-row plpgsql cost ~60 µs of CPU per event, a no-op row trigger 7 µs).
+-- Every rule is a pure function of the set of events of an instance (or of a task position), so any arrival
+-- order, any split into flushes and any replay give the same rows:
 --   * workflow_instances: each field is taken from the event that is greatest under a fixed total order
---     (a commutative, idempotent merge done by one upsert; no reads of other events needed);
---   * task_executions: recomputed for the (instance, position) from the deduplicated task_events store by a
---     chronological sweep, under a per-position advisory lock.
--- A bad event never raises: it stays in the raw table and is recorded in ingest_errors with the reason.
+--     (a commutative, idempotent merge: folded within the flush, then one upsert per instance);
+--   * task_executions: recomputed for every touched (instance, position) from the deduplicated task_events
+--     store by a chronological sweep, under per-position advisory locks.
+-- A bad event never raises: it stays in the raw table and is recorded in ingest_errors with the reason; an
+-- unexpected failure is isolated to its event by bisecting the flush.
+--
+-- Only the trigger function is SECURITY DEFINER and it pins search_path; the internal functions it calls run
+-- inside that setting (no per-call SET, so the SQL helpers are inlined). EXECUTE on all of them is revoked
+-- from PUBLIC.
 
 CREATE SCHEMA IF NOT EXISTS workflow_raw;
 CREATE SCHEMA IF NOT EXISTS workflow_index;
@@ -154,71 +162,51 @@ CREATE TABLE workflow_index.ingest_errors (
 CREATE INDEX ingest_errors_created_idx ON workflow_index.ingest_errors (created_at);
 
 -- ------------------------------------------------------------------------------------------------
--- Parsing helpers. They return NULL instead of raising, so validation never aborts a batch.
+-- Parsing and validation helpers: plain SQL expressions (inlined by the planner), returning NULL instead of
+-- raising, so validation never aborts a batch.
 -- ------------------------------------------------------------------------------------------------
 
--- A time value: a number below 1e11 is epoch seconds, below 1e14 milliseconds, below 1e17 microseconds,
--- else nanoseconds; a numeric string follows the same rule; any other string must be ISO-8601 with an
--- offset. Rounded to microseconds half-to-even.
-CREATE FUNCTION workflow_index.parse_event_time(v JSONB) RETURNS TIMESTAMPTZ
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+-- Epoch microseconds (numeric) to a timestamp, rounded half-to-even; NULL when not a plausible event time.
+-- (Every helper here is a single SQL expression with honest volatility, so the planner inlines it: a SQL
+-- function that is not inlined costs a full function-executor call per row.)
+CREATE FUNCTION workflow_index.micros_to_time(us NUMERIC) RETURNS TIMESTAMPTZ
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-DECLARE
-  n NUMERIC;
-  s TEXT;
-  us NUMERIC;
-  r NUMERIC;
-  secs NUMERIC;
-BEGIN
-  IF v IS NULL THEN
-    RETURN NULL;
-  END IF;
-  CASE jsonb_typeof(v)
-    WHEN 'number' THEN
-      n := (v #>> '{}')::NUMERIC;
-    WHEN 'string' THEN
-      s := btrim(v #>> '{}');
-      IF s ~ '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$' THEN
-        n := s::NUMERIC;
-      ELSIF s ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)$' THEN
-        BEGIN
-          RETURN replace(s, ',', '.')::TIMESTAMPTZ;
-        EXCEPTION WHEN OTHERS THEN
-          RETURN NULL;
-        END;
-      ELSE
-        RETURN NULL;
-      END IF;
-    ELSE
-      RETURN NULL;
-  END CASE;
-  IF abs(n) < 1e11 THEN
-    us := n * 1000000;
-  ELSIF abs(n) < 1e14 THEN
-    us := n * 1000;
-  ELSIF abs(n) < 1e17 THEN
-    us := n;
-  ELSE
-    us := n / 1000;
-  END IF;
-  -- round half to even
-  r := round(us);
-  IF abs(us - trunc(us)) = 0.5 THEN
-    r := 2 * round(us / 2);
-  END IF;
-  IF abs(r) > 9e15 THEN  -- beyond year ~2255 or before ~1685: not a plausible event time
-    RETURN NULL;
-  END IF;
-  secs := floor(r / 1000000);
-  RETURN to_timestamp(0) + (secs::BIGINT * INTERVAL '1 second') + ((r - secs * 1000000)::BIGINT * INTERVAL '1 microsecond');
-END
+  SELECT CASE WHEN abs(us) <= 9e15
+    THEN to_timestamp(0) + (CASE WHEN abs(us - trunc(us)) = 0.5 THEN 2 * round(us / 2) ELSE round(us) END)::BIGINT * INTERVAL '1 microsecond'
+  END
+$$;
+
+-- An epoch number: below 1e11 seconds, below 1e14 milliseconds, below 1e17 microseconds, else nanoseconds.
+CREATE FUNCTION workflow_index.epoch_to_time(n NUMERIC) RETURNS TIMESTAMPTZ
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN abs(n) < 1e11 THEN workflow_index.micros_to_time(n * 1000000)
+              WHEN abs(n) < 1e14 THEN workflow_index.micros_to_time(n * 1000)
+              WHEN abs(n) < 1e17 THEN workflow_index.micros_to_time(n)
+              WHEN abs(n) < 1e25 THEN workflow_index.micros_to_time(n / 1000) END
+$$;
+
+-- A time value: a JSON number or numeric string (epoch, see above), or an ISO-8601 string with an offset.
+CREATE FUNCTION workflow_index.parse_event_time(v JSONB) RETURNS TIMESTAMPTZ
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'number' THEN workflow_index.epoch_to_time((v #>> '{}')::NUMERIC)
+    WHEN 'string' THEN CASE
+      WHEN btrim(v #>> '{}') ~ '^[+-]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][+-]?[0-9]{1,3})?$'
+        THEN workflow_index.epoch_to_time(btrim(v #>> '{}')::NUMERIC)
+      -- Shape checked here; an impossible date that still matches (Feb 30) raises in the cast and is then
+      -- isolated and recorded by the batch bisection in apply_events.
+      WHEN (v #>> '{}') ~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.,][0-9]{1,12})?)?([Zz]|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)$'
+        THEN replace(v #>> '{}', ',', '.')::TIMESTAMPTZ
+    END
+  END
 $$;
 
 -- Workflow status as served: the five enum values; other "not finished" statuses (WAITING, PENDING, …) are RUNNING.
 CREATE FUNCTION workflow_index.normalize_workflow_status(s TEXT) RETURNS TEXT
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
   SELECT CASE upper(s)
     WHEN 'COMPLETED' THEN 'COMPLETED'
@@ -233,467 +221,455 @@ $$;
 
 -- Tie-break between different statuses of events with the same timestamp (a fixed total order).
 CREATE FUNCTION workflow_index.status_rank(s TEXT) RETURNS SMALLINT
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
   SELECT CASE s WHEN 'FAULTED' THEN 5 WHEN 'CANCELLED' THEN 4 WHEN 'COMPLETED' THEN 3 WHEN 'SUSPENDED' THEN 2 ELSE 1 END::SMALLINT
 $$;
 
--- ------------------------------------------------------------------------------------------------
--- Validation: returns NULL when the event is acceptable, else the reason it is rejected.
--- ------------------------------------------------------------------------------------------------
-CREATE FUNCTION workflow_index.json_string_field_problem(d JSONB, key TEXT, max_len INTEGER, required BOOLEAN) RETURNS TEXT
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+-- Status of a closing task event: FAILED is served as FAULTED; without a status, the event type decides.
+CREATE FUNCTION workflow_index.task_end_status(status TEXT, kind TEXT) RETURNS TEXT
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-DECLARE
-  t TEXT := jsonb_typeof(d -> key);
-BEGIN
-  IF t IS NULL OR t = 'null' THEN
-    RETURN CASE WHEN required THEN format('missing %s', key) END;
-  END IF;
-  IF t <> 'string' THEN
-    RETURN format('%s must be a string, got %s', key, t);
-  END IF;
-  IF required AND (d ->> key) = '' THEN
-    RETURN format('%s must not be empty', key);
-  END IF;
-  IF length(d ->> key) > max_len THEN
-    RETURN format('%s is longer than %s characters', key, max_len);
-  END IF;
-  RETURN NULL;
-END
+  SELECT CASE
+    WHEN upper(status) IN ('FAILED', 'FAULTED') THEN 'FAULTED'
+    WHEN upper(status) IN ('CANCELLED', 'CANCELED') THEN 'CANCELLED'
+    WHEN upper(status) = 'COMPLETED' THEN 'COMPLETED'
+    ELSE CASE kind WHEN 'faulted' THEN 'FAULTED' WHEN 'cancelled' THEN 'CANCELLED' ELSE 'COMPLETED' END
+  END
 $$;
 
+-- NULL when d->key is acceptable as a string field, else the reason.
+CREATE FUNCTION workflow_index.string_field_problem(d JSONB, key TEXT, max_len INTEGER, required BOOLEAN) RETURNS TEXT
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE
+    WHEN coalesce(jsonb_typeof(d -> key), 'null') = 'null' THEN CASE WHEN required THEN format('missing %s', key) END
+    WHEN jsonb_typeof(d -> key) <> 'string' THEN format('%s must be a string, got %s', key, jsonb_typeof(d -> key))
+    WHEN required AND (d ->> key) = '' THEN format('%s must not be empty', key)
+    WHEN length(d ->> key) > max_len THEN format('%s is longer than %s characters', key, max_len)
+  END
+$$;
+
+-- NULL when d->key is absent, JSON null, or a valid time; else the reason.
+CREATE FUNCTION workflow_index.time_field_problem(d JSONB, key TEXT) RETURNS TEXT
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN coalesce(jsonb_typeof(d -> key), 'null') <> 'null' AND workflow_index.parse_event_time(d -> key) IS NULL
+              THEN format('%s %s is not a valid time', key, left((d -> key)::TEXT, 64)) END
+$$;
+
+CREATE FUNCTION workflow_index.integer_or_null(v JSONB) RETURNS INTEGER
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN jsonb_typeof(v) IN ('number', 'string') AND (v #>> '{}') ~ '^-?[0-9]{1,9}$' THEN (v #>> '{}')::INTEGER END
+$$;
+
+-- The problem-details error object of a faulted event: NULL when acceptable, else the reason.
 CREATE FUNCTION workflow_index.error_object_problem(e JSONB) RETURNS TEXT
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = workflow_index, pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-DECLARE
-  st JSONB;
-  k TEXT;
-  p TEXT;
-BEGIN
-  IF e IS NULL OR jsonb_typeof(e) = 'null' THEN
-    RETURN NULL;
-  END IF;
-  IF jsonb_typeof(e) <> 'object' THEN
-    RETURN format('error must be an object, got %s', jsonb_typeof(e));
-  END IF;
-  FOREACH k IN ARRAY ARRAY['type', 'title', 'instance'] LOOP
-    p := json_string_field_problem(e, k, 8192, false);
-    IF p IS NOT NULL THEN
-      RETURN 'error.' || p;
-    END IF;
-  END LOOP;
-  IF jsonb_typeof(e -> 'detail') NOT IN ('string', 'null') THEN
-    RETURN format('error.detail must be a string, got %s', jsonb_typeof(e -> 'detail'));
-  END IF;
-  st := e -> 'status';
-  IF st IS NOT NULL AND jsonb_typeof(st) <> 'null' THEN
-    IF NOT ((jsonb_typeof(st) = 'number' AND (st #>> '{}') ~ '^-?[0-9]{1,9}$')
-            OR (jsonb_typeof(st) = 'string' AND (st #>> '{}') ~ '^-?[0-9]{1,9}$')) THEN
-      RETURN format('error.status must be an integer, got %s', left(st::TEXT, 64));
-    END IF;
-  END IF;
-  RETURN NULL;
-END
+  SELECT CASE
+    WHEN coalesce(jsonb_typeof(e), 'null') = 'null' THEN NULL
+    WHEN jsonb_typeof(e) <> 'object' THEN format('error must be an object, got %s', jsonb_typeof(e))
+    ELSE coalesce(
+      'error.' || workflow_index.string_field_problem(e, 'type', 8192, false),
+      'error.' || workflow_index.string_field_problem(e, 'title', 8192, false),
+      'error.' || workflow_index.string_field_problem(e, 'instance', 8192, false),
+      CASE WHEN coalesce(jsonb_typeof(e -> 'detail'), 'null') NOT IN ('string', 'null')
+           THEN format('error.detail must be a string, got %s', jsonb_typeof(e -> 'detail')) END,
+      CASE WHEN coalesce(jsonb_typeof(e -> 'status'), 'null') <> 'null' AND workflow_index.integer_or_null(e -> 'status') IS NULL
+           THEN format('error.status must be an integer, got %s', left((e -> 'status')::TEXT, 64)) END)
+  END
 $$;
 
 -- ------------------------------------------------------------------------------------------------
--- Workflow events: one commutative upsert.
+-- parse_events: one row per raw event with everything the normalizer needs, and `reason` (NULL when the
+-- event is accepted, else why it is rejected). Pure: no side effects, never raises on content (see above).
 -- ------------------------------------------------------------------------------------------------
-CREATE FUNCTION workflow_index.apply_workflow_event(d JSONB, action TEXT, ts TIMESTAMPTZ) RETURNS TEXT
+CREATE FUNCTION workflow_index.parse_events(p_ids BIGINT[], p_data JSONB[])
+RETURNS TABLE (
+  raw_id BIGINT, instance_id TEXT, event_type TEXT, kind TEXT, action TEXT, ts TIMESTAMPTZ, reason TEXT,
+  -- workflow events
+  namespace TEXT, name TEXT, version TEXT, status TEXT, terminal BOOLEAN, rank SMALLINT,
+  start_time TIMESTAMPTZ, end_time TIMESTAMPTZ, input_rank SMALLINT, input JSONB, has_output BOOLEAN, output JSONB,
+  has_error BOOLEAN, error_type TEXT, error_title TEXT, error_detail TEXT, error_status INTEGER, error_instance TEXT,
+  -- task events
+  task_position TEXT, task_name TEXT, task_status TEXT, at_time TIMESTAMPTZ)
+LANGUAGE sql STABLE
+AS $$
+  SELECT c.raw_id, c.iid, c.et, c.kind, c.action, c.ts,
+    CASE
+      WHEN c.dtype <> 'object' THEN format('event is not a JSON object (got %s)', c.dtype)
+      ELSE coalesce(
+        workflow_index.string_field_problem(c.d, 'eventType', 512, true),
+        CASE WHEN c.kind IS NULL THEN format('unknown eventType %s', left(c.et, 200)) END,
+        workflow_index.string_field_problem(c.d, 'instanceId', 255, true),
+        CASE WHEN coalesce(jsonb_typeof(c.d -> 'timestamp'), 'null') = 'null' THEN 'missing timestamp' END,
+        CASE WHEN c.ts IS NULL THEN format('timestamp %s is not a valid time', left((c.d -> 'timestamp')::TEXT, 64)) END,
+        CASE WHEN c.kind = 'workflow' AND c.action NOT IN ('started', 'completed', 'faulted', 'cancelled', 'suspended', 'resumed', 'status-changed')
+               OR c.kind = 'task' AND c.action NOT IN ('started', 'retried', 'suspended', 'resumed', 'completed', 'faulted', 'cancelled')
+             THEN format('unknown eventType %s', left(c.et, 200)) END,
+        CASE WHEN c.kind = 'workflow' THEN coalesce(
+          CASE WHEN c.action = 'started' THEN coalesce(
+            workflow_index.string_field_problem(c.d, 'workflowName', 1024, true),
+            workflow_index.string_field_problem(c.d, 'workflowNamespace', 1024, false),
+            workflow_index.string_field_problem(c.d, 'workflowVersion', 1024, false),
+            workflow_index.time_field_problem(c.d, 'startTime')) END,
+          workflow_index.time_field_problem(c.d, 'endTime'),
+          workflow_index.time_field_problem(c.d, 'lastUpdateTime'),
+          workflow_index.string_field_problem(c.d, 'status', 64, c.action = 'status-changed'),
+          CASE WHEN c.action = 'faulted' THEN workflow_index.error_object_problem(c.d -> 'error') END)
+        ELSE coalesce(
+          workflow_index.string_field_problem(c.d, 'taskPosition', 1024, true),
+          workflow_index.string_field_problem(c.d, 'taskName', 1024, false),
+          workflow_index.string_field_problem(c.d, 'status', 64, false),
+          CASE c.action WHEN 'started' THEN workflow_index.time_field_problem(c.d, 'startTime')
+                        WHEN 'completed' THEN workflow_index.time_field_problem(c.d, 'endTime')
+                        WHEN 'faulted' THEN workflow_index.time_field_problem(c.d, 'endTime')
+                        WHEN 'cancelled' THEN workflow_index.time_field_problem(c.d, 'endTime') END,
+          CASE WHEN c.action = 'faulted' THEN workflow_index.error_object_problem(c.d -> 'error') END)
+        END)
+    END,
+    -- workflow fields
+    CASE WHEN c.action = 'started' THEN c.d ->> 'workflowNamespace' END,
+    CASE WHEN c.action = 'started' THEN c.d ->> 'workflowName' END,
+    CASE WHEN c.action = 'started' THEN c.d ->> 'workflowVersion' END,
+    c.wstatus,
+    c.wstatus IN ('COMPLETED', 'FAULTED', 'CANCELLED'),
+    workflow_index.status_rank(c.wstatus),
+    CASE WHEN c.action = 'started' THEN coalesce(workflow_index.parse_event_time(c.d -> 'startTime'), c.ts) END,
+    coalesce(workflow_index.parse_event_time(c.d -> 'endTime'), c.ts),
+    CASE WHEN c.kind = 'workflow' AND c.d ? 'input' AND c.action IN ('started', 'faulted')
+         THEN CASE WHEN c.action = 'started' THEN 2 ELSE 1 END ELSE 0 END::SMALLINT,
+    CASE WHEN c.action IN ('started', 'faulted') THEN nullif(c.d -> 'input', 'null'::JSONB) END,
+    c.action = 'completed' AND c.d ? 'output',
+    CASE WHEN c.action = 'completed' THEN nullif(c.d -> 'output', 'null'::JSONB) END,
+    c.has_error,
+    CASE WHEN c.has_error THEN c.d -> 'error' ->> 'type' END,
+    CASE WHEN c.has_error THEN c.d -> 'error' ->> 'title' END,
+    CASE WHEN c.has_error THEN c.d -> 'error' ->> 'detail' END,
+    CASE WHEN c.has_error THEN workflow_index.integer_or_null(c.d -> 'error' -> 'status') END,
+    CASE WHEN c.has_error THEN c.d -> 'error' ->> 'instance' END,
+    -- task fields
+    c.d ->> 'taskPosition',
+    coalesce(c.d ->> 'taskName', regexp_replace(c.d ->> 'taskPosition', '^.*/', '')),
+    c.d ->> 'status',
+    coalesce(CASE c.action WHEN 'started' THEN workflow_index.parse_event_time(c.d -> 'startTime')
+                           WHEN 'completed' THEN workflow_index.parse_event_time(c.d -> 'endTime')
+                           WHEN 'faulted' THEN workflow_index.parse_event_time(c.d -> 'endTime')
+                           WHEN 'cancelled' THEN workflow_index.parse_event_time(c.d -> 'endTime') END, c.ts)
+  FROM (
+    SELECT b.raw_id, b.d, b.dtype, b.et, b.m[1] AS kind, b.m[2] AS action,
+           CASE WHEN b.dtype = 'object' THEN b.d ->> 'instanceId' END AS iid,
+           CASE WHEN b.dtype = 'object' THEN workflow_index.parse_event_time(b.d -> 'timestamp') END AS ts,
+           workflow_index.normalize_workflow_status(coalesce(
+             CASE WHEN jsonb_typeof(b.d -> 'status') = 'string' THEN b.d ->> 'status' END,
+             CASE b.m[2] WHEN 'completed' THEN 'COMPLETED' WHEN 'faulted' THEN 'FAULTED' WHEN 'cancelled' THEN 'CANCELLED'
+                         WHEN 'suspended' THEN 'SUSPENDED' ELSE 'RUNNING' END)) AS wstatus,
+           coalesce(b.m[2] IN ('faulted', 'completed', 'cancelled') AND jsonb_typeof(b.d -> 'error') = 'object'
+                    AND (b.m[1] = 'task' OR b.m[2] = 'faulted'), false) AS has_error
+    FROM (
+      SELECT u.raw_id, u.d, coalesce(jsonb_typeof(u.d), 'nothing') AS dtype,
+             CASE WHEN jsonb_typeof(u.d) = 'object' AND jsonb_typeof(u.d -> 'eventType') = 'string' THEN u.d ->> 'eventType' END AS et,
+             -- Match on the suffix: the producer's prefix (io.serverlessworkflow.) may change in future SDKs.
+             regexp_match(CASE WHEN jsonb_typeof(u.d) = 'object' AND jsonb_typeof(u.d -> 'eventType') = 'string' THEN u.d ->> 'eventType' END,
+                          '(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$') AS m
+      FROM unnest(p_ids, p_data) AS u(raw_id, d)
+      OFFSET 0  -- a fence: without it the planner flattens these subqueries and re-evaluates each derived
+    ) b         -- column (the eventType regex, the parsed times) at every place it is referenced
+    OFFSET 0
+  ) c
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- apply_events: normalizes a set of raw events (one Fluent Bit flush) with a few set-based statements.
+-- If any statement raises, the set is split in halves and each half retried in its own subtransaction, down
+-- to the single event, which is then recorded in ingest_errors: a bad event never blocks the good ones.
+-- Conditions a retry can cure (deadlock, serialization failure, cancellation, shutdown) propagate instead,
+-- so the writer retries the whole flush.
+-- ------------------------------------------------------------------------------------------------
+CREATE FUNCTION workflow_index.apply_events(p_table TEXT, p_ids BIGINT[], p_data JSONB[]) RETURNS VOID
 LANGUAGE plpgsql VOLATILE
-SET search_path = workflow_index, pg_catalog, pg_temp
 AS $$
 DECLARE
-  p TEXT;
-  st TEXT;
-  terminal BOOLEAN;
-  start_t TIMESTAMPTZ;
-  end_t TIMESTAMPTZ;
-  is_started BOOLEAN := action = 'started';
-  in_rank SMALLINT := 0;
-  e JSONB := d -> 'error';
-  has_error BOOLEAN;
+  n INTEGER := coalesce(cardinality(p_ids), 0);
+  half INTEGER;
+  t_iids TEXT[];
+  t_pos TEXT[];
 BEGIN
-  IF is_started THEN
-    p := coalesce(json_string_field_problem(d, 'workflowName', 1024, true),
-                  json_string_field_problem(d, 'workflowNamespace', 1024, false),
-                  json_string_field_problem(d, 'workflowVersion', 1024, false));
-    IF p IS NOT NULL THEN
-      RETURN p;
-    END IF;
-    IF d ? 'startTime' AND jsonb_typeof(d -> 'startTime') <> 'null' THEN
-      start_t := parse_event_time(d -> 'startTime');
-      IF start_t IS NULL THEN
-        RETURN format('startTime %s is not a valid time', left((d -> 'startTime')::TEXT, 64));
-      END IF;
-    ELSE
-      start_t := ts;
-    END IF;
+  IF n = 0 THEN
+    RETURN;
   END IF;
-  IF d ? 'endTime' AND jsonb_typeof(d -> 'endTime') <> 'null' THEN
-    end_t := parse_event_time(d -> 'endTime');
-    IF end_t IS NULL THEN
-      RETURN format('endTime %s is not a valid time', left((d -> 'endTime')::TEXT, 64));
-    END IF;
-  END IF;
-  IF d ? 'lastUpdateTime' AND jsonb_typeof(d -> 'lastUpdateTime') <> 'null' AND parse_event_time(d -> 'lastUpdateTime') IS NULL THEN
-    RETURN format('lastUpdateTime %s is not a valid time', left((d -> 'lastUpdateTime')::TEXT, 64));
-  END IF;
-  p := json_string_field_problem(d, 'status', 64, action = 'status-changed');
-  IF p IS NOT NULL THEN
-    RETURN p;
-  END IF;
-  st := normalize_workflow_status(coalesce(d ->> 'status', CASE action
-    WHEN 'completed' THEN 'COMPLETED' WHEN 'faulted' THEN 'FAULTED' WHEN 'cancelled' THEN 'CANCELLED'
-    WHEN 'suspended' THEN 'SUSPENDED' ELSE 'RUNNING' END));
-  terminal := st IN ('COMPLETED', 'FAULTED', 'CANCELLED');
-  has_error := action = 'faulted' AND e IS NOT NULL AND jsonb_typeof(e) = 'object';
-  IF action = 'faulted' THEN
-    p := error_object_problem(e);
-    IF p IS NOT NULL THEN
-      RETURN p;
-    END IF;
-  END IF;
-  IF d ? 'input' AND action IN ('started', 'faulted') THEN
-    in_rank := CASE WHEN is_started THEN 2 ELSE 1 END;
-  END IF;
-
-  INSERT INTO workflow_instances AS w (
-    id, namespace, name, version, status, start_time, end_time, last_update, input, output,
-    error_type, error_title, error_detail, error_status, error_instance,
-    started_event_time, status_terminal, status_event_time, status_rank,
-    input_rank, input_event_time, output_event_time, error_event_time)
-  VALUES (
-    d ->> 'instanceId',
-    CASE WHEN is_started THEN d ->> 'workflowNamespace' END,
-    CASE WHEN is_started THEN d ->> 'workflowName' END,
-    CASE WHEN is_started THEN d ->> 'workflowVersion' END,
-    st,
-    start_t,
-    CASE WHEN terminal THEN coalesce(end_t, ts) END,
-    ts,
-    CASE WHEN in_rank > 0 THEN nullif(d -> 'input', 'null'::JSONB) END,
-    CASE WHEN action = 'completed' AND d ? 'output' THEN nullif(d -> 'output', 'null'::JSONB) END,
-    CASE WHEN has_error THEN e ->> 'type' END,
-    CASE WHEN has_error THEN e ->> 'title' END,
-    CASE WHEN has_error THEN e ->> 'detail' END,
-    CASE WHEN has_error THEN (e ->> 'status')::INTEGER END,
-    CASE WHEN has_error THEN e ->> 'instance' END,
-    CASE WHEN is_started THEN ts END,
-    terminal, ts, status_rank(st),
-    in_rank, CASE WHEN in_rank > 0 THEN ts END,
-    CASE WHEN action = 'completed' AND d ? 'output' THEN ts END,
-    CASE WHEN has_error THEN ts END)
-  ON CONFLICT (id) DO UPDATE SET
-    -- identity and start: from the earliest workflow.started
-    (namespace, name, version, start_time, started_event_time) =
-      (SELECT CASE WHEN pick THEN EXCLUDED.namespace ELSE w.namespace END,
-              CASE WHEN pick THEN EXCLUDED.name ELSE w.name END,
-              CASE WHEN pick THEN EXCLUDED.version ELSE w.version END,
-              CASE WHEN pick THEN EXCLUDED.start_time ELSE w.start_time END,
-              CASE WHEN pick THEN EXCLUDED.started_event_time ELSE w.started_event_time END
-       FROM (SELECT EXCLUDED.started_event_time IS NOT NULL
-                AND (w.started_event_time IS NULL OR EXCLUDED.started_event_time < w.started_event_time) AS pick) s),
-    -- status: the newest terminal event if any, else the newest event; end only with a terminal status
-    (status, status_terminal, status_event_time, status_rank, end_time) =
-      (SELECT CASE WHEN pick THEN EXCLUDED.status ELSE w.status END,
-              CASE WHEN pick THEN EXCLUDED.status_terminal ELSE w.status_terminal END,
-              CASE WHEN pick THEN EXCLUDED.status_event_time ELSE w.status_event_time END,
-              CASE WHEN pick THEN EXCLUDED.status_rank ELSE w.status_rank END,
-              CASE WHEN pick THEN EXCLUDED.end_time ELSE w.end_time END
-       FROM (SELECT (EXCLUDED.status_terminal, EXCLUDED.status_event_time, EXCLUDED.status_rank)
-                  > (w.status_terminal, w.status_event_time, w.status_rank) AS pick) s),
-    last_update = greatest(w.last_update, EXCLUDED.last_update),
-    -- input: workflow.started's, else workflow.faulted's (newest)
-    (input, input_rank, input_event_time) =
-      (SELECT CASE WHEN pick THEN EXCLUDED.input ELSE w.input END,
-              CASE WHEN pick THEN EXCLUDED.input_rank ELSE w.input_rank END,
-              CASE WHEN pick THEN EXCLUDED.input_event_time ELSE w.input_event_time END
-       FROM (SELECT EXCLUDED.input_rank > 0 AND (EXCLUDED.input_rank, EXCLUDED.input_event_time)
-                  > (w.input_rank, coalesce(w.input_event_time, '-infinity')) AS pick) s),
-    (output, output_event_time) =
-      (SELECT CASE WHEN pick THEN EXCLUDED.output ELSE w.output END,
-              CASE WHEN pick THEN EXCLUDED.output_event_time ELSE w.output_event_time END
-       FROM (SELECT EXCLUDED.output_event_time > coalesce(w.output_event_time, '-infinity') AS pick) s),
-    (error_type, error_title, error_detail, error_status, error_instance, error_event_time) =
-      (SELECT CASE WHEN pick THEN EXCLUDED.error_type ELSE w.error_type END,
-              CASE WHEN pick THEN EXCLUDED.error_title ELSE w.error_title END,
-              CASE WHEN pick THEN EXCLUDED.error_detail ELSE w.error_detail END,
-              CASE WHEN pick THEN EXCLUDED.error_status ELSE w.error_status END,
-              CASE WHEN pick THEN EXCLUDED.error_instance ELSE w.error_instance END,
-              CASE WHEN pick THEN EXCLUDED.error_event_time ELSE w.error_event_time END
-       FROM (SELECT EXCLUDED.error_event_time > coalesce(w.error_event_time, '-infinity') AS pick) s),
-    updated_at = now();
-  RETURN NULL;
-END
-$$;
-
--- ------------------------------------------------------------------------------------------------
--- Task events: store (deduplicated), then recompute the executions at that position.
--- ------------------------------------------------------------------------------------------------
-
--- The executions at one (instance, position) as a pure function of its events: a chronological sweep where
--- started/retried open an execution, completed/faulted/cancelled close the most recent open one (or form a
--- completion-only execution when none is open), suspended/resumed change the status of the most recent open one.
-CREATE FUNCTION workflow_index.recompute_task_position(p_instance TEXT, p_position TEXT) RETURNS VOID
-LANGUAGE plpgsql VOLATILE
-SET search_path = workflow_index, pg_catalog, pg_temp
-AS $$
-DECLARE
-  ev RECORD;
-  n INTEGER := 0;
-  top INTEGER;
-  open_stack INTEGER[] := '{}';
-  a_name TEXT[] := '{}';
-  a_status TEXT[] := '{}';
-  a_start TIMESTAMPTZ[] := '{}';
-  a_end TIMESTAMPTZ[] := '{}';
-  a_has_input BOOLEAN[] := '{}';
-  a_input JSONB[] := '{}';
-  a_output JSONB[] := '{}';
-  a_etype TEXT[] := '{}';
-  a_etitle TEXT[] := '{}';
-  a_edetail TEXT[] := '{}';
-  a_estatus INTEGER[] := '{}';
-  a_einstance TEXT[] := '{}';
-  a_id TEXT[] := '{}';
-  base TEXT := p_instance || ':' || p_position;
-  candidate TEXT;
-  k INTEGER;
-BEGIN
-  FOR ev IN
-    SELECT * FROM task_events
-    WHERE instance_id = p_instance AND task_position = p_position
-    ORDER BY event_time,
-             CASE event_kind WHEN 'started' THEN 0 WHEN 'retried' THEN 1 WHEN 'suspended' THEN 2
-                             WHEN 'resumed' THEN 3 ELSE 4 END,
-             event_kind
-  LOOP
-    IF ev.event_kind IN ('started', 'retried') THEN
-      n := n + 1;
-      a_name[n] := ev.task_name;
-      a_status[n] := 'RUNNING';
-      a_start[n] := ev.at_time;
-      a_end[n] := NULL;
-      a_has_input[n] := ev.has_input;
-      a_input[n] := ev.input;
-      a_output[n] := NULL;
-      a_etype[n] := NULL; a_etitle[n] := NULL; a_edetail[n] := NULL; a_estatus[n] := NULL; a_einstance[n] := NULL;
-      open_stack := open_stack || n;
-    ELSIF ev.event_kind IN ('suspended', 'resumed') THEN
-      top := open_stack[cardinality(open_stack)];
-      IF top IS NOT NULL THEN
-        a_status[top] := CASE ev.event_kind WHEN 'suspended' THEN 'SUSPENDED' ELSE 'RUNNING' END;
-      END IF;
-    ELSE
-      top := open_stack[cardinality(open_stack)];
-      IF top IS NULL THEN
-        n := n + 1;
-        top := n;
-        a_name[n] := ev.task_name;
-        a_start[n] := NULL;
-        a_has_input[n] := false;
-        a_input[n] := NULL;
-      ELSE
-        open_stack := open_stack[1:cardinality(open_stack) - 1];
-      END IF;
-      a_end[top] := ev.at_time;
-      a_status[top] := CASE
-        WHEN upper(ev.status) IN ('FAILED', 'FAULTED') THEN 'FAULTED'
-        WHEN upper(ev.status) IN ('CANCELLED', 'CANCELED') THEN 'CANCELLED'
-        WHEN upper(ev.status) = 'COMPLETED' THEN 'COMPLETED'
-        ELSE CASE ev.event_kind WHEN 'faulted' THEN 'FAULTED' WHEN 'cancelled' THEN 'CANCELLED' ELSE 'COMPLETED' END
-      END;
-      IF NOT a_has_input[top] AND ev.has_input THEN
-        a_has_input[top] := true;
-        a_input[top] := ev.input;
-      END IF;
-      a_output[top] := CASE WHEN ev.has_output THEN ev.output END;
-      IF ev.has_error THEN
-        a_etype[top] := ev.error_type; a_etitle[top] := ev.error_title; a_edetail[top] := ev.error_detail;
-        a_estatus[top] := ev.error_status; a_einstance[top] := ev.error_instance;
-      ELSE
-        a_etype[top] := NULL; a_etitle[top] := NULL; a_edetail[top] := NULL; a_estatus[top] := NULL; a_einstance[top] := NULL;
-      END IF;
-    END IF;
-  END LOOP;
-
-  -- Ids: the chronologically first execution is <instance>:<position>, every other one
-  -- <instance>:<position>@<its start in epoch microseconds> (its end when it has no start).
-  FOR k IN 1 .. n LOOP
-    IF k = 1 THEN
-      candidate := base;
-    ELSE
-      candidate := base || '@' || (extract(epoch FROM coalesce(a_start[k], a_end[k])) * 1000000)::NUMERIC(20, 0)::TEXT;
-      IF candidate = ANY (a_id) THEN  -- two executions starting in the same microsecond: keep both
-        candidate := candidate || '#' || k;
-      END IF;
-    END IF;
-    a_id[k] := candidate;
-  END LOOP;
-
-  DELETE FROM task_executions WHERE instance_id = p_instance AND task_position = p_position;
-  IF n > 0 THEN
-    INSERT INTO task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output,
-                                 error_type, error_title, error_detail, error_status, error_instance, execution_index)
-    SELECT a_id[g.i], p_instance, p_position, a_name[g.i], a_status[g.i], a_start[g.i], a_end[g.i],
-           nullif(a_input[g.i], 'null'::JSONB), nullif(a_output[g.i], 'null'::JSONB),
-           a_etype[g.i], a_etitle[g.i], a_edetail[g.i], a_estatus[g.i], a_einstance[g.i], g.i
-    FROM generate_series(1, n) AS g(i);
-  END IF;
-END
-$$;
-
-CREATE FUNCTION workflow_index.apply_task_event(d JSONB, action TEXT, ts TIMESTAMPTZ, p_raw_id BIGINT) RETURNS TEXT
-LANGUAGE plpgsql VOLATILE
-SET search_path = workflow_index, pg_catalog, pg_temp
-AS $$
-DECLARE
-  p TEXT;
-  pos TEXT;
-  at_t TIMESTAMPTZ := ts;
-  time_key TEXT;
-  e JSONB := d -> 'error';
-  has_err BOOLEAN;
-  inserted INTEGER;
-BEGIN
-  p := coalesce(json_string_field_problem(d, 'taskPosition', 1024, true),
-                json_string_field_problem(d, 'taskName', 1024, false),
-                json_string_field_problem(d, 'status', 64, false));
-  IF p IS NOT NULL THEN
-    RETURN p;
-  END IF;
-  IF action NOT IN ('started', 'retried', 'suspended', 'resumed', 'completed', 'faulted', 'cancelled') THEN
-    RETURN format('unknown task event action %s', action);
-  END IF;
-  time_key := CASE WHEN action = 'started' THEN 'startTime' WHEN action IN ('completed', 'faulted', 'cancelled') THEN 'endTime' END;
-  IF time_key IS NOT NULL AND d ? time_key AND jsonb_typeof(d -> time_key) <> 'null' THEN
-    at_t := parse_event_time(d -> time_key);
-    IF at_t IS NULL THEN
-      RETURN format('%s %s is not a valid time', time_key, left((d -> time_key)::TEXT, 64));
-    END IF;
-  END IF;
-  IF action = 'faulted' THEN
-    p := error_object_problem(e);
-    IF p IS NOT NULL THEN
-      RETURN p;
-    END IF;
-  END IF;
-  has_err := e IS NOT NULL AND jsonb_typeof(e) = 'object' AND action IN ('faulted', 'completed', 'cancelled');
-  pos := d ->> 'taskPosition';
-
-  -- Serialize recomputation per position: a concurrent writer's events become visible once it commits.
-  PERFORM pg_advisory_xact_lock(hashtextextended((d ->> 'instanceId') || chr(31) || pos, 1597));
-
-  INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
-                           has_input, input, has_output, output, has_error,
-                           error_type, error_title, error_detail, error_status, error_instance, raw_id)
-  VALUES (d ->> 'instanceId', pos, ts, action,
-          coalesce(d ->> 'taskName', regexp_replace(pos, '^.*/', '')),
-          d ->> 'status', at_t,
-          d ? 'input' AND action IN ('started', 'faulted'), CASE WHEN action IN ('started', 'faulted') THEN d -> 'input' END,
-          d ? 'output' AND action = 'completed', CASE WHEN action = 'completed' THEN d -> 'output' END,
-          has_err,
-          CASE WHEN has_err THEN e ->> 'type' END, CASE WHEN has_err THEN e ->> 'title' END,
-          CASE WHEN has_err THEN e ->> 'detail' END, CASE WHEN has_err THEN (e ->> 'status')::INTEGER END,
-          CASE WHEN has_err THEN e ->> 'instance' END, p_raw_id)
-  ON CONFLICT DO NOTHING;
-  GET DIAGNOSTICS inserted = ROW_COUNT;
-  IF inserted > 0 THEN  -- a replayed event changes nothing
-    PERFORM recompute_task_position(d ->> 'instanceId', pos);
-  END IF;
-  RETURN NULL;
-END
-$$;
-
--- ------------------------------------------------------------------------------------------------
--- Dispatch: both raw tables accept any lifecycle event (a mis-routed event is still normalized).
--- ------------------------------------------------------------------------------------------------
-CREATE FUNCTION workflow_index.apply_event(d JSONB, p_raw_id BIGINT) RETURNS TEXT
-LANGUAGE plpgsql VOLATILE
-SET search_path = workflow_index, pg_catalog, pg_temp
-AS $$
-DECLARE
-  p TEXT;
-  m TEXT[];
-  ts TIMESTAMPTZ;
-BEGIN
-  IF d IS NULL OR jsonb_typeof(d) <> 'object' THEN
-    RETURN format('event is not a JSON object (got %s)', coalesce(jsonb_typeof(d), 'nothing'));
-  END IF;
-  p := json_string_field_problem(d, 'eventType', 512, true);
-  IF p IS NOT NULL THEN
-    RETURN p;
-  END IF;
-  -- Match on the suffix: the producer's prefix (io.serverlessworkflow.) may change in future SDKs.
-  m := regexp_match(d ->> 'eventType', '(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$');
-  IF m IS NULL THEN
-    RETURN format('unknown eventType %s', left(d ->> 'eventType', 200));
-  END IF;
-  p := json_string_field_problem(d, 'instanceId', 255, true);
-  IF p IS NOT NULL THEN
-    RETURN p;
-  END IF;
-  IF NOT d ? 'timestamp' OR jsonb_typeof(d -> 'timestamp') = 'null' THEN
-    RETURN 'missing timestamp';
-  END IF;
-  ts := parse_event_time(d -> 'timestamp');
-  IF ts IS NULL THEN
-    RETURN format('timestamp %s is not a valid time', left((d -> 'timestamp')::TEXT, 64));
-  END IF;
-  IF m[1] = 'workflow' THEN
-    IF m[2] NOT IN ('started', 'completed', 'faulted', 'cancelled', 'suspended', 'resumed', 'status-changed') THEN
-      RETURN format('unknown eventType %s', left(d ->> 'eventType', 200));
-    END IF;
-    RETURN apply_workflow_event(d, m[2], ts);
-  END IF;
-  IF m[2] NOT IN ('started', 'retried', 'suspended', 'resumed', 'completed', 'faulted', 'cancelled') THEN
-    RETURN format('unknown eventType %s', left(d ->> 'eventType', 200));
-  END IF;
-  RETURN apply_task_event(d, m[2], ts, p_raw_id);
-END
-$$;
-
--- The trigger runs as the owner of the normalized tables (SECURITY DEFINER, fixed search_path): the forwarder
--- role can only insert raw rows. It never raises on event content; only conditions a retry can cure
--- (deadlock, serialization failure, cancellation, shutdown) propagate, so the writer retries the batch.
-CREATE FUNCTION workflow_index.normalize_raw_event() RETURNS TRIGGER
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-SET search_path = workflow_index, pg_catalog, pg_temp
-AS $$
-DECLARE
-  reason TEXT;
-BEGIN
   BEGIN
-    reason := apply_event(NEW.data, NEW.id);
+    -- 1. Parse once; record rejected events; merge workflow events; store task events (deduplicated).
+    WITH parsed AS MATERIALIZED (
+      SELECT * FROM parse_events(p_ids, p_data)
+    ), rejected AS (
+      INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
+      SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
+    ), wf AS (
+      -- Within the flush, fold each instance's events into one row with the same rules as the upsert below.
+      SELECT p.instance_id AS id,
+        (array_agg(p.namespace ORDER BY p.ts) FILTER (WHERE p.action = 'started'))[1] AS namespace,
+        (array_agg(p.name ORDER BY p.ts) FILTER (WHERE p.action = 'started'))[1] AS name,
+        (array_agg(p.version ORDER BY p.ts) FILTER (WHERE p.action = 'started'))[1] AS version,
+        (array_agg(p.start_time ORDER BY p.ts) FILTER (WHERE p.action = 'started'))[1] AS start_time,
+        min(p.ts) FILTER (WHERE p.action = 'started') AS started_event_time,
+        (array_agg(p.status ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC))[1] AS status,
+        (array_agg(p.terminal ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC))[1] AS status_terminal,
+        (array_agg(p.ts ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC))[1] AS status_event_time,
+        (array_agg(p.rank ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC))[1] AS status_rank,
+        (array_agg(CASE WHEN p.terminal THEN p.end_time END ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC))[1] AS end_time,
+        max(p.ts) AS last_update,
+        coalesce(max(p.input_rank), 0) AS input_rank,
+        (array_agg(p.input ORDER BY p.input_rank DESC, p.ts DESC) FILTER (WHERE p.input_rank > 0))[1] AS input,
+        (array_agg(p.ts ORDER BY p.input_rank DESC, p.ts DESC) FILTER (WHERE p.input_rank > 0))[1] AS input_event_time,
+        (array_agg(p.output ORDER BY p.ts DESC) FILTER (WHERE p.has_output))[1] AS output,
+        max(p.ts) FILTER (WHERE p.has_output) AS output_event_time,
+        (array_agg(p.error_type ORDER BY p.ts DESC) FILTER (WHERE p.has_error))[1] AS error_type,
+        (array_agg(p.error_title ORDER BY p.ts DESC) FILTER (WHERE p.has_error))[1] AS error_title,
+        (array_agg(p.error_detail ORDER BY p.ts DESC) FILTER (WHERE p.has_error))[1] AS error_detail,
+        (array_agg(p.error_status ORDER BY p.ts DESC) FILTER (WHERE p.has_error))[1] AS error_status,
+        (array_agg(p.error_instance ORDER BY p.ts DESC) FILTER (WHERE p.has_error))[1] AS error_instance,
+        max(p.ts) FILTER (WHERE p.has_error) AS error_event_time
+      FROM parsed p
+      WHERE p.reason IS NULL AND p.kind = 'workflow'
+      GROUP BY p.instance_id
+    ), upserted AS (
+      INSERT INTO workflow_instances AS w (
+        id, namespace, name, version, status, start_time, end_time, last_update, input, output,
+        error_type, error_title, error_detail, error_status, error_instance,
+        started_event_time, status_terminal, status_event_time, status_rank,
+        input_rank, input_event_time, output_event_time, error_event_time)
+      SELECT id, namespace, name, version, status, start_time, end_time, last_update, input, output,
+        error_type, error_title, error_detail, error_status, error_instance,
+        started_event_time, status_terminal, status_event_time, status_rank,
+        input_rank, input_event_time, output_event_time, error_event_time
+      FROM wf
+      ORDER BY id  -- a fixed lock order across concurrent writers
+      ON CONFLICT (id) DO UPDATE SET
+        -- identity and start: from the earliest workflow.started
+        (namespace, name, version, start_time, started_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.namespace ELSE w.namespace END,
+                  CASE WHEN pick THEN EXCLUDED.name ELSE w.name END,
+                  CASE WHEN pick THEN EXCLUDED.version ELSE w.version END,
+                  CASE WHEN pick THEN EXCLUDED.start_time ELSE w.start_time END,
+                  CASE WHEN pick THEN EXCLUDED.started_event_time ELSE w.started_event_time END
+           FROM (SELECT EXCLUDED.started_event_time IS NOT NULL
+                    AND (w.started_event_time IS NULL OR EXCLUDED.started_event_time < w.started_event_time) AS pick) s),
+        -- status: the newest terminal event if any, else the newest event; end only with a terminal status
+        (status, status_terminal, status_event_time, status_rank, end_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.status ELSE w.status END,
+                  CASE WHEN pick THEN EXCLUDED.status_terminal ELSE w.status_terminal END,
+                  CASE WHEN pick THEN EXCLUDED.status_event_time ELSE w.status_event_time END,
+                  CASE WHEN pick THEN EXCLUDED.status_rank ELSE w.status_rank END,
+                  CASE WHEN pick THEN EXCLUDED.end_time ELSE w.end_time END
+           FROM (SELECT (EXCLUDED.status_terminal, EXCLUDED.status_event_time, EXCLUDED.status_rank)
+                      > (w.status_terminal, w.status_event_time, w.status_rank) AS pick) s),
+        last_update = greatest(w.last_update, EXCLUDED.last_update),
+        -- input: workflow.started's, else workflow.faulted's (newest)
+        (input, input_rank, input_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.input ELSE w.input END,
+                  CASE WHEN pick THEN EXCLUDED.input_rank ELSE w.input_rank END,
+                  CASE WHEN pick THEN EXCLUDED.input_event_time ELSE w.input_event_time END
+           FROM (SELECT EXCLUDED.input_rank > 0 AND (EXCLUDED.input_rank, EXCLUDED.input_event_time)
+                      > (w.input_rank, coalesce(w.input_event_time, '-infinity')) AS pick) s),
+        (output, output_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.output ELSE w.output END,
+                  CASE WHEN pick THEN EXCLUDED.output_event_time ELSE w.output_event_time END
+           FROM (SELECT EXCLUDED.output_event_time > coalesce(w.output_event_time, '-infinity') AS pick) s),
+        (error_type, error_title, error_detail, error_status, error_instance, error_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.error_type ELSE w.error_type END,
+                  CASE WHEN pick THEN EXCLUDED.error_title ELSE w.error_title END,
+                  CASE WHEN pick THEN EXCLUDED.error_detail ELSE w.error_detail END,
+                  CASE WHEN pick THEN EXCLUDED.error_status ELSE w.error_status END,
+                  CASE WHEN pick THEN EXCLUDED.error_instance ELSE w.error_instance END,
+                  CASE WHEN pick THEN EXCLUDED.error_event_time ELSE w.error_event_time END
+           FROM (SELECT EXCLUDED.error_event_time > coalesce(w.error_event_time, '-infinity') AS pick) s),
+        updated_at = now()
+    ), stored AS (
+      INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
+                               has_input, input, has_output, output, has_error,
+                               error_type, error_title, error_detail, error_status, error_instance, raw_id)
+      SELECT p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
+             p.input IS NOT NULL, p.input, p.has_output, p.output, p.has_error,
+             p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance, p.raw_id
+      FROM parsed p
+      WHERE p.reason IS NULL AND p.kind = 'task'
+      ORDER BY p.instance_id, p.task_position
+      ON CONFLICT DO NOTHING  -- a replayed event is already stored and changes nothing
+      RETURNING task_events.instance_id, task_events.task_position
+    )
+    SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position)
+    INTO t_iids, t_pos
+    FROM (SELECT DISTINCT stored.instance_id, stored.task_position FROM stored) s;
+
+    IF t_iids IS NOT NULL THEN
+      -- 2. Serialize recomputation per position, in a fixed order (no deadlock between writers). A separate
+      --    statement, so the recomputation below runs on a snapshot taken after the locks were granted and sees
+      --    every event a concurrent writer committed at these positions.
+      PERFORM pg_advisory_xact_lock(hashtextextended(a.i || chr(31) || a.p, 1597))
+      FROM unnest(t_iids, t_pos) WITH ORDINALITY AS a(i, p, o) ORDER BY a.o;
+
+      -- 3. Recompute the executions of every touched position from all its stored events.
+      -- Per-key index lookups, then a TID scan: plan shapes that do not depend on statistics. (With statistics
+      -- from an emptier table, the planner flattens a join and drives it from a full index scan instead.)
+      DELETE FROM task_executions
+      WHERE ctid = ANY (ARRAY(SELECT x.ctid FROM unnest(t_iids, t_pos) AS a(i, p)
+                              CROSS JOIN LATERAL (SELECT t.ctid FROM task_executions t
+                                                  WHERE t.instance_id = a.i AND t.task_position = a.p
+                                                  OFFSET 0) x));  -- OFFSET 0: not flattened, evaluated per key
+
+      INSERT INTO task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output,
+                                   error_type, error_title, error_detail, error_status, error_instance, execution_index)
+      SELECT x.base || CASE WHEN x.execution_index = 1 THEN ''
+                            ELSE '@' || (extract(epoch FROM coalesce(x.start_time, x.end_time)) * 1000000)::NUMERIC(20, 0)::TEXT
+                                 || CASE WHEN x.dup > 1 THEN '#' || x.execution_index ELSE '' END END,
+             x.instance_id, x.task_position, x.task_name, x.status, x.start_time, x.end_time, x.input, x.output,
+             x.error_type, x.error_title, x.error_detail, x.error_status, x.error_instance, x.execution_index
+      FROM (
+        SELECT y.*, row_number() OVER (PARTITION BY y.instance_id, y.task_position, coalesce(y.start_time, y.end_time)
+                                       ORDER BY y.execution_index) AS dup
+        FROM (
+          SELECT z.*, z.instance_id || ':' || z.task_position AS base,
+                 row_number() OVER (PARTITION BY z.instance_id, z.task_position ORDER BY z.first_seq)::INTEGER AS execution_index
+          FROM task_position_executions(t_iids, t_pos) z
+        ) y
+      ) x;
+    END IF;
   EXCEPTION
     WHEN deadlock_detected OR serialization_failure OR query_canceled OR lock_not_available
          OR admin_shutdown OR crash_shutdown OR cannot_connect_now OR insufficient_resources OR disk_full
          OR out_of_memory THEN
       RAISE;
     WHEN OTHERS THEN
-      reason := format('normalizer error %s: %s', SQLSTATE, SQLERRM);
+      IF n = 1 THEN
+        INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
+        VALUES (p_table, p_ids[1],
+                CASE WHEN jsonb_typeof(p_data[1]) = 'object' THEN left(p_data[1] ->> 'instanceId', 255) END,
+                CASE WHEN jsonb_typeof(p_data[1]) = 'object' THEN left(p_data[1] ->> 'eventType', 255) END,
+                format('normalizer error %s: %s', SQLSTATE, SQLERRM));
+      ELSE
+        half := n / 2;
+        PERFORM apply_events(p_table, p_ids[1:half], p_data[1:half]);
+        PERFORM apply_events(p_table, p_ids[half + 1:n], p_data[half + 1:n]);
+      END IF;
   END;
-  IF reason IS NOT NULL THEN
-    INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
-    VALUES (TG_TABLE_NAME, NEW.id,
-            CASE WHEN jsonb_typeof(NEW.data) = 'object' THEN left(NEW.data ->> 'instanceId', 255) END,
-            CASE WHEN jsonb_typeof(NEW.data) = 'object' THEN left(NEW.data ->> 'eventType', 255) END,
-            reason);
-  END IF;
-  RETURN NEW;
 END
 $$;
 
-CREATE TRIGGER normalize_workflow_events BEFORE INSERT ON workflow_raw.workflow_events_raw
-  FOR EACH ROW EXECUTE FUNCTION workflow_index.normalize_raw_event();
-CREATE TRIGGER normalize_task_events BEFORE INSERT ON workflow_raw.task_events_raw
-  FOR EACH ROW EXECUTE FUNCTION workflow_index.normalize_raw_event();
+-- ------------------------------------------------------------------------------------------------
+-- The executions at the given (instance, position) pairs as a pure function of their stored events: a
+-- chronological sweep where started/retried open an execution, completed/faulted/cancelled close the most
+-- recently opened one still open (or form a completion-only execution when none is open), and
+-- suspended/resumed set the status of that one. Computed set-based as bracket matching: with the running
+-- balance of opens minus closes clamped at zero (b = S - min(0, min S so far)), a close that finds b > 0
+-- closes the latest open at level b; suspend/resume attach the same way.
+-- ------------------------------------------------------------------------------------------------
+CREATE FUNCTION workflow_index.task_position_executions(p_iids TEXT[], p_pos TEXT[])
+RETURNS TABLE (instance_id TEXT, task_position TEXT, first_seq BIGINT, task_name TEXT, status TEXT,
+               start_time TIMESTAMPTZ, end_time TIMESTAMPTZ, input JSONB, output JSONB,
+               error_type TEXT, error_title TEXT, error_detail TEXT, error_status INTEGER, error_instance TEXT)
+LANGUAGE sql STABLE
+AS $$
+  WITH ev AS (
+    SELECT e.*,
+           CASE WHEN e.event_kind IN ('started', 'retried') THEN 1
+                WHEN e.event_kind IN ('completed', 'faulted', 'cancelled') THEN -1 ELSE 0 END AS delta,
+           row_number() OVER (PARTITION BY e.instance_id, e.task_position
+                              ORDER BY e.event_time,
+                                       CASE e.event_kind WHEN 'started' THEN 0 WHEN 'retried' THEN 1 WHEN 'suspended' THEN 2
+                                                         WHEN 'resumed' THEN 3 ELSE 4 END,
+                                       e.event_kind) AS seq
+    FROM unnest(p_iids, p_pos) AS a(i, p)
+    CROSS JOIN LATERAL (SELECT * FROM workflow_index.task_events t
+                        WHERE t.instance_id = a.i AND t.task_position = a.p
+                        OFFSET 0) e  -- per-key index lookups (OFFSET 0: not flattened into a join)
+  ), sums AS (
+    SELECT ev.*, sum(ev.delta) OVER w AS s_after
+    FROM ev WINDOW w AS (PARTITION BY ev.instance_id, ev.task_position ORDER BY ev.seq)
+  ), balance AS (
+    SELECT sums.*, sums.s_after - least(0, min(sums.s_after) OVER w) AS b_after
+    FROM sums WINDOW w AS (PARTITION BY sums.instance_id, sums.task_position ORDER BY sums.seq)
+  ), levels AS (
+    SELECT balance.*,
+           coalesce(lag(balance.b_after) OVER w, 0) AS b_before
+    FROM balance WINDOW w AS (PARTITION BY balance.instance_id, balance.task_position ORDER BY balance.seq)
+  ), matched AS (
+    SELECT levels.*,
+           CASE WHEN levels.delta = 1 THEN levels.seq
+                WHEN levels.b_before > 0 THEN max(CASE WHEN levels.delta = 1 THEN levels.seq END) OVER w END AS open_seq
+    FROM levels
+    WINDOW w AS (PARTITION BY levels.instance_id, levels.task_position, CASE WHEN levels.delta = 1 THEN levels.b_after ELSE levels.b_before END
+                 ORDER BY levels.seq ROWS UNBOUNDED PRECEDING)
+  )
+  -- One group per execution, keyed by its opening event (the start, its closing event and its pauses), or by
+  -- the closing event itself when nothing was open: a single aggregation, no self-join.
+  SELECT g.instance_id, g.task_position, g.first_seq, g.task_name,
+         CASE WHEN g.has_close THEN workflow_index.task_end_status(g.c_status, g.c_kind)
+              WHEN g.last_pause = 'suspended' THEN 'SUSPENDED' ELSE 'RUNNING' END,
+         g.start_time, g.end_time,
+         coalesce(g.s_input, g.c_input),  -- the start's input, else the closing event's (task.faulted carries it)
+         CASE WHEN g.c_has_output THEN g.c_output END,
+         CASE WHEN g.c_has_error THEN g.c_error_type END, CASE WHEN g.c_has_error THEN g.c_error_title END,
+         CASE WHEN g.c_has_error THEN g.c_error_detail END, CASE WHEN g.c_has_error THEN g.c_error_status END,
+         CASE WHEN g.c_has_error THEN g.c_error_instance END
+  FROM (
+    SELECT m.instance_id, m.task_position,
+           min(m.seq) AS first_seq,
+           (array_agg(m.task_name ORDER BY m.seq))[1] AS task_name,
+           min(m.at_time) FILTER (WHERE m.delta = 1) AS start_time,
+           min(m.at_time) FILTER (WHERE m.delta = -1) AS end_time,
+           bool_or(m.delta = -1) AS has_close,
+           (array_agg(m.status) FILTER (WHERE m.delta = -1))[1] AS c_status,
+           (array_agg(m.event_kind) FILTER (WHERE m.delta = -1))[1] AS c_kind,
+           (array_agg(m.event_kind ORDER BY m.seq DESC) FILTER (WHERE m.delta = 0))[1] AS last_pause,
+           (array_agg(m.input) FILTER (WHERE m.delta = 1))[1] AS s_input,
+           (array_agg(m.input) FILTER (WHERE m.delta = -1))[1] AS c_input,
+           coalesce(bool_or(m.has_output) FILTER (WHERE m.delta = -1), false) AS c_has_output,
+           (array_agg(m.output) FILTER (WHERE m.delta = -1))[1] AS c_output,
+           coalesce(bool_or(m.has_error) FILTER (WHERE m.delta = -1), false) AS c_has_error,
+           (array_agg(m.error_type) FILTER (WHERE m.delta = -1))[1] AS c_error_type,
+           (array_agg(m.error_title) FILTER (WHERE m.delta = -1))[1] AS c_error_title,
+           (array_agg(m.error_detail) FILTER (WHERE m.delta = -1))[1] AS c_error_detail,
+           (array_agg(m.error_status) FILTER (WHERE m.delta = -1))[1] AS c_error_status,
+           (array_agg(m.error_instance) FILTER (WHERE m.delta = -1))[1] AS c_error_instance
+    FROM matched m
+    WHERE m.open_seq IS NOT NULL OR m.delta = -1  -- a pause with nothing open changes nothing
+    GROUP BY m.instance_id, m.task_position, coalesce(m.open_seq, -m.seq)
+  ) g
+$$;
 
+-- ------------------------------------------------------------------------------------------------
+-- The triggers: one call per INSERT statement (one Fluent Bit flush) over its transition table. They run as
+-- the owner of the normalized tables (SECURITY DEFINER, fixed search_path): the forwarder role can only
+-- insert raw rows.
+-- ------------------------------------------------------------------------------------------------
+CREATE FUNCTION workflow_index.normalize_raw_batch() RETURNS TRIGGER
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = workflow_index, pg_catalog, pg_temp
+-- Every lookup the normalizer makes is a small set of keys against a large table. On a freshly created or
+-- truncated database the statistics say the tables are empty, and the planner would then read whole tables or
+-- indexes (sequential scans, merge and hash joins) for every flush of a large backlog: quadratic. Nested-loop
+-- index lookups are right at any table size.
+SET enable_seqscan = off
+SET enable_mergejoin = off
+SET enable_hashjoin = off
+AS $$
+DECLARE
+  ids BIGINT[];
+  datas JSONB[];
+BEGIN
+  SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
+  PERFORM apply_events(TG_TABLE_NAME, ids, datas);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER normalize_workflow_events AFTER INSERT ON workflow_raw.workflow_events_raw
+  REFERENCING NEW TABLE AS batch FOR EACH STATEMENT EXECUTE FUNCTION workflow_index.normalize_raw_batch();
+CREATE TRIGGER normalize_task_events AFTER INSERT ON workflow_raw.task_events_raw
+  REFERENCING NEW TABLE AS batch FOR EACH STATEMENT EXECUTE FUNCTION workflow_index.normalize_raw_batch();
 -- ------------------------------------------------------------------------------------------------
 -- Ingestion health for the read-only server role (which cannot read raw tables directly).
 -- Raw counts come from the identity high-water marks: O(1), and exact unless rows were deleted.

@@ -69,7 +69,7 @@ describe.skipIf(!available)('database roles (real PostgreSQL)', () => {
       'DELETE FROM workflow_raw.workflow_events_raw',
       'UPDATE workflow_raw.task_events_raw SET tag = tag',
       "INSERT INTO workflow_index.workflow_instances (id, status, status_terminal, status_event_time, status_rank) VALUES ('x', 'RUNNING', false, now(), 1)",
-      'SELECT workflow_index.apply_event(\'{}\'::jsonb, 1)',
+      "SELECT workflow_index.apply_events('x', ARRAY[1]::bigint[], ARRAY['{}'::jsonb])",
     ]) {
       await expect(forwarder.query(sql), sql).rejects.toThrow(/permission denied/);
     }

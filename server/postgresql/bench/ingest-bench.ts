@@ -1,0 +1,100 @@
+// npm run bench:ingest [-- --instances N --batch-sizes 100,1000 --database-url URL]
+//
+// Loads generated workflow instances through the exact statement Fluent Bit's pgsql output sends, into the raw
+// tables with their normalizing triggers, in batches of each size; and in the same run the same statements into
+// trigger-less copies of the raw tables (the floor: plain inserts). Workflow and task flushes go over two
+// connections concurrently, as Fluent Bit's two pgsql outputs do. Prints events/s and the ratio; the last line
+// is one JSON object with the figures.
+import pg from 'pg';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { randomBytes } from 'node:crypto';
+import { generateEventStream } from './event-generator.js';
+import { migrate } from '../src/migrator.js';
+import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '../src/fluent-bit-statement.js';
+
+const argv = yargs(hideBin(process.argv))
+  .option('instances', { type: 'number', default: 20_000, describe: 'instances generated per run (≈17 events each)' })
+  .option('batch-sizes', { type: 'string', default: '100,1000', describe: 'comma-separated flush sizes' })
+  .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; a scratch database is created and dropped' })
+  .strict()
+  .parseSync();
+
+type Event = Record<string, unknown>;
+
+/** Fluent Bit flushes per output: the stream is split by table, then into chunks of `size`. */
+function flushes(events: readonly Event[], size: number): Map<string, string[][]> {
+  const byTable = new Map<string, Event[]>([[WORKFLOW_EVENTS_TABLE, []], [TASK_EVENTS_TABLE, []]]);
+  for (const e of events) byTable.get(rawTableFor(String(e['eventType'])))!.push(e);
+  const result = new Map<string, string[][]>();
+  for (const [table, list] of byTable) {
+    const chunks: string[][] = [];
+    for (let i = 0; i < list.length; i += size) chunks.push([table, ...list.slice(i, i + size).map((e) => JSON.stringify(e))]);
+    result.set(table, chunks);
+  }
+  return result;
+}
+
+async function timedLoad(clients: readonly [pg.Client, pg.Client], schema: string, events: readonly Event[], size: number): Promise<number> {
+  const plan = flushes(events, size);
+  const statements = (table: string): string[] => (plan.get(table) ?? []).map(([, ...rows]) =>
+    fluentBitInsertStatement(`${schema}.${table}`, table === TASK_EVENTS_TABLE ? 'workflow.task' : 'workflow.instance', rows.map((r) => JSON.parse(r) as Event)));
+  const workflowStatements = statements(WORKFLOW_EVENTS_TABLE);
+  const taskStatements = statements(TASK_EVENTS_TABLE);
+  const started = performance.now();
+  await Promise.all([
+    (async () => { for (const s of workflowStatements) await clients[0].query(s); })(),
+    (async () => { for (const s of taskStatements) await clients[1].query(s); })(),
+  ]);
+  return (performance.now() - started) / 1000;
+}
+
+async function main(): Promise<void> {
+  const dbName = `wi_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: argv['database-url'] });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(argv['database-url']);
+  url.pathname = `/${dbName}`;
+  const clients = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })] as const;
+  try {
+    await Promise.all(clients.map((c) => c.connect()));
+    await migrate(clients[0]);
+    await clients[0].query(`CREATE SCHEMA bench_floor;
+      CREATE TABLE bench_floor.workflow_events_raw (LIKE workflow_raw.workflow_events_raw INCLUDING ALL);
+      CREATE TABLE bench_floor.task_events_raw (LIKE workflow_raw.task_events_raw INCLUDING ALL);`);
+    const sizes = argv['batch-sizes'].split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+    const runs: Array<{ batchSize: number; events: number; seconds: number; eventsPerSecond: number; floorSeconds: number; floorEventsPerSecond: number; ratio: number; instances: number; taskExecutions: number }> = [];
+    const version = (await clients[0].query<{ v: string }>('SHOW server_version')).rows[0]?.v;
+    console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}`);
+    for (const size of sizes) {
+      const events = generateEventStream(argv.instances, `b${size}-`);
+      await clients[0].query('TRUNCATE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw, workflow_index.workflow_instances, workflow_index.task_executions, workflow_index.task_events, workflow_index.ingest_errors, bench_floor.workflow_events_raw, bench_floor.task_events_raw');
+      await clients[0].query('VACUUM ANALYZE');
+      const floorSeconds = await timedLoad(clients, 'bench_floor', events, size);
+      const seconds = await timedLoad(clients, 'workflow_raw', events, size);
+      const counts = (await clients[0].query<{ i: number; t: number; e: number }>(
+        'SELECT (SELECT count(*) FROM workflow_index.workflow_instances)::int AS i, (SELECT count(*) FROM workflow_index.task_executions)::int AS t, (SELECT count(*) FROM workflow_index.ingest_errors)::int AS e')).rows[0]!;
+      if (counts.i !== argv.instances || counts.e !== 0) throw new Error(`unexpected normalized state: ${JSON.stringify(counts)}`);
+      const run = {
+        batchSize: size, events: events.length, seconds: round(seconds, 2), eventsPerSecond: Math.round(events.length / seconds),
+        floorSeconds: round(floorSeconds, 2), floorEventsPerSecond: Math.round(events.length / floorSeconds),
+        ratio: round(floorSeconds / seconds, 3), instances: counts.i, taskExecutions: counts.t,
+      };
+      runs.push(run);
+      console.log(`batch ${size}: ${run.events} events in ${run.seconds} s = ${run.eventsPerSecond} events/s through the triggers; floor (plain inserts) ${run.floorEventsPerSecond} events/s; ratio ${run.ratio}; ${run.instances} instances, ${run.taskExecutions} task executions`);
+    }
+    const best = runs.reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a));
+    console.log(JSON.stringify({ eventsPerSecond: best.eventsPerSecond, floorEventsPerSecond: best.floorEventsPerSecond, ratio: best.ratio, batchSize: best.batchSize, events: best.events, runs }));
+  } finally {
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+function round(n: number, digits: number): number {
+  return Math.round(n * 10 ** digits) / 10 ** digits;
+}
+
+await main();
