@@ -1,0 +1,178 @@
+// The init job's command line: the Kubernetes Job runs `migrate`; operators use `status`, `plan` and `ingest`.
+// Exit codes: 0 success, 1 the database / a migration / the ingestion failed, 2 invalid usage or configuration.
+import type { Readable } from 'node:stream';
+import yargs from 'yargs';
+import type { Argv } from 'yargs';
+import { DEFAULT_EVENT_TYPE_PREFIX, DEFAULT_INGEST_BATCH_SIZE } from '@workflow-index/postgresql/event-log-ingest';
+import { cliOutput, EXIT_OK, EXIT_USAGE, reasonOf, type CliIo } from './cli-output.js';
+import { runIngest } from './ingest-command.js';
+import type { LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
+import type { ConnectionArgs } from './database-connection.js';
+import { runMigrate } from './migrate-command.js';
+import { runStatus } from './status-command.js';
+
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 60;
+
+// yargs-parser drops a bare `-`, the usual name for standard input; it travels through parsing as this token.
+const STDIN_TOKEN = '<stdin>';
+
+const CONNECTION_ENV_HELP = `Connection (flags win over the environment):
+  DATABASE_URL                  postgres://user:password@host:5432/db?sslmode=require
+                                or jdbc:postgresql://host:5432/db?user=…&password=…&sslmode=…&currentSchema=…
+                                sslmode: disable (default), require (TLS, no verification), verify-ca, verify-full
+  DATABASE_USERNAME             overrides the URL's user
+  DATABASE_PASSWORD             overrides the URL's password
+  QUARKUS_DATASOURCE_JDBC_URL   alias of DATABASE_URL (DATABASE_URL wins when both are set)
+  QUARKUS_DATASOURCE_USERNAME   alias of DATABASE_USERNAME
+  QUARKUS_DATASOURCE_PASSWORD   alias of DATABASE_PASSWORD
+  DATABASE_POOL_MIN / _MAX      validated here too (integers, defaults 5 / 20, min ≤ max)`;
+
+const LOGIN_ROLE_ENV_HELP = `Login roles (migrate; optional, each pair complete):
+  WORKFLOW_INDEX_READER_USERNAME / WORKFLOW_INDEX_READER_PASSWORD
+                                login for the GraphQL server, member of workflow_index_reader
+  WORKFLOW_INDEX_FORWARDER_USERNAME / WORKFLOW_INDEX_FORWARDER_PASSWORD
+                                login for Fluent Bit, member of workflow_index_forwarder, search_path workflow_raw`;
+
+const EXIT_HELP = 'Exit codes: 0 success, 1 database, migration or ingestion failure, 2 invalid usage or configuration.';
+
+function withConnectionOptions<T>(y: Argv<T>) {
+  return y
+    .option('database-url', { type: 'string', describe: 'PostgreSQL URL (postgres:// or jdbc:postgresql://); default $DATABASE_URL' })
+    .option('database-username', { type: 'string', describe: "User name, overrides the URL's; default $DATABASE_USERNAME" })
+    .option('database-password', {
+      type: 'string',
+      describe: "Password, overrides the URL's; default $DATABASE_PASSWORD (prefer the variable: flags show in the process list)",
+    })
+    .option('wait-timeout', {
+      type: 'number',
+      default: DEFAULT_WAIT_TIMEOUT_SECONDS,
+      describe: 'Seconds to wait for the database to accept connections (retries with exponential backoff)',
+    });
+}
+
+function withLoginRoleOptions<T>(y: Argv<T>) {
+  return y
+    .option('reader-username', { type: 'string', describe: 'Login role for the server; default $WORKFLOW_INDEX_READER_USERNAME' })
+    .option('reader-password', { type: 'string', describe: 'Its password; default $WORKFLOW_INDEX_READER_PASSWORD' })
+    .option('forwarder-username', { type: 'string', describe: 'Login role for Fluent Bit; default $WORKFLOW_INDEX_FORWARDER_USERNAME' })
+    .option('forwarder-password', { type: 'string', describe: 'Its password; default $WORKFLOW_INDEX_FORWARDER_PASSWORD' });
+}
+
+export interface CliContext extends CliIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdin: Readable;
+}
+
+/** Parses and runs one command line; resolves to the process exit code. */
+export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
+  const out = cliOutput(context);
+  let exitCode = EXIT_OK;
+  let usageError = false;
+  const migrateWith = async (
+    args: ConnectionArgs & LoginRoleFlags & { readonly waitTimeout: number },
+    dryRun: boolean,
+  ): Promise<void> => {
+    exitCode = await runMigrate(
+      {
+        databaseUrl: args.databaseUrl,
+        databaseUsername: args.databaseUsername,
+        databasePassword: args.databasePassword,
+        readerUsername: args.readerUsername,
+        readerPassword: args.readerPassword,
+        forwarderUsername: args.forwarderUsername,
+        forwarderPassword: args.forwarderPassword,
+        waitTimeout: args.waitTimeout,
+        dryRun,
+      },
+      context.env,
+      out,
+    );
+  };
+
+  const parser = yargs(argv.map((arg) => (arg === '-' ? STDIN_TOKEN : arg)))
+    .scriptName('workflow-index-init')
+    .usage('$0 <command> [options]\n\nSchema and data tasks for Workflow Index on PostgreSQL.')
+    .env(false)
+    .exitProcess(false)
+    .strict()
+    .command(
+      'migrate',
+      'Wait for the database, apply pending migrations, then create or update the login roles',
+      (y) =>
+        withLoginRoleOptions(withConnectionOptions(y))
+          .option('dry-run', { type: 'boolean', default: false, describe: 'Print the SQL that would run, change nothing' })
+          .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${EXIT_HELP}`),
+      async (args) => migrateWith(args, args.dryRun === true),
+    )
+    .command(
+      'plan',
+      'Print the SQL of the pending migrations without running it (same as migrate --dry-run)',
+      (y) => withLoginRoleOptions(withConnectionOptions(y)).epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${EXIT_HELP}`),
+      async (args) => migrateWith(args, true),
+    )
+    .command(
+      'status',
+      'List applied and pending migrations (and ingestion figures once migrated)',
+      (y) =>
+        withConnectionOptions(y)
+          .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object instead of lines' })
+          .epilogue(`${CONNECTION_ENV_HELP}\n\n${EXIT_HELP}`),
+      async (args) => {
+        exitCode = await runStatus({ ...args, json: args.json === true }, context.env, out);
+      },
+    )
+    .command(
+      'ingest <files..>',
+      'Write the workflow events of JSONL, CRI or Docker log files (- for stdin, .gz decompressed) into the raw tables, as Fluent Bit does',
+      (y) =>
+        withConnectionOptions(y)
+          .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Files to read in order; - reads standard input' })
+          .option('batch-size', { type: 'number', default: DEFAULT_INGEST_BATCH_SIZE, describe: 'Events per INSERT statement, per raw table' })
+          .option('event-type-prefix', {
+            type: 'string',
+            default: DEFAULT_EVENT_TYPE_PREFIX,
+            describe: 'Only JSON objects whose eventType starts with this are events',
+          })
+          .option('json', { type: 'boolean', default: false, describe: 'Print the summary as one JSON object' })
+          .epilogue(
+            `Progress goes to stderr, the summary to stdout. Events the normalizer rejects stay in the raw tables and are listed in workflow_index.ingest_errors; they do not fail the run.\n\n${CONNECTION_ENV_HELP}\n\n${EXIT_HELP}`,
+          ),
+      async (args) => {
+        exitCode = await runIngest(
+          {
+            ...args,
+            files: (args.files ?? []).map((f) => (String(f) === STDIN_TOKEN ? '-' : String(f))),
+            batchSize: args.batchSize,
+            eventTypePrefix: args.eventTypePrefix,
+            json: args.json === true,
+          },
+          context.env,
+          out,
+          context.stdin,
+        );
+      },
+    )
+    .demandCommand(1, 'Choose a command: migrate, plan, status or ingest')
+    .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${EXIT_HELP}`)
+    .help()
+    .alias('help', 'h')
+    .version(false)
+    .wrap(null) // yargs' ESM build breaks words when it wraps; terminals wrap long lines fine
+    .fail((message, error) => {
+      usageError = true;
+      if (error && !message) {
+        out.log(`error: ${reasonOf(error)}`);
+        return;
+      }
+      out.log(`error: ${message}`);
+      out.log('Run with --help for the commands and options.');
+    });
+
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    out.log(`error: ${reasonOf(error)}`);
+    return EXIT_USAGE;
+  }
+  return usageError ? EXIT_USAGE : exitCode;
+}

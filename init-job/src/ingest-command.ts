@@ -1,0 +1,102 @@
+// `ingest <files..>`: replays JSONL / CRI / Docker log files into the raw tables the way Fluent Bit writes them.
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import pg from 'pg';
+import { toPoolConfig } from '@workflow-index/postgresql/connection-settings';
+import { ingestEventLogs, IngestError, type IngestSummary } from '@workflow-index/postgresql/event-log-ingest';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
+import { connectWithRetry, resolveConnection, type ConnectionArgs } from './database-connection.js';
+
+export interface IngestArgs extends ConnectionArgs {
+  readonly files: readonly string[];
+  readonly batchSize: number;
+  readonly eventTypePrefix: string;
+  readonly json: boolean;
+  readonly waitTimeout: number;
+}
+
+const PROGRESS_INTERVAL_MS = 2000;
+
+export function summaryLines(s: IngestSummary): string[] {
+  const lines = [
+    `lines read: ${s.linesRead} from ${s.sources} source${s.sources === 1 ? '' : 's'}`,
+    `events written: ${s.eventsWritten.total} (workflow_events_raw ${s.eventsWritten.workflow_events_raw}, task_events_raw ${s.eventsWritten.task_events_raw}) in ${s.batches} batch${s.batches === 1 ? '' : 'es'}${s.retries > 0 ? `, ${s.retries} retried` : ''}`,
+    `skipped (not events): ${s.skipped}`,
+    `malformed: ${s.malformed}`,
+    ...s.malformedSamples.map((m) => `  ${m.source}:${m.line}: ${m.reason}`),
+    s.rejected === null
+      ? 'rejected by the normalizer: unknown (this role cannot read workflow_index.ingest_errors)'
+      : `rejected by the normalizer: ${s.rejected}${s.rejected > 0 ? ' (see workflow_index.ingest_errors)' : ''}`,
+    ...s.rejectedSamples.map((r) => `  ${r.location ?? `${r.table} id ${r.rawId}`}: ${r.eventType ?? 'no eventType'}: ${r.reason}`),
+    `duration: ${(s.durationMs / 1000).toFixed(2)} s (${s.eventsPerSecond} events/s)`,
+  ];
+  return lines;
+}
+
+export async function runIngest(args: IngestArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput, stdin: Readable): Promise<number> {
+  const problems: string[] = [];
+  if (!Number.isSafeInteger(args.batchSize) || args.batchSize < 1) problems.push(`--batch-size must be an integer ≥ 1, got ${String(args.batchSize)}`);
+  if (args.eventTypePrefix === '') problems.push('--event-type-prefix must not be empty');
+  if (args.files.filter((f) => f === '-').length > 1) problems.push('standard input (-) can be read only once');
+  for (const file of args.files) {
+    if (file === '-') continue;
+    try {
+      const info = await stat(file);
+      if (!info.isFile()) problems.push(`${file} is not a file`);
+    } catch {
+      problems.push(`${file} does not exist or cannot be read`);
+    }
+  }
+  const connection = resolveConnection(env, args);
+  problems.push(...connection.problems);
+  if (problems.length > 0 || !connection.settings) {
+    out.log('problems:');
+    for (const p of problems) out.log(`  - ${p}`);
+    return EXIT_USAGE;
+  }
+  const settings = connection.settings;
+  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
+  try {
+    const probe = await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 });
+    await probe.end();
+  } catch (error) {
+    out.log(`error: ${reasonOf(error)}`);
+    return EXIT_FAILURE;
+  }
+
+  // A pool of one: a connection lost mid-run is replaced on the batch's retry.
+  const pool = new pg.Pool(toPoolConfig(settings, { min: 0, max: 1 }));
+  pool.on('error', (error) => out.log(`database connection error: ${reasonOf(error)}`));
+  let lastProgress = Date.now();
+  try {
+    const summary = await ingestEventLogs(pool, args.files, {
+      batchSize: args.batchSize,
+      eventTypePrefix: args.eventTypePrefix,
+      stdin,
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
+        lastProgress = now;
+        out.log(`progress: ${p.source}: ${p.linesRead} lines read, ${p.eventsWritten} events written, ${p.skipped} skipped, ${p.malformed} malformed`);
+      },
+      onRetry: (r) => out.log(`retrying ${r.batch} in ${(r.delayMs / 1000).toFixed(2)} s (attempt ${r.attempt} failed: ${r.reason})`),
+    });
+    if (args.json) out.out(JSON.stringify(summary));
+    else for (const line of summaryLines(summary)) out.out(line);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof IngestError) {
+      out.log(`error: ${error.message}`);
+      if (args.json) out.out(JSON.stringify({ ...error.summary, error: error.message }));
+      else {
+        out.log('before the failure:');
+        for (const line of summaryLines(error.summary)) out.log(`  ${line}`);
+      }
+    } else {
+      out.log(`error: ${reasonOf(error)}`);
+    }
+    return EXIT_FAILURE;
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}

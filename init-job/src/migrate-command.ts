@@ -1,0 +1,84 @@
+// `migrate` (and `plan` = `migrate --dry-run`): wait for the database, apply pending migrations under the
+// migrator's advisory lock, then create or update the optional login roles.
+import type pg from 'pg';
+import { migrate, MigrationError, type MigrationStepResult } from '@workflow-index/postgresql/migrator';
+import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
+import { connectWithRetry, resolveConnection, type ConnectionArgs } from './database-connection.js';
+
+export interface MigrateArgs extends ConnectionArgs, LoginRoleFlags {
+  readonly dryRun: boolean;
+  readonly waitTimeout: number;
+}
+
+export function migrationLabel(step: { readonly version: number; readonly name: string }): string {
+  return `${String(step.version).padStart(4, '0')}_${step.name}`;
+}
+
+function stepLine(step: MigrationStepResult): string {
+  switch (step.status) {
+    case 'applied':
+      return `applied ${migrationLabel(step)} (${step.durationMs} ms)`;
+    case 'skipped':
+      return `skipped ${migrationLabel(step)} (already applied)`;
+    case 'pending':
+      return `pending ${migrationLabel(step)}`;
+  }
+}
+
+export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
+  const connection = resolveConnection(env, args);
+  const roles = resolveLoginRoles(env, args);
+  const problems = [...connection.problems, ...roles.problems];
+  if (problems.length > 0 || !connection.settings) {
+    out.log('configuration problems:');
+    for (const p of problems) out.log(`  - ${p}`);
+    return EXIT_USAGE;
+  }
+  const settings = connection.settings;
+  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
+
+  let client: pg.Client;
+  try {
+    client = await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 });
+  } catch (error) {
+    out.log(`error: ${reasonOf(error)}`);
+    return EXIT_FAILURE;
+  }
+  try {
+    if (args.dryRun) {
+      out.log('dry run: printing the SQL that would run; nothing is executed');
+      const steps = await migrate(client, { dryRun: true });
+      for (const step of steps) {
+        if (step.status === 'pending') {
+          out.out(`-- ${stepLine(step)}`);
+          out.out(step.sql.trimEnd());
+          out.out('');
+        } else {
+          out.out(`-- ${stepLine(step)}`);
+        }
+      }
+      const pending = steps.filter((s) => s.status === 'pending').length;
+      if (roles.roles.length > 0) {
+        out.out('-- login roles (created when missing, otherwise updated; passwords shown as ***):');
+        for (const role of roles.roles) for (const sql of loginRoleStatements(role, false, { redact: true })) out.out(`--   ${sql};`);
+      }
+      out.log(`dry run: ${pending} pending migration${pending === 1 ? '' : 's'}${roles.roles.length > 0 ? `, ${roles.roles.length} login role(s)` : ''}; nothing was changed`);
+      return EXIT_OK;
+    }
+    const steps = await migrate(client, { onStep: (step) => out.out(stepLine(step)) });
+    const applied = steps.filter((s) => s.status === 'applied').length;
+    const latest = steps.at(-1);
+    out.log(`schema is at ${latest ? migrationLabel(latest) : 'no migration'} (${applied} applied now, ${steps.length - applied} already applied)`);
+    const results = await applyLoginRoles(client, roles.roles);
+    for (const r of results) {
+      out.out(`login role ${r.username} ${r.action}: member of ${r.group}${r.kind === 'forwarder' ? ', search_path workflow_raw' : ''}`);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    out.log(`error: ${error instanceof MigrationError ? error.message : reasonOf(error)}`);
+    return EXIT_FAILURE;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

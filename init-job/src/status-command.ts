@@ -1,0 +1,105 @@
+// `status`: applied and pending migrations, plus the ingestion figures when the schema exists.
+import type pg from 'pg';
+import { loadMigrations, readApplied } from '@workflow-index/postgresql/migrator';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
+import { connectWithRetry, resolveConnection, type ConnectionArgs } from './database-connection.js';
+import { migrationLabel } from './migrate-command.js';
+
+export interface StatusArgs extends ConnectionArgs {
+  readonly waitTimeout: number;
+  readonly json: boolean;
+}
+
+interface IngestStats {
+  readonly workflowRawEvents: number;
+  readonly taskRawEvents: number;
+  readonly ingestErrors: number;
+  readonly instances: number;
+  readonly placeholderInstances: number;
+  readonly taskExecutions: number;
+  readonly newestEventTime: string | null;
+}
+
+async function ingestStats(client: pg.Client): Promise<IngestStats | null> {
+  try {
+    const res = await client.query<Record<string, string | Date | null>>('SELECT * FROM workflow_index.ingest_stats()');
+    const r = res.rows[0];
+    if (!r) return null;
+    const newest = r['newest_event_time'];
+    return {
+      workflowRawEvents: Number(r['workflow_raw_events']),
+      taskRawEvents: Number(r['task_raw_events']),
+      ingestErrors: Number(r['ingest_errors']),
+      instances: Number(r['instances']),
+      placeholderInstances: Number(r['placeholder_instances']),
+      taskExecutions: Number(r['task_executions']),
+      newestEventTime: newest instanceof Date ? newest.toISOString() : null,
+    };
+  } catch {
+    return null; // not migrated yet, or this role may not run it: the migration status is what was asked for
+  }
+}
+
+export async function runStatus(args: StatusArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
+  const { settings, problems } = resolveConnection(env, args);
+  if (problems.length > 0 || !settings) {
+    out.log('configuration problems:');
+    for (const p of problems) out.log(`  - ${p}`);
+    return EXIT_USAGE;
+  }
+  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
+  let client: pg.Client;
+  try {
+    client = await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 });
+  } catch (error) {
+    out.log(`error: ${reasonOf(error)}`);
+    return EXIT_FAILURE;
+  }
+  try {
+    const migrations = loadMigrations();
+    const applied = await readApplied(client);
+    const onDisk = new Map(migrations.map((m) => [m.version, m]));
+    const appliedVersions = new Set(applied.map((a) => a.version));
+    const pending = migrations.filter((m) => !appliedVersions.has(m.version));
+    const changed = applied.filter((a) => {
+      const file = onDisk.get(a.version);
+      return file !== undefined && file.checksum !== a.checksum;
+    });
+    const stats = applied.length > 0 ? await ingestStats(client) : null;
+
+    if (args.json) {
+      out.out(
+        JSON.stringify({
+          applied: applied.map((a) => ({ version: a.version, name: a.name, appliedAt: a.appliedAt.toISOString(), executionMs: a.executionMs })),
+          pending: pending.map((m) => ({ version: m.version, name: m.name })),
+          changed: changed.map((a) => ({ version: a.version, name: a.name })),
+          ingest: stats,
+        }),
+      );
+    } else {
+      for (const a of applied) {
+        const mark = changed.includes(a) ? 'CHANGED' : onDisk.has(a.version) ? 'applied' : 'applied (newer release)';
+        out.out(`${mark} ${migrationLabel(a)} at ${a.appliedAt.toISOString()} (${a.executionMs} ms)`);
+      }
+      for (const m of pending) out.out(`pending ${migrationLabel(m)}`);
+      out.out(`${applied.length} applied, ${pending.length} pending`);
+      if (stats) {
+        out.out(
+          `ingest: ${stats.workflowRawEvents + stats.taskRawEvents} raw events (${stats.workflowRawEvents} workflow, ${stats.taskRawEvents} task), ` +
+            `${stats.ingestErrors} ingest errors, ${stats.instances} instances (${stats.placeholderInstances} placeholders), ` +
+            `${stats.taskExecutions} task executions, newest event ${stats.newestEventTime ?? 'none'}`,
+        );
+      }
+    }
+    if (changed.length > 0) {
+      for (const a of changed) out.log(`error: migration ${migrationLabel(a)} was changed after it was applied; add a new migration instead`);
+      return EXIT_FAILURE;
+    }
+    return EXIT_OK;
+  } catch (error) {
+    out.log(`error: ${reasonOf(error)}`);
+    return EXIT_FAILURE;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
