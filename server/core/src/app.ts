@@ -1,0 +1,185 @@
+// app.ts builds, main.ts runs: this factory takes a frozen config and a Reader, opens no sockets
+// and reads no process.env. Tests drive it in-process through fetch().
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Registry } from 'prom-client';
+import { compressResponse } from './compression.js';
+import type { CoreConfig } from './config.js';
+import { applyCors, preflightResponse } from './cors.js';
+import { renderDocsPage } from './docs-page.js';
+import { ErrorCode } from './errors.js';
+import { renderGraphQLUi } from './graphiql-page.js';
+import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-server.js';
+import { livenessChecks, readinessChecks, report } from './health.js';
+import type { HealthCheck } from './health.js';
+import type { Logger } from './logger.js';
+import { createMetrics, routeLabel } from './metrics.js';
+import { createNodeHandler } from './node-adapter.js';
+import type { Reader } from './reader.js';
+import { newRequestState } from './request-state.js';
+import type { RequestState } from './request-state.js';
+import { loadSchemaSdl } from './schema-sdl.js';
+import { StaticAsset } from './static-asset.js';
+
+export interface App {
+  /** Answers one request in-process (no sockets). */
+  fetch(request: Request): Promise<Response>;
+  /** The same, for node:http / node:https servers. */
+  handleNodeRequest(req: IncomingMessage, res: ServerResponse): void;
+  readonly registry: Registry;
+  readonly config: CoreConfig;
+  readonly logger: Logger;
+  /** From now on readiness reports DOWN, so load balancers stop routing here (graceful shutdown). */
+  startDraining(): void;
+  /** Releases what the app holds; the reader is the caller's to close. */
+  dispose(): Promise<void>;
+}
+
+export interface AppOptions {
+  readonly config: CoreConfig;
+  readonly reader: Reader;
+  readonly logger: Logger;
+  /** Backend name, e.g. `postgresql`: a metrics label and health data. */
+  readonly backend: string;
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Probes and scrapes arrive every few seconds; their request logs go to debug. */
+const QUIET_ROUTES = new Set(['/q/health', '/q/health/live', '/q/health/ready', '/q/metrics']);
+
+function text(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { 'Content-Type': TEXT, ...headers } });
+}
+
+function methodNotAllowed(allow: string): Response {
+  return text(405, `Method not allowed; this endpoint accepts ${allow}.\n`, { Allow: allow });
+}
+
+function notFound(): Response {
+  return text(404, 'Not found. GraphQL: POST /graphql. Health: /q/health. Metrics: /q/metrics.\n');
+}
+
+function lazyAsset(render: () => string): () => StaticAsset {
+  let asset: StaticAsset | undefined;
+  return () => (asset ??= new StaticAsset(render(), 'text/html; charset=utf-8'));
+}
+
+export function createApp(options: AppOptions): App {
+  const { config, reader, logger, backend } = options;
+  const startedAt = Date.now();
+  const sdl = loadSchemaSdl();
+  const schema = buildSchema(sdl, config, reader);
+  const graphql = createGraphQLServer({ config, reader, logger, schema });
+  const metrics = createMetrics({ config, reader, logger, backend });
+  const queryPagesOn = config.graphql.introspection !== 'NO_INTROSPECTION_OR_QUERY';
+  // Built on first request: most instances (tests, API-only clients) never serve them.
+  const ui = queryPagesOn ? lazyAsset(() => renderGraphQLUi()) : null;
+  const docs = queryPagesOn && config.mode === 'development' ? lazyAsset(() => renderDocsPage({ config, sdl })) : null;
+  let draining = false;
+
+  const health = async (kind: 'live' | 'ready' | 'all'): Promise<Response> => {
+    const checks: HealthCheck[] = [];
+    if (kind !== 'ready') checks.push(...livenessChecks(startedAt));
+    if (kind !== 'live') checks.push(...(await readinessChecks({ reader, config, backend, draining })));
+    const body = report(checks);
+    return new Response(JSON.stringify(body), {
+      status: body.status === 'UP' ? 200 : 503,
+      headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
+    });
+  };
+
+  const graphqlEndpoint = async (request: Request, state: RequestState): Promise<Response> => {
+    if (request.method !== 'POST') {
+      // GET would execute queries from links and bypass CSRF protections; nothing runs here.
+      const body = {
+        errors: [
+          {
+            message: `${request.method} is not supported on /graphql: send the query with POST and Content-Type: application/json (body {"query": …, "variables": …}). The interactive UI is at /q/graphql-ui.`,
+            extensions: { code: ErrorCode.METHOD_NOT_ALLOWED },
+          },
+        ],
+      };
+      return new Response(JSON.stringify(body), { status: 405, headers: { 'Content-Type': JSON_TYPE, Allow: 'POST, OPTIONS' } });
+    }
+    return graphql.fetch(request, { requestState: state });
+  };
+
+  const route = async (request: Request, pathname: string, state: RequestState): Promise<Response> => {
+    if (request.method === 'OPTIONS') return preflightResponse(config.cors, request);
+    const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+    if (path === GRAPHQL_ENDPOINT) return graphqlEndpoint(request, state);
+    const readOnly = request.method === 'GET' || request.method === 'HEAD';
+    switch (path) {
+      case '/graphql/schema.graphql':
+        if (!queryPagesOn) return notFound();
+        return readOnly ? text(200, sdl) : methodNotAllowed('GET, HEAD');
+      case '/q/graphql-ui':
+        if (ui === null) return notFound();
+        return readOnly ? ui().respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
+      case '/docs':
+        if (docs === null) return notFound();
+        return readOnly ? docs().respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
+      case '/q/health':
+        return readOnly ? health('all') : methodNotAllowed('GET, HEAD');
+      case '/q/health/live':
+        return readOnly ? health('live') : methodNotAllowed('GET, HEAD');
+      case '/q/health/ready':
+        return readOnly ? health('ready') : methodNotAllowed('GET, HEAD');
+      case '/q/metrics':
+        return readOnly ? text(200, await metrics.registry.metrics(), { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }) : methodNotAllowed('GET, HEAD');
+      default:
+        return notFound();
+    }
+  };
+
+  const fetchHandler = async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const url = new URL(request.url);
+    const routeName = routeLabel(url.pathname);
+    const state = newRequestState();
+    let response: Response;
+    try {
+      response = await route(request, url.pathname, state);
+      // Copy: responses from elsewhere may carry immutable headers.
+      response = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+      applyCors(config.cors, request, response.headers);
+      if (config.http.compression) response = await compressResponse(request, response);
+    } catch (error) {
+      logger.error({ err: error, method: request.method, path: url.pathname }, 'request failed');
+      response = text(500, 'Unexpected error.\n');
+    }
+    const seconds = (performance.now() - started) / 1000;
+    metrics.observeHttp(request.method, routeName, response.status, seconds);
+    if (routeName === GRAPHQL_ENDPOINT && request.method === 'POST') {
+      metrics.observeOperation(state.operationType, state.operationName, seconds, state.errorCodes);
+    }
+    const entry = {
+      method: request.method,
+      route: routeName,
+      path: url.pathname,
+      status: response.status,
+      durationMs: Math.round(seconds * 100_000) / 100,
+      ...(state.operationName !== null ? { operationName: state.operationName } : {}),
+      ...(state.operationType !== null ? { operationType: state.operationType } : {}),
+      ...(state.errorCodes.length > 0 ? { errorCodes: state.errorCodes } : {}),
+    };
+    if (QUIET_ROUTES.has(routeName)) logger.debug(entry, 'request');
+    else logger.info(entry, 'request');
+    return response;
+  };
+
+  return {
+    fetch: fetchHandler,
+    handleNodeRequest: createNodeHandler(fetchHandler, logger),
+    registry: metrics.registry,
+    config,
+    logger,
+    startDraining() {
+      draining = true;
+    },
+    async dispose() {
+      await graphql.dispose();
+      metrics.registry.clear();
+    },
+  };
+}

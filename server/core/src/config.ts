@@ -1,0 +1,317 @@
+// Configuration of the backend-neutral server: read once (flags > env > defaults), validated all
+// at once, frozen. Backends read their own keys with the same ConfigReader and report through
+// collectConfig, so an operator sees every problem of core and backend in one message.
+import { accessSync, constants as fsConstants } from 'node:fs';
+
+export type Mode = 'development' | 'production';
+export type IntrospectionMode = 'DEFAULT' | 'NO_INTROSPECTION' | 'NO_INTROSPECTION_OR_QUERY';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'json' | 'pretty';
+
+export interface CoreConfig {
+  readonly mode: Mode;
+  readonly http: {
+    /** Listen address; null = all interfaces (IPv6 and IPv4). */
+    readonly host: string | null;
+    readonly port: number;
+    readonly httpsPort: number;
+    /** Both set or both null; HTTPS is served only when both are set. */
+    readonly tlsCertFile: string | null;
+    readonly tlsKeyFile: string | null;
+    readonly compression: boolean;
+    readonly maxBodyBytes: number;
+    /** How long close() waits for in-flight requests before cutting connections. */
+    readonly shutdownTimeoutMs: number;
+  };
+  readonly graphql: {
+    readonly introspection: IntrospectionMode;
+    readonly maxDepth: number;
+    readonly maxAliases: number;
+    readonly maxTokens: number;
+    readonly maxDirectives: number;
+    readonly defaultLimit: number;
+    readonly maxLimit: number;
+  };
+  readonly cors: {
+    readonly enabled: boolean;
+    /** Exact origins (scheme://host[:port]); `*` allows any origin without echoing it. */
+    readonly origins: readonly string[];
+  };
+  readonly log: { readonly level: LogLevel; readonly format: LogFormat };
+  readonly health: {
+    readonly backendTimeoutMs: number;
+    readonly diskPath: string;
+    /** 0 disables the disk space check. */
+    readonly diskMinFreeBytes: number;
+  };
+  readonly metrics: {
+    /** Upper bound for collecting backend statistics during a scrape. */
+    readonly backendTimeoutMs: number;
+  };
+}
+
+/** Every problem found while reading configuration, reported together. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.problems = Object.freeze([...problems]);
+  }
+
+  static combine(errors: readonly ConfigError[]): ConfigError {
+    return new ConfigError(errors.flatMap((e) => e.problems));
+  }
+}
+
+/**
+ * Runs every loader, collects the problems of all of them and throws one ConfigError listing them
+ * all; otherwise returns each loader's result under its name.
+ * `collectConfig({ core: () => loadCoreConfig(env), database: () => loadDatabaseConfig(env) })`
+ */
+export function collectConfig<T extends Record<string, () => unknown>>(loaders: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const errors: ConfigError[] = [];
+  const results: Record<string, unknown> = {};
+  for (const [name, load] of Object.entries(loaders)) {
+    try {
+      results[name] = load();
+    } catch (error) {
+      if (error instanceof ConfigError) errors.push(error);
+      else throw error;
+    }
+  }
+  if (errors.length > 0) throw ConfigError.combine(errors);
+  return Object.freeze(results) as { readonly [K in keyof T]: ReturnType<T[K]> };
+}
+
+export type ConfigSource = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads keys from overrides (command-line flags) before the environment; an empty string counts
+ * as unset. Parse methods record a problem and return the default instead of throwing, so all
+ * problems can be reported at once (finish()).
+ */
+export class ConfigReader {
+  private readonly found: string[] = [];
+
+  constructor(
+    private readonly env: ConfigSource,
+    private readonly overrides: ConfigSource = {},
+  ) {}
+
+  get problems(): readonly string[] {
+    return this.found;
+  }
+
+  problem(message: string): void {
+    this.found.push(message);
+  }
+
+  raw(key: string): string | undefined {
+    const value = this.overrides[key] ?? this.env[key];
+    if (value === undefined) return undefined;
+    const trimmed = value.trim();
+    return trimmed === '' ? undefined : trimmed;
+  }
+
+  string(key: string, fallback: string): string;
+  string(key: string, fallback: null): string | null;
+  string(key: string, fallback: string | null): string | null {
+    return this.raw(key) ?? fallback;
+  }
+
+  int(key: string, fallback: number, bounds: { min: number; max: number }): number {
+    const value = this.raw(key);
+    if (value === undefined) return fallback;
+    const parsed = /^[+-]?\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < bounds.min || parsed > bounds.max) {
+      this.problem(`${key} must be an integer between ${bounds.min} and ${bounds.max}, got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  bool(key: string, fallback: boolean): boolean {
+    const value = this.raw(key);
+    if (value === undefined) return fallback;
+    const lower = value.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+    if (['false', '0', 'no', 'off'].includes(lower)) return false;
+    this.problem(`${key} must be true or false, got ${JSON.stringify(value)}`);
+    return fallback;
+  }
+
+  oneOf<V extends string>(key: string, allowed: readonly V[], fallback: V, options: { caseInsensitive?: boolean } = {}): V {
+    const value = this.raw(key);
+    if (value === undefined) return fallback;
+    const match = allowed.find((a) => (options.caseInsensitive === true ? a.toLowerCase() === value.toLowerCase() : a === value));
+    if (match === undefined) {
+      this.problem(`${key} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return match;
+  }
+
+  list(key: string, fallback: readonly string[]): readonly string[] {
+    const value = this.raw(key);
+    if (value === undefined) return fallback;
+    return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  }
+
+  /** Throws a ConfigError listing every recorded problem; otherwise returns the value deep-frozen. */
+  finish<T extends object>(value: T): T {
+    if (this.found.length > 0) throw new ConfigError(this.found);
+    return deepFreeze(value);
+  }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Documentation of every key this module reads (rendered in /docs; the README table mirrors it). */
+export interface ConfigKeyDoc {
+  readonly key: string;
+  readonly development: string;
+  readonly production: string;
+  readonly description: string;
+}
+
+const MiB = 1024 * 1024;
+
+export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
+  { key: 'NODE_ENV', development: 'development', production: 'production', description: 'Mode: development or production (test counts as production).' },
+  { key: 'HTTP_HOST', development: 'all interfaces', production: 'all interfaces', description: 'Listen address of the HTTP and HTTPS servers.' },
+  { key: 'HTTP_PORT', development: '8080', production: '8080', description: 'HTTP port (0 picks a free port).' },
+  { key: 'HTTPS_PORT', development: '8443', production: '8443', description: 'HTTPS port; HTTPS is served only when TLS_CERT_FILE and TLS_KEY_FILE are set.' },
+  { key: 'TLS_CERT_FILE / TLS_KEY_FILE', development: '—', production: '—', description: 'PEM certificate (chain) and private key; both or neither.' },
+  { key: 'HTTP_COMPRESSION', development: 'true', production: 'true', description: 'gzip/br response compression, negotiated by Accept-Encoding, for responses of 1 KiB or more.' },
+  { key: 'HTTP_MAX_BODY_BYTES', development: '1048576', production: '1048576', description: 'Largest accepted request body (413 above).' },
+  { key: 'HTTP_SHUTDOWN_TIMEOUT_MS', development: '10000', production: '10000', description: 'On SIGTERM, how long in-flight requests may take before connections are closed.' },
+  { key: 'GRAPHQL_INTROSPECTION', development: 'DEFAULT', production: 'DEFAULT', description: 'DEFAULT, NO_INTROSPECTION (__schema/__type rejected) or NO_INTROSPECTION_OR_QUERY (also no SDL endpoint, UI or /docs).' },
+  { key: 'GRAPHQL_MAX_DEPTH', development: '15', production: '15', description: 'Deepest accepted selection nesting (MAX_DEPTH_EXCEEDED above).' },
+  { key: 'GRAPHQL_MAX_ALIASES', development: '30', production: '30', description: 'Most aliases in one operation (MAX_ALIASES_EXCEEDED above).' },
+  { key: 'GRAPHQL_MAX_TOKENS', development: '5000', production: '5000', description: 'Most lexical tokens in one document (MAX_TOKENS_EXCEEDED above).' },
+  { key: 'GRAPHQL_MAX_DIRECTIVES', development: '50', production: '50', description: 'Most directives in one operation (MAX_DIRECTIVES_EXCEEDED above).' },
+  { key: 'GRAPHQL_DEFAULT_LIMIT', development: '100', production: '100', description: 'Page size when a query gives no limit.' },
+  { key: 'GRAPHQL_MAX_LIMIT', development: '1000', production: '1000', description: 'Largest accepted limit.' },
+  { key: 'CORS_ENABLED', development: 'true', production: 'false', description: 'Answer cross-origin requests from CORS_ORIGINS.' },
+  { key: 'CORS_ORIGINS', development: 'http://localhost:3000', production: '—', description: 'Comma-separated exact origins (scheme://host[:port]); * allows any origin.' },
+  { key: 'LOG_LEVEL', development: 'info', production: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
+  { key: 'LOG_FORMAT', development: 'pretty', production: 'json', description: 'json (one object per line) or pretty.' },
+  { key: 'HEALTH_BACKEND_TIMEOUT_MS', development: '1000', production: '1000', description: 'Readiness: how long the backend may take to answer a ping.' },
+  { key: 'HEALTH_DISK_PATH', development: '/', production: '/', description: 'Readiness: file system whose free space is checked.' },
+  { key: 'HEALTH_DISK_MIN_FREE_BYTES', development: '52428800', production: '52428800', description: 'Readiness: DOWN below this many free bytes; 0 disables the check.' },
+  { key: 'METRICS_BACKEND_TIMEOUT_MS', development: '2000', production: '2000', description: 'Scrape: how long collecting ingestion statistics may take (the gauges keep their last values after a timeout).' },
+] satisfies ConfigKeyDoc[]);
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const INTROSPECTION_MODES: readonly IntrospectionMode[] = ['DEFAULT', 'NO_INTROSPECTION', 'NO_INTROSPECTION_OR_QUERY'];
+const PORT = { min: 0, max: 65535 };
+
+export type CoreConfigOverrides = Readonly<Record<string, string | undefined>>;
+
+/** Reads NODE_ENV the same way loadCoreConfig does; backends use it to pick their own mode defaults. */
+export function readMode(reader: ConfigReader): Mode {
+  const value = reader.raw('NODE_ENV');
+  if (value === undefined) return 'production';
+  const lower = value.toLowerCase();
+  if (lower === 'development') return 'development';
+  if (lower === 'production' || lower === 'test') return 'production';
+  reader.problem(`NODE_ENV must be development or production, got ${JSON.stringify(value)}`);
+  return 'production';
+}
+
+export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides = {}): CoreConfig {
+  const r = new ConfigReader(env, overrides);
+  const mode = readMode(r);
+  const dev = mode === 'development';
+
+  const tlsCertFile = r.string('TLS_CERT_FILE', null);
+  const tlsKeyFile = r.string('TLS_KEY_FILE', null);
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
+    r.problem(tlsCertFile === null ? 'TLS_KEY_FILE is set but TLS_CERT_FILE is not' : 'TLS_CERT_FILE is set but TLS_KEY_FILE is not');
+  }
+  for (const [key, file] of [['TLS_CERT_FILE', tlsCertFile], ['TLS_KEY_FILE', tlsKeyFile]] as const) {
+    if (file !== null && !isReadable(file)) r.problem(`${key} ${JSON.stringify(file)} is not a readable file`);
+  }
+
+  const defaultLimit = r.int('GRAPHQL_DEFAULT_LIMIT', 100, { min: 1, max: 1_000_000 });
+  const maxLimit = r.int('GRAPHQL_MAX_LIMIT', 1000, { min: 1, max: 1_000_000 });
+  if (defaultLimit > maxLimit) r.problem(`GRAPHQL_DEFAULT_LIMIT (${defaultLimit}) must not exceed GRAPHQL_MAX_LIMIT (${maxLimit})`);
+
+  const corsEnabled = r.bool('CORS_ENABLED', dev);
+  const corsOrigins = r.list('CORS_ORIGINS', dev ? ['http://localhost:3000'] : []);
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !isOrigin(origin)) {
+      r.problem(`CORS_ORIGINS entries must be origins like https://app.example.com or http://localhost:3000 (scheme, host, optional port, no path) or *, got ${JSON.stringify(origin)}`);
+    }
+  }
+  if (corsEnabled && corsOrigins.length === 0) r.problem('CORS_ENABLED is true but CORS_ORIGINS is empty');
+
+  const config: CoreConfig = {
+    mode,
+    http: {
+      host: r.string('HTTP_HOST', null),
+      port: r.int('HTTP_PORT', 8080, PORT),
+      httpsPort: r.int('HTTPS_PORT', 8443, PORT),
+      tlsCertFile,
+      tlsKeyFile,
+      compression: r.bool('HTTP_COMPRESSION', true),
+      maxBodyBytes: r.int('HTTP_MAX_BODY_BYTES', MiB, { min: 1024, max: 1024 * MiB }),
+      shutdownTimeoutMs: r.int('HTTP_SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),
+    },
+    graphql: {
+      introspection: r.oneOf('GRAPHQL_INTROSPECTION', INTROSPECTION_MODES, 'DEFAULT', { caseInsensitive: true }),
+      maxDepth: r.int('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1000 }),
+      maxAliases: r.int('GRAPHQL_MAX_ALIASES', 30, { min: 0, max: 100_000 }),
+      maxTokens: r.int('GRAPHQL_MAX_TOKENS', 5000, { min: 1, max: 10_000_000 }),
+      maxDirectives: r.int('GRAPHQL_MAX_DIRECTIVES', 50, { min: 0, max: 100_000 }),
+      defaultLimit,
+      maxLimit,
+    },
+    cors: { enabled: corsEnabled, origins: corsOrigins },
+    log: {
+      level: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info', { caseInsensitive: true }),
+      format: r.oneOf('LOG_FORMAT', ['json', 'pretty'] as const, dev ? 'pretty' : 'json', { caseInsensitive: true }),
+    },
+    health: {
+      backendTimeoutMs: r.int('HEALTH_BACKEND_TIMEOUT_MS', 1000, { min: 1, max: 600_000 }),
+      diskPath: r.string('HEALTH_DISK_PATH', '/'),
+      diskMinFreeBytes: r.int('HEALTH_DISK_MIN_FREE_BYTES', 50 * MiB, { min: 0, max: Number.MAX_SAFE_INTEGER }),
+    },
+    metrics: {
+      backendTimeoutMs: r.int('METRICS_BACKEND_TIMEOUT_MS', 2000, { min: 1, max: 600_000 }),
+    },
+  };
+  return r.finish(config);
+}
+
+/** The defaults of a mode, as if no key were set (tests start from here). */
+export function defaultCoreConfig(mode: Mode): CoreConfig {
+  return loadCoreConfig({ NODE_ENV: mode });
+}
+
+function isReadable(file: string): boolean {
+  try {
+    accessSync(file, fsConstants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isOrigin(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+}

@@ -1,0 +1,44 @@
+import type { CoreConfig } from './config.js';
+
+export const CORS_METHODS = 'GET, POST, PUT, DELETE';
+export const CORS_HEADERS = 'Content-Type, Authorization';
+
+/**
+ * The Access-Control-Allow-Origin value for a request origin: the origin itself when configured,
+ * `*` when `*` is configured (never the echoed origin), null otherwise.
+ */
+export function allowedOrigin(cors: CoreConfig['cors'], origin: string | null): string | null {
+  if (!cors.enabled || origin === null) return null;
+  if (cors.origins.includes(origin)) return origin;
+  if (cors.origins.includes('*')) return '*';
+  return null;
+}
+
+/** Adds CORS headers to a response of a (non-preflight) request. */
+export function applyCors(cors: CoreConfig['cors'], request: Request, headers: Headers): void {
+  if (!cors.enabled) return;
+  headers.append('Vary', 'Origin');
+  const allowed = allowedOrigin(cors, request.headers.get('origin'));
+  if (allowed !== null) headers.set('Access-Control-Allow-Origin', allowed);
+}
+
+export function isPreflight(request: Request): boolean {
+  return request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
+}
+
+/** Answers an OPTIONS request: a CORS preflight when CORS is on, otherwise just the allowed methods. */
+export function preflightResponse(cors: CoreConfig['cors'], request: Request): Response {
+  const headers = new Headers({ Allow: 'GET, HEAD, POST, OPTIONS' });
+  if (!cors.enabled || !isPreflight(request)) return new Response(null, { status: 204, headers });
+  headers.set('Vary', 'Origin');
+  const allowed = allowedOrigin(cors, request.headers.get('origin'));
+  if (allowed === null) {
+    headers.set('Content-Type', 'text/plain; charset=utf-8');
+    return new Response('Origin not allowed by CORS_ORIGINS.\n', { status: 403, headers });
+  }
+  headers.set('Access-Control-Allow-Origin', allowed);
+  headers.set('Access-Control-Allow-Methods', CORS_METHODS);
+  headers.set('Access-Control-Allow-Headers', CORS_HEADERS);
+  headers.set('Access-Control-Max-Age', '86400');
+  return new Response(null, { status: 204, headers });
+}

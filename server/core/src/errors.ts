@@ -1,0 +1,52 @@
+import type { GraphQLError as GraphQLErrorType } from 'graphql';
+import { graphql } from './graphql-runtime.js';
+import { BackendUnavailableError } from './reader.js';
+
+/** Stable `extensions.code` values clients can rely on. */
+export const ErrorCode = {
+  /** An argument is outside what is allowed; the message says what is allowed. */
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  /** The storage backend cannot be reached or timed out; retry later. */
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  /** Anything unexpected; details are only in the server log. */
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** The document is not valid GraphQL syntax. */
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  /** The document does not validate against the schema (unknown field, wrong argument type, …). */
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  MAX_DEPTH_EXCEEDED: 'MAX_DEPTH_EXCEEDED',
+  MAX_ALIASES_EXCEEDED: 'MAX_ALIASES_EXCEEDED',
+  MAX_TOKENS_EXCEEDED: 'MAX_TOKENS_EXCEEDED',
+  MAX_DIRECTIVES_EXCEEDED: 'MAX_DIRECTIVES_EXCEEDED',
+  /** GET (or another method than POST) on /graphql. */
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
+export const SERVICE_UNAVAILABLE_MESSAGE = 'The storage backend is unavailable; try again later.';
+
+export function badUserInput(message: string): GraphQLErrorType {
+  return new graphql.GraphQLError(message, { extensions: { code: ErrorCode.BAD_USER_INPUT } });
+}
+
+/** By name too: a backend compiled separately may carry its own copy of the class. */
+export function isBackendUnavailable(error: unknown): boolean {
+  return error instanceof BackendUnavailableError || (error instanceof Error && error.name === 'BackendUnavailableError');
+}
+
+export function errorCodeOf(error: GraphQLErrorType): string | undefined {
+  const code = error.extensions['code'];
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** A copy of `error` (same locations and path) with another message and extensions. */
+export function withExtensions(error: GraphQLErrorType, extensions: Record<string, unknown>, message = error.message): GraphQLErrorType {
+  return new graphql.GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { ...error.extensions, ...extensions },
+  });
+}

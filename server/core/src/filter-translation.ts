@@ -1,0 +1,273 @@
+// GraphQL filter inputs (already coerced by graphql-js, shorthand already expanded) → the
+// backend-neutral filter tree of reader.ts. All validation that the schema types cannot express
+// happens here, so backends receive only well-formed trees.
+import { badUserInput } from './errors.js';
+import { parseLikePattern } from './like-pattern.js';
+import type {
+  FilterNode,
+  InstanceFilter,
+  InstanceStringField,
+  InstanceTimeField,
+  IntPredicate,
+  JsonField,
+  StringPredicate,
+  TaskFilter,
+  TaskStringField,
+  TaskTimeField,
+  TimePredicate,
+  Timestamp,
+} from './reader.js';
+
+type Maybe<T> = T | null | undefined;
+
+export interface StringFilterArg {
+  readonly eq?: Maybe<string>;
+  readonly ne?: Maybe<string>;
+  readonly like?: Maybe<string>;
+  readonly in?: Maybe<readonly string[]>;
+  readonly contains?: Maybe<string>;
+  readonly startsWith?: Maybe<string>;
+  readonly endsWith?: Maybe<string>;
+  readonly isNull?: Maybe<boolean>;
+}
+export interface DateTimeFilterArg {
+  readonly eq?: Maybe<Timestamp>;
+  readonly ne?: Maybe<Timestamp>;
+  readonly gt?: Maybe<Timestamp>;
+  readonly gte?: Maybe<Timestamp>;
+  readonly lt?: Maybe<Timestamp>;
+  readonly lte?: Maybe<Timestamp>;
+  readonly between?: Maybe<{ readonly from: Timestamp; readonly to: Timestamp }>;
+  readonly isNull?: Maybe<boolean>;
+}
+export interface IntFilterArg {
+  readonly eq?: Maybe<number>;
+  readonly ne?: Maybe<number>;
+  readonly gt?: Maybe<number>;
+  readonly gte?: Maybe<number>;
+  readonly lt?: Maybe<number>;
+  readonly lte?: Maybe<number>;
+  readonly in?: Maybe<readonly number[]>;
+}
+export interface StatusFilterArg {
+  readonly eq?: Maybe<string>;
+  readonly ne?: Maybe<string>;
+  readonly in?: Maybe<readonly string[]>;
+}
+export interface ErrorFilterArg {
+  readonly type?: Maybe<StringFilterArg>;
+  readonly title?: Maybe<StringFilterArg>;
+  readonly detail?: Maybe<StringFilterArg>;
+  readonly status?: Maybe<IntFilterArg>;
+  readonly instance?: Maybe<StringFilterArg>;
+}
+export interface JsonFilterArg {
+  readonly eq?: Maybe<readonly { readonly key: string; readonly value: string }[]>;
+}
+export interface InstanceFilterArg {
+  readonly id?: Maybe<StringFilterArg>;
+  readonly name?: Maybe<StringFilterArg>;
+  readonly namespace?: Maybe<StringFilterArg>;
+  readonly version?: Maybe<StringFilterArg>;
+  readonly status?: Maybe<StatusFilterArg>;
+  readonly startTime?: Maybe<DateTimeFilterArg>;
+  readonly endTime?: Maybe<DateTimeFilterArg>;
+  readonly startDate?: Maybe<DateTimeFilterArg>;
+  readonly endDate?: Maybe<DateTimeFilterArg>;
+  readonly lastUpdate?: Maybe<DateTimeFilterArg>;
+  readonly input?: Maybe<JsonFilterArg>;
+  readonly output?: Maybe<JsonFilterArg>;
+  readonly error?: Maybe<ErrorFilterArg>;
+  readonly and?: Maybe<readonly InstanceFilterArg[]>;
+  readonly or?: Maybe<readonly InstanceFilterArg[]>;
+  readonly not?: Maybe<InstanceFilterArg>;
+}
+export interface TaskFilterArg {
+  readonly id?: Maybe<StringFilterArg>;
+  readonly workflowInstanceId?: Maybe<StringFilterArg>;
+  readonly taskName?: Maybe<StringFilterArg>;
+  readonly taskPosition?: Maybe<StringFilterArg>;
+  readonly status?: Maybe<StatusFilterArg>;
+  readonly enter?: Maybe<DateTimeFilterArg>;
+  readonly exit?: Maybe<DateTimeFilterArg>;
+  readonly startDate?: Maybe<DateTimeFilterArg>;
+  readonly endDate?: Maybe<DateTimeFilterArg>;
+  readonly inputArgs?: Maybe<JsonFilterArg>;
+  readonly outputArgs?: Maybe<JsonFilterArg>;
+  readonly error?: Maybe<ErrorFilterArg>;
+  readonly and?: Maybe<readonly TaskFilterArg[]>;
+  readonly or?: Maybe<readonly TaskFilterArg[]>;
+  readonly not?: Maybe<TaskFilterArg>;
+}
+
+/** Task statuses a filter may name; FAILED (what producers emit) is stored and served as FAULTED. */
+export const TASK_STATUSES = ['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED'] as const;
+
+type Node<S extends string, T extends string> = FilterNode<S, T>;
+
+function all<S extends string, T extends string>(nodes: Node<S, T>[]): Node<S, T> {
+  return nodes.length === 1 && nodes[0] !== undefined ? nodes[0] : { kind: 'and', nodes };
+}
+
+function isSet<V>(value: Maybe<V>): value is V {
+  return value !== null && value !== undefined;
+}
+
+function stringLeaves<S extends string, T extends string>(
+  field: S,
+  arg: Maybe<StringFilterArg>,
+  normalize: (value: string) => string = (v) => v,
+): Node<S, T>[] {
+  if (!isSet(arg)) return [];
+  const out: Node<S, T>[] = [];
+  const leaf = (predicate: StringPredicate): void => {
+    out.push({ kind: 'string', field, predicate });
+  };
+  for (const op of ['eq', 'ne', 'contains', 'startsWith', 'endsWith'] as const) {
+    const value = arg[op];
+    if (isSet(value)) leaf({ op, value: op === 'contains' || op === 'endsWith' ? value : normalize(value) });
+  }
+  if (isSet(arg.in)) leaf({ op: 'in', values: arg.in.map(normalize) });
+  if (isSet(arg.like)) leaf({ op: 'like', pattern: parseLikePattern(arg.like.startsWith('*') || arg.like.startsWith('?') ? arg.like : normalize(arg.like)) });
+  if (isSet(arg.isNull)) leaf({ op: 'isNull', value: arg.isNull });
+  return out;
+}
+
+function timeLeaves<S extends string, T extends string>(field: T, arg: Maybe<DateTimeFilterArg>): Node<S, T>[] {
+  if (!isSet(arg)) return [];
+  const out: Node<S, T>[] = [];
+  const leaf = (predicate: TimePredicate): void => {
+    out.push({ kind: 'time', field, predicate });
+  };
+  for (const op of ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const) {
+    const value = arg[op];
+    if (isSet(value)) leaf({ op, value });
+  }
+  if (isSet(arg.between)) leaf({ op: 'between', from: arg.between.from, to: arg.between.to });
+  if (isSet(arg.isNull)) leaf({ op: 'isNull', value: arg.isNull });
+  return out;
+}
+
+function intLeaves<S extends string, T extends string>(arg: Maybe<IntFilterArg>): Node<S, T>[] {
+  if (!isSet(arg)) return [];
+  const out: Node<S, T>[] = [];
+  const leaf = (predicate: IntPredicate): void => {
+    out.push({ kind: 'int', field: 'error.status', predicate });
+  };
+  for (const op of ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const) {
+    const value = arg[op];
+    if (isSet(value)) leaf({ op, value });
+  }
+  if (isSet(arg.in)) leaf({ op: 'in', values: [...arg.in] });
+  return out;
+}
+
+function statusLeaves<S extends string, T extends string>(field: S, arg: Maybe<StatusFilterArg>, normalize: (value: string, op: string) => string): Node<S, T>[] {
+  if (!isSet(arg)) return [];
+  const out: Node<S, T>[] = [];
+  for (const op of ['eq', 'ne'] as const) {
+    const value = arg[op];
+    if (isSet(value)) out.push({ kind: 'string', field, predicate: { op, value: normalize(value, op) } });
+  }
+  if (isSet(arg.in)) out.push({ kind: 'string', field, predicate: { op: 'in', values: arg.in.map((v) => normalize(v, 'in')) } });
+  return out;
+}
+
+function jsonLeaves<S extends string, T extends string>(field: JsonField, graphqlName: string, arg: Maybe<JsonFilterArg>, path: string): Node<S, T>[] {
+  if (!isSet(arg) || !isSet(arg.eq)) return [];
+  return arg.eq.map((pair, i) => ({ kind: 'json', field, path: parseJsonKey(pair.key, `${path}${graphqlName}.eq[${i}].key`), value: pair.value }));
+}
+
+/** `a.b.0.c` → ['a', 'b', '0', 'c']; empty segments are rejected. */
+export function parseJsonKey(key: string, where = 'key'): string[] {
+  const segments = key.split('.');
+  if (segments.some((s) => s === '')) {
+    throw badUserInput(`${where} must be a dot path of non-empty segments, e.g. customer.address.city or items.0.sku; got ${JSON.stringify(key)}`);
+  }
+  return segments;
+}
+
+type ErrorStringField = 'error.type' | 'error.title' | 'error.detail' | 'error.instance';
+
+function errorLeaves<S extends string, T extends string>(arg: Maybe<ErrorFilterArg>): Node<S | ErrorStringField, T>[] {
+  if (!isSet(arg)) return [];
+  return [
+    ...stringLeaves<S | ErrorStringField, T>('error.type', arg.type),
+    ...stringLeaves<S | ErrorStringField, T>('error.title', arg.title),
+    ...stringLeaves<S | ErrorStringField, T>('error.detail', arg.detail),
+    ...intLeaves<S | ErrorStringField, T>(arg.status),
+    ...stringLeaves<S | ErrorStringField, T>('error.instance', arg.instance),
+  ];
+}
+
+function instanceNode(arg: InstanceFilterArg, path: string): InstanceFilter {
+  type N = Node<InstanceStringField, InstanceTimeField>;
+  const nodes: N[] = [
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('id', arg.id),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.name),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.namespace),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.version),
+    // The enum type has already restricted the values.
+    ...statusLeaves<InstanceStringField, InstanceTimeField>('status', arg.status, (v) => v),
+    ...timeLeaves<InstanceStringField, InstanceTimeField>('startDate', arg.startTime),
+    ...timeLeaves<InstanceStringField, InstanceTimeField>('endDate', arg.endTime),
+    ...timeLeaves<InstanceStringField, InstanceTimeField>('startDate', arg.startDate),
+    ...timeLeaves<InstanceStringField, InstanceTimeField>('endDate', arg.endDate),
+    ...timeLeaves<InstanceStringField, InstanceTimeField>('lastUpdate', arg.lastUpdate),
+    ...jsonLeaves<InstanceStringField, InstanceTimeField>('input', 'input', arg.input, path),
+    ...jsonLeaves<InstanceStringField, InstanceTimeField>('output', 'output', arg.output, path),
+    ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error),
+  ];
+  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => instanceNode(f, `${path}and[${i}].`)) });
+  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => instanceNode(f, `${path}or[${i}].`)) });
+  if (isSet(arg.not)) nodes.push({ kind: 'not', node: instanceNode(arg.not, `${path}not.`) });
+  return all(nodes);
+}
+
+/** Stored task positions carry no leading slash; filters accept both spellings. */
+export function normalizeTaskPosition(value: string): string {
+  return value.startsWith('/') ? value.slice(1) : value;
+}
+
+function taskStatus(path: string): (value: string, op: string) => string {
+  return (value, op) => {
+    if (value === 'FAILED') return 'FAULTED';
+    if ((TASK_STATUSES as readonly string[]).includes(value)) return value;
+    throw badUserInput(`${path}status.${op} must be one of ${TASK_STATUSES.join(', ')} (FAILED means FAULTED); got ${JSON.stringify(value)}`);
+  };
+}
+
+function taskNode(arg: TaskFilterArg, path: string): TaskFilter {
+  type N = Node<TaskStringField, TaskTimeField>;
+  const nodes: N[] = [
+    ...stringLeaves<TaskStringField, TaskTimeField>('id', arg.id),
+    ...stringLeaves<TaskStringField, TaskTimeField>('workflowInstanceId', arg.workflowInstanceId),
+    ...stringLeaves<TaskStringField, TaskTimeField>('taskName', arg.taskName),
+    ...stringLeaves<TaskStringField, TaskTimeField>('taskPosition', arg.taskPosition, normalizeTaskPosition),
+    ...statusLeaves<TaskStringField, TaskTimeField>('status', arg.status, taskStatus(path)),
+    ...timeLeaves<TaskStringField, TaskTimeField>('startDate', arg.enter),
+    ...timeLeaves<TaskStringField, TaskTimeField>('endDate', arg.exit),
+    ...timeLeaves<TaskStringField, TaskTimeField>('startDate', arg.startDate),
+    ...timeLeaves<TaskStringField, TaskTimeField>('endDate', arg.endDate),
+    ...jsonLeaves<TaskStringField, TaskTimeField>('input', 'inputArgs', arg.inputArgs, path),
+    ...jsonLeaves<TaskStringField, TaskTimeField>('output', 'outputArgs', arg.outputArgs, path),
+    ...errorLeaves<TaskStringField, TaskTimeField>(arg.error),
+  ];
+  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => taskNode(f, `${path}and[${i}].`)) });
+  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => taskNode(f, `${path}or[${i}].`)) });
+  if (isSet(arg.not)) nodes.push({ kind: 'not', node: taskNode(arg.not, `${path}not.`) });
+  return all(nodes);
+}
+
+function orNull<S extends string, T extends string>(node: Node<S, T>): Node<S, T> | null {
+  return node.kind === 'and' && node.nodes.length === 0 ? null : node;
+}
+
+/** null when the filter places no condition. Explicit nulls inside a filter mean "no condition". */
+export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>): InstanceFilter | null {
+  return isSet(arg) ? orNull(instanceNode(arg, 'filter.')) : null;
+}
+
+export function translateTaskFilter(arg: Maybe<TaskFilterArg>): TaskFilter | null {
+  return isSet(arg) ? orNull(taskNode(arg, 'filter.')) : null;
+}

@@ -1,0 +1,159 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import type { CoreConfig } from './config.js';
+import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
+import { graphql, isGraphQLError } from './graphql-runtime.js';
+import type { Logger } from './logger.js';
+import type { ServerContext } from './request-state.js';
+import { expandShorthandInDocument, expandShorthandInVariables } from './shorthand.js';
+
+type Context = YogaInitialContext & ServerContext;
+type ArmorConfig = NonNullable<Parameters<typeof EnvelopArmorPlugin>[0]>;
+type RejectCallback = NonNullable<NonNullable<ArmorConfig['maxDepth']>['onReject']>[number];
+
+/** Expands shorthand filters in the parsed document (before validation) and in the variables (before coercion). */
+export function useShorthandFilters(schema: GraphQLSchema): Plugin<Context> {
+  return {
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        if (result !== null && !(result instanceof Error)) replaceParseResult(expandShorthandInDocument(schema, result));
+      };
+    },
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const variables = args.variableValues;
+      if (variables === null || variables === undefined) return;
+      const operation = graphql.getOperationAST(args.document, args.operationName);
+      if (operation === null || operation === undefined) return;
+      const expanded = expandShorthandInVariables(args.schema, operation, variables);
+      setExecuteFn((executeArgs) => executeFn({ ...executeArgs, variableValues: expanded }));
+    },
+  };
+}
+
+/**
+ * Query-shape limits by GraphQL Armor, reported with our stable codes (Armor's own errors carry none).
+ * Field suggestions ("Did you mean …") are hidden only when introspection is off, since they would leak the schema.
+ */
+export function useQueryLimits(limits: CoreConfig['graphql']): Plugin<Context> {
+  const reject =
+    (code: ErrorCode): RejectCallback =>
+    (validation, error) => {
+      const coded = new graphql.GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } });
+      // Token counting runs in the lexer, without a validation context to report to.
+      if (validation === null) throw coded;
+      validation.reportError(coded);
+    };
+  return EnvelopArmorPlugin({
+    maxDepth: { n: limits.maxDepth, flattenFragments: true, onReject: [reject(ErrorCode.MAX_DEPTH_EXCEEDED)], propagateOnRejection: false },
+    maxAliases: { n: limits.maxAliases, onReject: [reject(ErrorCode.MAX_ALIASES_EXCEEDED)], propagateOnRejection: false },
+    maxTokens: { n: limits.maxTokens, onReject: [reject(ErrorCode.MAX_TOKENS_EXCEEDED)], propagateOnRejection: false },
+    maxDirectives: { n: limits.maxDirectives, onReject: [reject(ErrorCode.MAX_DIRECTIVES_EXCEEDED)], propagateOnRejection: false },
+    costLimit: { enabled: false },
+    blockFieldSuggestion: { enabled: limits.introspection !== 'DEFAULT' },
+  }) as Plugin<Context>;
+}
+
+/**
+ * Gives every error a stable code: parse and validation failures, BAD_USER_INPUT for variables
+ * that do not coerce, SERVICE_UNAVAILABLE when the backend is down; anything else is logged with
+ * the query and variables and masked as INTERNAL_SERVER_ERROR. Runs before yoga's own masking,
+ * which then only sees errors that are safe to show.
+ */
+export function useErrorPolicy(logger: Logger): Plugin<Context> {
+  return {
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        if (isGraphQLError(result) && errorCodeOf(result) === undefined) {
+          replaceParseResult(withExtensions(result, { code: ErrorCode.GRAPHQL_PARSE_FAILED }));
+        }
+      };
+    },
+    onValidate() {
+      return ({ result, setResult }) => {
+        if (result.some((e) => errorCodeOf(e) === undefined)) {
+          setResult(result.map((e) => (errorCodeOf(e) === undefined ? withExtensions(e, { code: ErrorCode.GRAPHQL_VALIDATION_FAILED }) : e)));
+        }
+      };
+    },
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (isAsyncIterable(result) || result.errors === undefined || result.errors.length === 0) return;
+          setResult(applyErrorPolicy(result, args.contextValue as Context, logger));
+        },
+      };
+    },
+  };
+}
+
+function applyErrorPolicy(result: ExecutionResult, context: Context, logger: Logger): ExecutionResult {
+  // Without data the request failed before execution: variable values that do not coerce.
+  const requestError = !('data' in result) || result.data === undefined;
+  const operationName = context.requestState.operationName ?? context.params.operationName ?? null;
+  let logged = false;
+  const errors = (result.errors ?? []).map((error) => {
+    const original = error.originalError;
+    if (isBackendUnavailable(original)) {
+      if (!logged) logger.warn({ err: original, operationName }, 'backend unavailable');
+      logged = true;
+      return withExtensions(error, { code: ErrorCode.SERVICE_UNAVAILABLE }, SERVICE_UNAVAILABLE_MESSAGE);
+    }
+    const expected = original === undefined || original === null || isGraphQLError(original);
+    if (expected && errorCodeOf(error) !== undefined) return error;
+    if (expected && requestError) return withExtensions(error, { code: ErrorCode.BAD_USER_INPUT });
+    logger.error(
+      {
+        err: original ?? error,
+        path: error.path,
+        operationName,
+        query: context.params.query ?? null,
+        variables: context.params.variables ?? null,
+      },
+      'unexpected error while executing a GraphQL operation',
+    );
+    return new graphql.GraphQLError(UNEXPECTED_ERROR_MESSAGE, { nodes: error.nodes, path: error.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } });
+  });
+  return { ...result, errors };
+}
+
+/** Final safety net for yoga's masking: errors that escaped the policy above (e.g. thrown by a plugin). */
+export function maskUnexpectedError(logger: Logger) {
+  return (error: unknown): Error => {
+    if (isGraphQLError(error)) {
+      const original = error.originalError;
+      if (original === undefined || original === null || isGraphQLError(original)) return error;
+      if (isBackendUnavailable(original)) return withExtensions(error, { code: ErrorCode.SERVICE_UNAVAILABLE }, SERVICE_UNAVAILABLE_MESSAGE);
+    }
+    if (isBackendUnavailable(error)) return new graphql.GraphQLError(SERVICE_UNAVAILABLE_MESSAGE, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+    logger.error({ err: error }, 'unexpected error outside execution');
+    return new graphql.GraphQLError(UNEXPECTED_ERROR_MESSAGE, { extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } });
+  };
+}
+
+/** Records the operation's name and type for the request log and the GraphQL metrics. */
+export function useOperationFacts(): Plugin<Context, ServerContext> {
+  return {
+    onParse({ context }) {
+      return ({ result }) => {
+        if (result === null || result instanceof Error) return;
+        const operation = graphql.getOperationAST(result, context.params.operationName ?? undefined);
+        context.requestState.operationType = operation?.operation ?? null;
+        context.requestState.operationName = operation?.name?.value ?? context.params.operationName ?? null;
+      };
+    },
+    onExecutionResult({ result, context }) {
+      if (context.requestState.operationName === null && typeof context.params.operationName === 'string') {
+        context.requestState.operationName = context.params.operationName;
+      }
+      const results = Array.isArray(result) ? result : [result];
+      for (const r of results) {
+        if (r === undefined || isAsyncIterable(r)) continue;
+        for (const error of (r as ExecutionResult).errors ?? []) {
+          context.requestState.errorCodes.push(errorCodeOf(error) ?? ErrorCode.INTERNAL_SERVER_ERROR);
+        }
+      }
+    },
+  };
+}

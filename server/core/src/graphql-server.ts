@@ -1,0 +1,65 @@
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { createSchema, createYoga } from 'graphql-yoga';
+import type { GraphQLSchema } from 'graphql';
+import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
+import type { CoreConfig } from './config.js';
+import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
+import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryLimits, useShorthandFilters } from './graphql-plugins.js';
+import type { Logger } from './logger.js';
+import type { Reader } from './reader.js';
+import type { ServerContext } from './request-state.js';
+import { createResolvers } from './resolvers.js';
+import type { ResolverContext } from './resolvers.js';
+import { TaskLoaders } from './task-loader.js';
+
+export const GRAPHQL_ENDPOINT = '/graphql';
+
+export type GraphQLServer = YogaServerInstance<ServerContext, ResolverContext>;
+
+export function buildSchema(sdl: string, config: CoreConfig, reader: Reader): GraphQLSchema {
+  return createSchema<ResolverContext>({ typeDefs: sdl, resolvers: createResolvers({ config, reader }) });
+}
+
+function yogaLogger(logger: Logger): YogaLogger {
+  const child = logger.child({ component: 'graphql-yoga' });
+  // Yoga logs free-form arguments; pino wants a message first.
+  const at =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]): void => {
+      const [first, ...rest] = args;
+      if (first instanceof Error) child[level]({ err: first, details: rest }, first.message);
+      else child[level]({ details: rest.length > 0 ? rest : undefined }, String(first));
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/**
+ * The GraphQL endpoint only: routing, UI, health and metrics live in app.ts, which hands
+ * POST /graphql requests to this instance.
+ */
+export function createGraphQLServer(deps: { readonly config: CoreConfig; readonly reader: Reader; readonly logger: Logger; readonly schema: GraphQLSchema }): GraphQLServer {
+  const { config, reader, logger, schema } = deps;
+  const introspectionOff = config.graphql.introspection !== 'DEFAULT';
+  return createYoga<ServerContext, ResolverContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    context: () => ({ loaders: new TaskLoaders(reader) }),
+    logging: yogaLogger(logger),
+    graphiql: false,
+    landingPage: false,
+    cors: false,
+    multipart: false,
+    batching: false,
+    maxRequestBodySize: config.http.maxBodyBytes,
+    maskedErrors: { maskError: maskUnexpectedError(logger), errorMessage: UNEXPECTED_ERROR_MESSAGE, isDev: false },
+    plugins: [
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-requested-with', 'apollo-require-preflight'] }),
+      useOperationFacts(),
+      useQueryLimits(config.graphql),
+      useShorthandFilters(schema),
+      useErrorPolicy(logger),
+      ...(introspectionOff ? [useDisableIntrospection()] : []),
+    ],
+  });
+}

@@ -1,0 +1,33 @@
+import { pino } from 'pino';
+import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import pretty from 'pino-pretty';
+import type { CoreConfig } from './config.js';
+
+export type Logger = PinoLogger;
+
+/**
+ * JSON lines in production (what log collectors parse), pino-pretty in development. `destination`
+ * defaults to stdout; tests pass their own stream to read the entries.
+ */
+export function createLogger(config: Pick<CoreConfig, 'log'>, destination?: DestinationStream): Logger {
+  const options = {
+    level: config.log.level,
+    base: { service: 'workflow-index' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
+  if (config.log.format === 'pretty') {
+    // In-process pretty stream (not a worker transport): no extra thread, and logs written just
+    // before exit are not lost.
+    const stream = pretty({
+      colorize: destination === undefined && process.stdout.isTTY,
+      sync: true,
+      destination: destination ?? 1,
+      translateTime: 'SYS:HH:MM:ss.l',
+      singleLine: true,
+      ignore: 'pid,hostname,service',
+    });
+    return pino(options, stream);
+  }
+  return destination === undefined ? pino(options) : pino(options, destination);
+}

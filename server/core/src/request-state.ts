@@ -1,0 +1,18 @@
+/**
+ * Facts about one HTTP request that the GraphQL layer learns and the HTTP layer reports
+ * (request log, metrics). Passed to yoga as server context.
+ */
+export interface RequestState {
+  operationName: string | null;
+  operationType: string | null;
+  /** Codes of the errors of the GraphQL result, in order. */
+  errorCodes: string[];
+}
+
+export interface ServerContext {
+  readonly requestState: RequestState;
+}
+
+export function newRequestState(): RequestState {
+  return { operationName: null, operationType: null, errorCodes: [] };
+}

@@ -1,0 +1,104 @@
+import { Kind } from 'graphql';
+import type { GraphQLResolveInfo, ValueNode } from 'graphql';
+import type { CoreConfig } from './config.js';
+import { DateTimeParseError, formatTimestampForOutput, parseDateTime } from './date-time.js';
+import { ErrorCode } from './errors.js';
+import { graphql } from './graphql-runtime.js';
+import { translateInstanceFilter, translateTaskFilter } from './filter-translation.js';
+import type { InstanceFilterArg, TaskFilterArg } from './filter-translation.js';
+import { INSTANCE_SORT_FIELDS, TASK_SORT_FIELDS, toSortKeys, writtenKeyOrder } from './order-by.js';
+import { resolvePage } from './pagination.js';
+import { selectsPayloads } from './payload-selection.js';
+import type { Direction, Reader, TaskExecutionRecord, Timestamp, WorkflowInstanceRecord } from './reader.js';
+import type { TaskLoaders } from './task-loader.js';
+
+/** What resolvers need from the per-request context (yoga adds `params`). */
+export interface ResolverContext {
+  readonly loaders: TaskLoaders;
+  readonly params?: { readonly variables?: unknown };
+}
+
+interface ListArgs<F> {
+  readonly limit?: number | null;
+  readonly offset?: number | null;
+  readonly filter?: F | null;
+  readonly orderBy?: Readonly<Record<string, Direction | null>> | null;
+}
+
+function dateTimeInput(value: unknown, node?: ValueNode): Timestamp {
+  if (typeof value !== 'string') {
+    throw new graphql.GraphQLError(`DateTime must be a string such as "2026-05-12T09:14:03Z", got ${node === undefined ? JSON.stringify(value) : graphql.print(node)}`, {
+      nodes: node,
+      extensions: { code: ErrorCode.BAD_USER_INPUT },
+    });
+  }
+  try {
+    return parseDateTime(value);
+  } catch (error) {
+    if (error instanceof DateTimeParseError) throw new graphql.GraphQLError(error.message, { nodes: node, extensions: { code: ErrorCode.BAD_USER_INPUT } });
+    throw error;
+  }
+}
+
+export const DateTimeScalar = new graphql.GraphQLScalarType({
+  name: 'DateTime',
+  description: 'ISO-8601 instant with a time zone offset.',
+  parseValue: dateTimeInput,
+  parseLiteral(ast) {
+    return dateTimeInput(ast.kind === Kind.STRING ? ast.value : undefined, ast);
+  },
+  serialize(value) {
+    if (typeof value !== 'string') throw new graphql.GraphQLError('DateTime cannot represent a non-string value');
+    return formatTimestampForOutput(value);
+  },
+});
+
+const time = (value: Timestamp | null): string | null => (value === null ? null : formatTimestampForOutput(value));
+
+export function createResolvers(deps: { readonly config: CoreConfig; readonly reader: Reader }) {
+  const { reader, config } = deps;
+  return {
+    DateTime: DateTimeScalar,
+    Query: {
+      async getWorkflowInstances(_: unknown, args: ListArgs<InstanceFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord[]> {
+        const page = resolvePage(args.limit, args.offset, config.graphql);
+        const filter = translateInstanceFilter(args.filter);
+        const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), INSTANCE_SORT_FIELDS);
+        if (page.limit === 0) return [];
+        return reader.listInstances({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+      },
+      async getWorkflowInstance(_: unknown, args: { readonly id: string }, _ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
+        return reader.getInstance(args.id, { payloads: selectsPayloads(info) });
+      },
+      async getTaskExecutions(_: unknown, args: ListArgs<TaskFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
+        const page = resolvePage(args.limit, args.offset, config.graphql);
+        const filter = translateTaskFilter(args.filter);
+        const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), TASK_SORT_FIELDS);
+        if (page.limit === 0) return [];
+        return reader.listTasks({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+      },
+      async getTaskExecution(_: unknown, args: { readonly id: string }, _ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord | null> {
+        return reader.getTask(args.id, { payloads: selectsPayloads(info) });
+      },
+      async getTaskExecutionsByWorkflowInstance(_: unknown, args: { readonly workflowInstanceId: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
+        return ctx.loaders.load(args.workflowInstanceId, selectsPayloads(info));
+      },
+    },
+    WorkflowInstance: {
+      startDate: (p: WorkflowInstanceRecord) => time(p.startDate),
+      endDate: (p: WorkflowInstanceRecord) => time(p.endDate),
+      lastUpdate: (p: WorkflowInstanceRecord) => time(p.lastUpdate),
+      inputData: (p: WorkflowInstanceRecord) => p.inputData ?? null,
+      outputData: (p: WorkflowInstanceRecord) => p.outputData ?? null,
+      taskExecutions: (p: WorkflowInstanceRecord, _: unknown, ctx: ResolverContext, info: GraphQLResolveInfo) => ctx.loaders.load(p.id, selectsPayloads(info)),
+    },
+    TaskExecution: {
+      status: (p: TaskExecutionRecord) => (p.status === 'FAILED' ? 'FAULTED' : p.status),
+      startDate: (p: TaskExecutionRecord) => time(p.startDate),
+      endDate: (p: TaskExecutionRecord) => time(p.endDate),
+      inputData: (p: TaskExecutionRecord) => p.inputData ?? null,
+      outputData: (p: TaskExecutionRecord) => p.outputData ?? null,
+      errorMessage: (p: TaskExecutionRecord) => p.error?.title ?? p.error?.detail ?? null,
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { CORE_CONFIG_KEYS, ConfigError, ConfigReader, collectConfig, defaultCoreConfig, loadCoreConfig } from '../src/config.js';
+
+describe('loadCoreConfig', () => {
+  it('production defaults (NODE_ENV unset)', () => {
+    expect(loadCoreConfig({})).toEqual({
+      mode: 'production',
+      http: { host: null, port: 8080, httpsPort: 8443, tlsCertFile: null, tlsKeyFile: null, compression: true, maxBodyBytes: 1_048_576, shutdownTimeoutMs: 10_000 },
+      graphql: { introspection: 'DEFAULT', maxDepth: 15, maxAliases: 30, maxTokens: 5000, maxDirectives: 50, defaultLimit: 100, maxLimit: 1000 },
+      cors: { enabled: false, origins: [] },
+      log: { level: 'info', format: 'json' },
+      health: { backendTimeoutMs: 1000, diskPath: '/', diskMinFreeBytes: 52_428_800 },
+      metrics: { backendTimeoutMs: 2000 },
+    });
+  });
+
+  it('development defaults: CORS on for http://localhost:3000, pretty logs', () => {
+    const config = defaultCoreConfig('development');
+    expect(config.mode).toBe('development');
+    expect(config.cors).toEqual({ enabled: true, origins: ['http://localhost:3000'] });
+    expect(config.log).toEqual({ level: 'info', format: 'pretty' });
+    expect(defaultCoreConfig('production')).toEqual(loadCoreConfig({ NODE_ENV: 'production' }));
+  });
+
+  it('NODE_ENV=test counts as production', () => {
+    expect(loadCoreConfig({ NODE_ENV: 'test' }).mode).toBe('production');
+  });
+
+  it('reads every key', () => {
+    const config = loadCoreConfig({
+      NODE_ENV: 'development',
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: '9080',
+      HTTPS_PORT: '9443',
+      HTTP_COMPRESSION: 'false',
+      HTTP_MAX_BODY_BYTES: '4096',
+      HTTP_SHUTDOWN_TIMEOUT_MS: '500',
+      GRAPHQL_INTROSPECTION: 'no_introspection_or_query',
+      GRAPHQL_MAX_DEPTH: '8',
+      GRAPHQL_MAX_ALIASES: '3',
+      GRAPHQL_MAX_TOKENS: '900',
+      GRAPHQL_MAX_DIRECTIVES: '4',
+      GRAPHQL_DEFAULT_LIMIT: '10',
+      GRAPHQL_MAX_LIMIT: '20',
+      CORS_ENABLED: 'yes',
+      CORS_ORIGINS: 'https://a.example, http://localhost:5173',
+      LOG_LEVEL: 'DEBUG',
+      LOG_FORMAT: 'json',
+      HEALTH_BACKEND_TIMEOUT_MS: '250',
+      HEALTH_DISK_PATH: '/tmp',
+      HEALTH_DISK_MIN_FREE_BYTES: '0',
+      METRICS_BACKEND_TIMEOUT_MS: '750',
+    });
+    expect(config).toEqual({
+      mode: 'development',
+      http: { host: '127.0.0.1', port: 9080, httpsPort: 9443, tlsCertFile: null, tlsKeyFile: null, compression: false, maxBodyBytes: 4096, shutdownTimeoutMs: 500 },
+      graphql: { introspection: 'NO_INTROSPECTION_OR_QUERY', maxDepth: 8, maxAliases: 3, maxTokens: 900, maxDirectives: 4, defaultLimit: 10, maxLimit: 20 },
+      cors: { enabled: true, origins: ['https://a.example', 'http://localhost:5173'] },
+      log: { level: 'debug', format: 'json' },
+      health: { backendTimeoutMs: 250, diskPath: '/tmp', diskMinFreeBytes: 0 },
+      metrics: { backendTimeoutMs: 750 },
+    });
+  });
+
+  it('overrides (flags) win over the environment; empty values count as unset', () => {
+    const config = loadCoreConfig({ HTTP_PORT: '9000', GRAPHQL_MAX_DEPTH: '' }, { HTTP_PORT: '9100' });
+    expect(config.http.port).toBe(9100);
+    expect(config.graphql.maxDepth).toBe(15);
+  });
+
+  it('is deeply frozen', () => {
+    const config = loadCoreConfig({ NODE_ENV: 'development' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.http)).toBe(true);
+    expect(Object.isFrozen(config.cors.origins)).toBe(true);
+  });
+
+  it('reports every problem at once', () => {
+    let error: unknown;
+    try {
+      loadCoreConfig({
+        NODE_ENV: 'staging',
+        HTTP_PORT: 'eighty',
+        HTTPS_PORT: '70000',
+        TLS_CERT_FILE: '/nonexistent/cert.pem',
+        GRAPHQL_INTROSPECTION: 'OFF',
+        GRAPHQL_DEFAULT_LIMIT: '500',
+        GRAPHQL_MAX_LIMIT: '100',
+        HTTP_COMPRESSION: 'maybe',
+        CORS_ENABLED: 'true',
+        CORS_ORIGINS: 'localhost:3000, https://ok.example/path',
+        LOG_FORMAT: 'xml',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = [
+      'NODE_ENV must be development or production, got "staging"',
+      'TLS_CERT_FILE is set but TLS_KEY_FILE is not',
+      'TLS_CERT_FILE "/nonexistent/cert.pem" is not a readable file',
+      'GRAPHQL_DEFAULT_LIMIT (500) must not exceed GRAPHQL_MAX_LIMIT (100)',
+      'CORS_ORIGINS entries must be origins like https://app.example.com or http://localhost:3000 (scheme, host, optional port, no path) or *, got "localhost:3000"',
+      'CORS_ORIGINS entries must be origins like https://app.example.com or http://localhost:3000 (scheme, host, optional port, no path) or *, got "https://ok.example/path"',
+      'HTTP_PORT must be an integer between 0 and 65535, got "eighty"',
+      'HTTPS_PORT must be an integer between 0 and 65535, got "70000"',
+      'HTTP_COMPRESSION must be true or false, got "maybe"',
+      'GRAPHQL_INTROSPECTION must be one of DEFAULT, NO_INTROSPECTION, NO_INTROSPECTION_OR_QUERY, got "OFF"',
+      'LOG_FORMAT must be one of json, pretty, got "xml"',
+    ];
+    expect((error as ConfigError).problems).toEqual(problems);
+    expect((error as ConfigError).message).toBe(`Invalid configuration: ${problems.join('; ')}`);
+  });
+
+  it('CORS on without origins is a problem', () => {
+    expect(() => loadCoreConfig({ CORS_ENABLED: 'true' })).toThrow('Invalid configuration: CORS_ENABLED is true but CORS_ORIGINS is empty');
+  });
+
+  it('documents every key it reads', () => {
+    const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS']) {
+      expect(documented).toContain(key);
+    }
+  });
+});
+
+describe('collectConfig', () => {
+  it('reports the problems of core and backend in one ConfigError', () => {
+    const loadDatabase = (env: Record<string, string | undefined>) => {
+      const r = new ConfigReader(env);
+      if (r.raw('DATABASE_URL') === undefined) r.problem('missing DATABASE_URL');
+      const poolMax = r.int('DATABASE_POOL_MAX', 20, { min: 1, max: 1000 });
+      return r.finish({ url: r.raw('DATABASE_URL') ?? null, poolMax });
+    };
+    const env = { HTTP_PORT: '-1', DATABASE_POOL_MAX: '0' };
+    expect(() => collectConfig({ core: () => loadCoreConfig(env), database: () => loadDatabase(env) })).toThrow(
+      new ConfigError(['HTTP_PORT must be an integer between 0 and 65535, got "-1"', 'missing DATABASE_URL', 'DATABASE_POOL_MAX must be an integer between 1 and 1000, got "0"']),
+    );
+    const ok = collectConfig({ core: () => loadCoreConfig({}), database: () => loadDatabase({ DATABASE_URL: 'postgres://x' }) });
+    expect(ok.core.http.port).toBe(8080);
+    expect(ok.database).toEqual({ url: 'postgres://x', poolMax: 20 });
+  });
+
+  it('ConfigError.combine merges problems in order', () => {
+    expect(ConfigError.combine([new ConfigError(['a', 'b']), new ConfigError(['c'])]).problems).toEqual(['a', 'b', 'c']);
+  });
+
+  it('rethrows errors that are not configuration problems', () => {
+    expect(() =>
+      collectConfig({
+        broken: () => {
+          throw new TypeError('bug');
+        },
+      }),
+    ).toThrow(TypeError);
+  });
+});
