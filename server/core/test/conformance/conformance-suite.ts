@@ -1,0 +1,64 @@
+// The backend-neutral conformance suite (DESIGN.md, Boundaries): a backend loads CONFORMANCE_EVENTS through
+// its real ingestion path and hands back a Reader; the suite builds the real app around it and asserts the
+// public contract (CONTRACT.md section 2) through GraphQL over HTTP only. Every backend must pass it unchanged.
+//
+// A backend binding is one test file:
+//   describe('conformance: mybackend', () => runConformanceSuite({ name: 'mybackend', setup: async (events) => … }));
+import { afterAll, beforeAll, describe } from 'vitest';
+import { pino } from 'pino';
+import { createApp } from '@workflow-index/core/app';
+import type { App } from '@workflow-index/core/app';
+import { defaultCoreConfig } from '@workflow-index/core/config';
+import type { Reader } from '@workflow-index/core/reader';
+import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
+import { describeErrors } from './error-assertions.js';
+import { describeFilters } from './filter-assertions.js';
+import { GraphQLClient } from './graphql-client.js';
+import { describeOperations } from './operation-assertions.js';
+import { describeOrdering } from './ordering-assertions.js';
+import { describePagination } from './pagination-assertions.js';
+import { describePlaceholders } from './placeholder-assertions.js';
+
+export interface ConformanceBackend {
+  readonly name: string;
+  /** Creates an empty store, loads the events through the backend's real ingestion path, returns a Reader over it. */
+  setup(events: readonly Record<string, unknown>[]): Promise<{ reader: Reader; teardown(): Promise<void> }>;
+}
+
+/** The reference fixture events followed by the suite's extra events (see conformance-events.ts). */
+export const CONFORMANCE_EVENTS: readonly Record<string, unknown>[] = EVENTS;
+
+// Silent by default; CONFORMANCE_LOG_LEVEL=error shows why a query was answered INTERNAL_SERVER_ERROR.
+const LOG_LEVEL = process.env['CONFORMANCE_LOG_LEVEL'] ?? 'silent';
+
+/** Declares the suite's describe/it blocks; the store is loaded once, before the first test. */
+export function runConformanceSuite(backend: ConformanceBackend): void {
+  describe(`conformance suite (${backend.name})`, () => {
+    const client = new GraphQLClient();
+    let app: App | null = null;
+    let teardown: (() => Promise<void>) | null = null;
+
+    beforeAll(async () => {
+      const store = await backend.setup(CONFORMANCE_EVENTS);
+      teardown = () => store.teardown();
+      app = createApp({ config: defaultCoreConfig('production'), reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
+      client.attach(app);
+    });
+
+    afterAll(async () => {
+      client.attach(null);
+      try {
+        await app?.dispose();
+      } finally {
+        await teardown?.();
+      }
+    });
+
+    describe('query operations and fields', () => describeOperations(client));
+    describe('filters', () => describeFilters(client));
+    describe('ordering', () => describeOrdering(client));
+    describe('pagination', () => describePagination(client));
+    describe('argument errors', () => describeErrors(client));
+    describe('placeholders', () => describePlaceholders(client));
+  });
+}
