@@ -1,0 +1,183 @@
+// The whole PostgreSQL pipeline on this machine, the way the kind suite runs it in a cluster:
+//   workflow app stdout ──container runtime──> CRI log file (a >16 KiB line split P/P/F, ordinary log lines)
+//   ──Fluent Bit (the routing model driven by fluent-bit/postgresql)──> pgsql statements as the forwarder login
+//   ──triggers──> normalized tables ──the server, a production-mode process as the reader login──> GraphQL.
+// The schema and the logins come from `init-job migrate` (spawned), the server pods' wait-for-schema gate is run
+// before and after it. Mid-stream the forwarder "restarts" without its tail position and re-sends from the
+// start of the file, as Fluent Bit does when its tail database is lost: nothing may be lost or duplicated.
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { loadFluentBitConfig } from '../../fluent-bit/model/load-config.js';
+import { createPipeline } from '../../fluent-bit/model/pipeline.js';
+import { type PgsqlFlush, flushStatements, startupStatements } from '../../fluent-bit/model/pgsql-output.js';
+import { deployedEnvironment } from '../../fluent-bit/test/support/deployed-environment.js';
+import { containerLogPath, criLogFile } from '../support/container-runtime-log.js';
+import { eventsOf, workflowAppOutput } from '../support/workflow-app-output.js';
+import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
+import { expectServedIndexMatches, graphql, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
+import { REPO_ROOT, type RunningServer, SOURCE_NODE_ARGS, runProcess, startServer } from '../support/processes.js';
+
+const available = await postgresReachable();
+
+const suffix = randomBytes(4).toString('hex');
+const READER = { user: `wi_e2e_reader_${suffix}`, password: `reader-${suffix}` };
+const FORWARDER = { user: `wi_e2e_forwarder_${suffix}`, password: `forwarder-${suffix}` };
+const POD = 'order-app-5d8f7c9b6-x2x7q';
+const CONTAINER_LOG = containerLogPath(POD, 'workflows', 'app');
+const WAIT_FOR_SCHEMA = join('kustomize', 'components', 'backend-postgresql', 'wait-for-schema.mjs');
+
+describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing → PostgreSQL → GraphQL server', () => {
+  const app = workflowAppOutput();
+  const events = eventsOf(app);
+  // The app prints the first half, the forwarder ships it (but crashes before its last chunk), the app prints
+  // the rest, and a forwarder without tail position ships the whole file again.
+  const cut = Math.floor(app.length / 2);
+  const { config, parsers } = loadFluentBitConfig('postgresql');
+  const pipeline = createPipeline({
+    config,
+    parsers,
+    env: deployedEnvironment({ DATABASE_USERNAME: FORWARDER.user, DATABASE_PASSWORD: FORWARDER.password }),
+    podMetadata: () => ({ podId: '6a1f0c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
+  });
+
+  let db: TestDatabase;
+  let nodeDir: string;
+  let logFile: string;
+  let server: RunningServer | undefined;
+  let graphqlUrl: string;
+  let sentBeforeRestart: PgsqlFlush[] = [];
+  const serverDatabaseUrl = (): string => {
+    const u = new URL(db.url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  };
+  const asForwarder = async (statements: readonly string[]): Promise<void> => {
+    const client = new pg.Client({ connectionString: db.urlAs(FORWARDER.user, FORWARDER.password) });
+    await client.connect();
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  /** What the container runtime has written so far, read like tail does: the whole file from its head. */
+  const forwardFromHead = (): PgsqlFlush[] => flushStatements(pipeline, pipeline.readLogFile(CONTAINER_LOG, readFileSync(logFile)).delivered, 10);
+  const counts = async () => (await db.pool.query(`SELECT
+      (SELECT count(*) FROM workflow_raw.workflow_events_raw)::int + (SELECT count(*) FROM workflow_raw.task_events_raw)::int AS raw,
+      (SELECT count(*) FROM workflow_index.ingest_errors)::int AS errors`)).rows[0] as { raw: number; errors: number };
+  const waitForSchema = (timeoutSeconds: number) => runProcess([WAIT_FOR_SCHEMA], {
+    DATABASE_URL: serverDatabaseUrl(),
+    DATABASE_USERNAME: READER.user,
+    DATABASE_PASSWORD: READER.password,
+    WAIT_TIMEOUT_SECONDS: String(timeoutSeconds),
+    APP_ROOT: REPO_ROOT,
+  }, 60_000);
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ migrated: false, prefix: 'wi_e2e' });
+    nodeDir = mkdtempSync(join(tmpdir(), 'wi-e2e-node-'));
+    mkdirSync(join(nodeDir, 'var/log/containers'), { recursive: true });
+    logFile = join(nodeDir, CONTAINER_LOG);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    await admin.connect();
+    try {
+      for (const role of [READER.user, FORWARDER.user]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    } finally {
+      await admin.end();
+    }
+    if (nodeDir) rmSync(nodeDir, { recursive: true, force: true });
+  });
+
+  it('keeps the server pods waiting while the database is not migrated (wait-for-schema gives up with the reason)', async () => {
+    const result = await waitForSchema(2);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/wait-for-schema: gave up after 2 s: .+ \([^()\s]+:\d+\/wi_e2e_[0-9a-f]+\)\n$/);
+    expect(result.stderr).not.toContain(READER.password);
+  }, 30_000);
+
+  it('applies the schema and creates the reader and forwarder logins with `init-job migrate`', async () => {
+    const result = await runProcess([...SOURCE_NODE_ARGS, 'init-job/src/main.ts', 'migrate', '--wait-timeout=10'], {
+      DATABASE_URL: db.url,
+      WORKFLOW_INDEX_READER_USERNAME: READER.user,
+      WORKFLOW_INDEX_READER_PASSWORD: READER.password,
+      WORKFLOW_INDEX_FORWARDER_USERNAME: FORWARDER.user,
+      WORKFLOW_INDEX_FORWARDER_PASSWORD: FORWARDER.password,
+    }, 60_000);
+    expect(result.code, result.stderr).toBe(0);
+    const roles = await db.pool.query(`SELECT r.rolname, g.rolname AS grp FROM pg_roles r JOIN pg_auth_members m ON m.member = r.oid JOIN pg_roles g ON g.oid = m.roleid
+      WHERE r.rolname IN ($1, $2) ORDER BY 1`, [FORWARDER.user, READER.user]);
+    expect(roles.rows).toEqual([
+      { rolname: FORWARDER.user, grp: 'workflow_index_forwarder' },
+      { rolname: READER.user, grp: 'workflow_index_reader' },
+    ]);
+  }, 90_000);
+
+  it('lets the server pods start once the schema is there', async () => {
+    const result = await waitForSchema(10);
+    expect([result.code, result.stderr.trim().split('\n').pop()]).toEqual([0, expect.stringMatching(/^wait-for-schema: schema ready at [^\s]+:\d+\/wi_e2e_[0-9a-f]+$/)]);
+  }, 30_000);
+
+  it('starts the production server as the reader login and reports ready', async () => {
+    server = await startServer({
+      NODE_ENV: 'production',
+      DATABASE_URL: serverDatabaseUrl(),
+      DATABASE_USERNAME: READER.user,
+      DATABASE_PASSWORD: READER.password,
+      LOG_LEVEL: 'warn',
+    });
+    graphqlUrl = `${server.baseUrl}/graphql`;
+    const ready = await fetch(`${server.baseUrl}/q/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { status: string }).status).toBe('UP');
+    expect(await readServedIndex(graphqlUrl)).toEqual({ instances: [], tasks: [] });
+  }, 90_000);
+
+  it('serves what the forwarder shipped of the first half, and nothing of the rest', async () => {
+    appendFileSync(logFile, criLogFile(app.slice(0, cut)).content);
+    await asForwarder(startupStatements(pipeline));
+    const flushes = forwardFromHead();
+    // The forwarder crashes before it could flush its last chunk.
+    sentBeforeRestart = flushes.slice(0, -1);
+    await asForwarder(sentBeforeRestart.map((f) => f.sql));
+
+    const started = new Set(sentBeforeRestart.flatMap((f) => f.records)
+      .filter((r) => String(r.record['eventType']).endsWith('.workflow.started.v1'))
+      .map((r) => String(r.record['instanceId'])));
+    const index = await readServedIndex(graphqlUrl);
+    expect(index.instances.map((i) => i.id)).toEqual([...started].sort());
+    const notYet = events.find((e) => !started.has(e.instanceId))!.instanceId;
+    expect(await graphql(graphqlUrl, 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', { id: notYet })).toEqual({ getWorkflowInstance: null });
+    expect(await counts()).toEqual({ raw: sentBeforeRestart.reduce((n, f) => n + f.records.length, 0), errors: 0 });
+  }, 60_000);
+
+  it('after a forwarder restart that re-sends from the head of the file, serves every instance and task execution exactly once', async () => {
+    appendFileSync(logFile, criLogFile(app.slice(cut), { startMicros: 1_778_577_241_000_000 + 137 * cut }).content);
+    await asForwarder(startupStatements(pipeline));
+    const resent = forwardFromHead();
+    await asForwarder(resent.map((f) => f.sql));
+
+    const index = await waitForServedIndex(graphqlUrl, 60_000);
+    expectServedIndexMatches(index, events);
+    const alreadySent = sentBeforeRestart.reduce((n, f) => n + f.records.length, 0);
+    // Everything was really written twice up to the crash, and the normalizer made nothing of the duplicates.
+    expect(await counts()).toEqual({ raw: alreadySent + EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task, errors: 0 });
+    expect(alreadySent).toBeGreaterThan(20);
+  }, 90_000);
+
+  it('drains and exits 0 on SIGTERM', async () => {
+    const code = await server!.stop();
+    server = undefined;
+    expect(code).toBe(0);
+  }, 30_000);
+});
