@@ -9,7 +9,7 @@ import {
   type PostgresConnectionFlags,
   type PostgresConnectionSettings,
 } from '@workflow-index/postgresql/connection-settings';
-import { reasonOf, type CliOutput } from './cli-output.js';
+import { EXIT_FAILURE, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 
 export interface ConnectionArgs {
   readonly databaseUrl?: string | undefined;
@@ -94,4 +94,34 @@ export async function connectWithRetry(settings: PostgresConnectionSettings, out
 function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(s < 10 ? 2 : 1)} s`;
+}
+
+export type OpenedDatabase =
+  | { readonly ok: true; readonly settings: PostgresConnectionSettings; readonly client: pg.Client }
+  | { readonly ok: false; readonly exitCode: number };
+
+/**
+ * The start of every command: resolves the connection settings, reports every problem at once (the command's
+ * own `extraProblems` included) with exit code 2, then waits for the database (exit code 1 when it never answers).
+ */
+export async function openDatabase(
+  env: Readonly<Record<string, string | undefined>>,
+  args: ConnectionArgs & { readonly waitTimeout: number },
+  out: CliOutput,
+  extraProblems: readonly string[] = [],
+): Promise<OpenedDatabase> {
+  const { settings, problems } = resolveConnection(env, args);
+  const all = [...problems, ...extraProblems];
+  if (all.length > 0 || !settings) {
+    out.log('configuration problems:');
+    for (const p of all) out.log(`  - ${p}`);
+    return { ok: false, exitCode: EXIT_USAGE };
+  }
+  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
+  try {
+    return { ok: true, settings, client: await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 }) };
+  } catch (error) {
+    out.log(`error: ${reasonOf(error)}`);
+    return { ok: false, exitCode: EXIT_FAILURE };
+  }
 }

@@ -4,8 +4,8 @@ import type { Readable } from 'node:stream';
 import pg from 'pg';
 import { toPoolConfig } from '@workflow-index/postgresql/connection-settings';
 import { ingestEventLogs, IngestError, type IngestSummary } from '@workflow-index/postgresql/event-log-ingest';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
-import { connectWithRetry, resolveConnection, type ConnectionArgs } from './database-connection.js';
+import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
+import { openDatabase, type ConnectionArgs } from './database-connection.js';
 
 export interface IngestArgs extends ConnectionArgs {
   readonly files: readonly string[];
@@ -47,22 +47,10 @@ export async function runIngest(args: IngestArgs, env: Readonly<Record<string, s
       problems.push(`${file} does not exist or cannot be read`);
     }
   }
-  const connection = resolveConnection(env, args);
-  problems.push(...connection.problems);
-  if (problems.length > 0 || !connection.settings) {
-    out.log('problems:');
-    for (const p of problems) out.log(`  - ${p}`);
-    return EXIT_USAGE;
-  }
-  const settings = connection.settings;
-  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
-  try {
-    const probe = await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 });
-    await probe.end();
-  } catch (error) {
-    out.log(`error: ${reasonOf(error)}`);
-    return EXIT_FAILURE;
-  }
+  const opened = await openDatabase(env, args, out, problems);
+  if (!opened.ok) return opened.exitCode;
+  const settings = opened.settings;
+  await opened.client.end(); // the database answers; the run itself uses a pool
 
   // A pool of one: a connection lost mid-run is replaced on the batch's retry.
   const pool = new pg.Pool(toPoolConfig(settings, { min: 0, max: 1 }));

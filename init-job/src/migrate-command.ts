@@ -1,10 +1,9 @@
 // `migrate` (and `plan` = `migrate --dry-run`): wait for the database, apply pending migrations under the
 // migrator's advisory lock, then create or update the optional login roles.
-import type pg from 'pg';
 import { migrate, MigrationError, type MigrationStepResult } from '@workflow-index/postgresql/migrator';
 import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
-import { connectWithRetry, resolveConnection, type ConnectionArgs } from './database-connection.js';
+import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
+import { openDatabase, type ConnectionArgs } from './database-connection.js';
 
 export interface MigrateArgs extends ConnectionArgs, LoginRoleFlags {
   readonly dryRun: boolean;
@@ -27,24 +26,10 @@ function stepLine(step: MigrationStepResult): string {
 }
 
 export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
-  const connection = resolveConnection(env, args);
   const roles = resolveLoginRoles(env, args);
-  const problems = [...connection.problems, ...roles.problems];
-  if (problems.length > 0 || !connection.settings) {
-    out.log('configuration problems:');
-    for (const p of problems) out.log(`  - ${p}`);
-    return EXIT_USAGE;
-  }
-  const settings = connection.settings;
-  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
-
-  let client: pg.Client;
-  try {
-    client = await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 });
-  } catch (error) {
-    out.log(`error: ${reasonOf(error)}`);
-    return EXIT_FAILURE;
-  }
+  const opened = await openDatabase(env, args, out, roles.problems);
+  if (!opened.ok) return opened.exitCode;
+  const client = opened.client;
   try {
     if (args.dryRun) {
       out.log('dry run: printing the SQL that would run; nothing is executed');

@@ -1,8 +1,8 @@
 // `status`: applied and pending migrations, plus the ingestion figures when the schema exists.
 import type pg from 'pg';
 import { loadMigrations, readApplied } from '@workflow-index/postgresql/migrator';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
-import { connectWithRetry, resolveConnection, type ConnectionArgs } from './database-connection.js';
+import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
+import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import { migrationLabel } from './migrate-command.js';
 
 export interface StatusArgs extends ConnectionArgs {
@@ -41,20 +41,9 @@ async function ingestStats(client: pg.Client): Promise<IngestStats | null> {
 }
 
 export async function runStatus(args: StatusArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
-  const { settings, problems } = resolveConnection(env, args);
-  if (problems.length > 0 || !settings) {
-    out.log('configuration problems:');
-    for (const p of problems) out.log(`  - ${p}`);
-    return EXIT_USAGE;
-  }
-  out.log(`database: ${settings.redactedUrl} (from ${settings.source})`);
-  let client: pg.Client;
-  try {
-    client = await connectWithRetry(settings, out, { timeoutMs: args.waitTimeout * 1000 });
-  } catch (error) {
-    out.log(`error: ${reasonOf(error)}`);
-    return EXIT_FAILURE;
-  }
+  const opened = await openDatabase(env, args, out);
+  if (!opened.ok) return opened.exitCode;
+  const client = opened.client;
   try {
     const migrations = loadMigrations();
     const applied = await readApplied(client);

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       CREATE TABLE bench_floor.task_events_raw (LIKE workflow_raw.task_events_raw INCLUDING ALL);`);
     const sizes = argv['batch-sizes'].split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
     const runs: Array<{ batchSize: number; events: number; seconds: number; eventsPerSecond: number; floorSeconds: number; floorEventsPerSecond: number; ratio: number; instances: number; taskExecutions: number }> = [];
-    const version = (await clients[0].query<{ v: string }>('SHOW server_version')).rows[0]?.v;
+    const version = (await clients[0].query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
     console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}`);
     for (const size of sizes) {
       const events = generateEventStream(argv.instances, `b${size}-`);
