@@ -52,12 +52,13 @@ export function parseDateTimeToMicros(text: string): bigint {
   const fixedMillis = year < 100 ? new Date(wallMillis).setUTCFullYear(year) : wallMillis;
   const micros = BigInt(fixedMillis) * 1000n + fractionToMicros(frac ?? '') - BigInt(offsetMinutes) * 60_000_000n;
   if (micros < MIN_MICROS || micros > MAX_MICROS) {
-    throw new DateTimeParseError(`DateTime must lie between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z; got ${quoted}`);
+    throw new DateTimeParseError(`DateTime must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z; got ${quoted}`);
   }
   return micros;
 }
 
-const MIN_MICROS = BigInt(new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(0)) * 1000n;
+// Year 0001: ISO-8601's year 0000 (1 BC) is out of range for the backends' timestamp types.
+const MIN_MICROS = BigInt(new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(1)) * 1000n;
 const MAX_MICROS = BigInt(Date.UTC(9999, 11, 31, 23, 59, 59, 999)) * 1000n + 999n;
 
 /** Rounds a fraction of a second to microseconds, half to even. */

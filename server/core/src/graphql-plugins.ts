@@ -46,7 +46,9 @@ export function useQueryLimits(limits: CoreConfig['graphql']): Plugin<Context> {
       validation.reportError(coded);
     };
   return EnvelopArmorPlugin({
-    maxDepth: { n: limits.maxDepth, flattenFragments: true, onReject: [reject(ErrorCode.MAX_DEPTH_EXCEEDED)], propagateOnRejection: false },
+    // Introspection is counted too (Armor skips it by default): a deep __schema query must not bypass the limit.
+    // The standard introspection query of GraphiQL is exactly 15 levels deep.
+    maxDepth: { n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: false, onReject: [reject(ErrorCode.MAX_DEPTH_EXCEEDED)], propagateOnRejection: false },
     maxAliases: { n: limits.maxAliases, onReject: [reject(ErrorCode.MAX_ALIASES_EXCEEDED)], propagateOnRejection: false },
     maxTokens: { n: limits.maxTokens, onReject: [reject(ErrorCode.MAX_TOKENS_EXCEEDED)], propagateOnRejection: false },
     maxDirectives: { n: limits.maxDirectives, onReject: [reject(ErrorCode.MAX_DIRECTIVES_EXCEEDED)], propagateOnRejection: false },

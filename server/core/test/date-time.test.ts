@@ -37,6 +37,9 @@ describe('parseDateTime (DateTime input → reader Timestamp)', () => {
     ['2026-02-30T00:00:00Z', 'DateTime has a field out of range (month 1-12, valid day of month, hour 0-23, minute 0-59, second 0-59); got "2026-02-30T00:00:00Z"'],
     ['2026-05-12T24:00:00Z', 'DateTime has a field out of range (month 1-12, valid day of month, hour 0-23, minute 0-59, second 0-59); got "2026-05-12T24:00:00Z"'],
     ['2026-05-12T09:14:03+25:00', 'DateTime offset must be between -23:59 and +23:59; got "2026-05-12T09:14:03+25:00"'],
+    // year 0000 (1 BC) is out of range for the backends' timestamps: a clear input error, never an internal one
+    ['0000-01-01T00:00:00Z', 'DateTime must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z; got "0000-01-01T00:00:00Z"'],
+    ['0001-01-01T00:30:00+01:00', 'DateTime must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z; got "0001-01-01T00:30:00+01:00"'],
   ])('rejects %s with a clear message', (input, message) => {
     expect(() => parseDateTime(input)).toThrow(new DateTimeParseError(message));
   });

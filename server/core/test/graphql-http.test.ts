@@ -1,7 +1,7 @@
 // The app through app.fetch (in-process, no sockets): GraphQL semantics, limits, errors,
 // introspection modes, CORS, health, metrics, logs.
 import { readFileSync } from 'node:fs';
-import { buildSchema } from 'graphql';
+import { buildSchema, getIntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { BackendUnavailableError } from '../src/reader.js';
 import { codes, get, postGraphQL, testApp } from './helpers.js';
@@ -127,6 +127,16 @@ describe('query limits', () => {
     const deep = await postGraphQL(app, `{ getWorkflowInstances { id } ${deepIntrospection(16)} }`);
     expect(deep.body).toEqual({ errors: [{ message: 'Query depth limit of 15 exceeded, found 16.', extensions: { code: 'MAX_DEPTH_EXCEEDED' } }] });
     expect(reader.callsOf('listInstances')).toHaveLength(1);
+  });
+
+  it('introspection is depth-limited too: a 35-deep __schema query is rejected, the standard introspection query passes', async () => {
+    const { app } = testApp();
+    const ofType = (n: number): string => (n === 0 ? 'name' : `ofType { ${ofType(n - 1)} }`);
+    const deep = await postGraphQL(app, `{ __schema { types { fields { type { ${ofType(31)} } } } } }`);
+    expect(codes(deep.body)).toEqual(['MAX_DEPTH_EXCEEDED']);
+    const standard = await postGraphQL(app, getIntrospectionQuery());
+    expect(standard.body.errors).toBeUndefined();
+    expect((standard.body.data as { __schema: { queryType: { name: string } } }).__schema.queryType.name).toBe('Query');
   });
 
   it('depth counts fields, not fragment spreads; the limit is configurable', async () => {

@@ -98,6 +98,7 @@ CREATE INDEX workflow_instances_namespace_name_idx ON workflow_index.workflow_in
 CREATE INDEX workflow_instances_name_idx ON workflow_index.workflow_instances (name, start_time DESC NULLS LAST);
 CREATE INDEX workflow_instances_end_idx ON workflow_index.workflow_instances (end_time);
 CREATE INDEX workflow_instances_last_update_idx ON workflow_index.workflow_instances (last_update);
+CREATE INDEX workflow_instances_placeholder_idx ON workflow_index.workflow_instances (id) WHERE started_event_time IS NULL;
 CREATE INDEX workflow_instances_input_gin ON workflow_index.workflow_instances USING gin (input jsonb_path_ops);
 CREATE INDEX workflow_instances_output_gin ON workflow_index.workflow_instances USING gin (output jsonb_path_ops);
 
@@ -147,7 +148,11 @@ CREATE TABLE workflow_index.task_events (
   error_status   INTEGER,
   error_instance TEXT,
   raw_id         BIGINT,
-  PRIMARY KEY (instance_id, task_position, event_time, event_kind)
+  -- The record time the forwarder gave the log line (Fluent Bit: the container runtime's timestamp, ns
+  -- precision). It tells apart two events of the same kind at the same position and the same (e.g. millisecond)
+  -- timestamp, orders them as they were logged, and is the same when the same line is read again.
+  record_time    TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (instance_id, task_position, event_time, event_kind, record_time)
 );
 
 CREATE TABLE workflow_index.ingest_errors (
@@ -246,7 +251,8 @@ AS $$
     WHEN coalesce(jsonb_typeof(d -> key), 'null') = 'null' THEN CASE WHEN required THEN format('missing %s', key) END
     WHEN jsonb_typeof(d -> key) <> 'string' THEN format('%s must be a string, got %s', key, jsonb_typeof(d -> key))
     WHEN required AND (d ->> key) = '' THEN format('%s must not be empty', key)
-    WHEN length(d ->> key) > max_len THEN format('%s is longer than %s characters', key, max_len)
+    -- bytes, not characters: the indexed columns must fit a btree entry (about 2.7 kB for the whole key)
+    WHEN octet_length(d ->> key) > max_len THEN format('%s is longer than %s bytes', key, max_len)
   END
 $$;
 
@@ -286,9 +292,9 @@ $$;
 -- parse_events: one row per raw event with everything the normalizer needs, and `reason` (NULL when the
 -- event is accepted, else why it is rejected). Pure: no side effects, never raises on content (see above).
 -- ------------------------------------------------------------------------------------------------
-CREATE FUNCTION workflow_index.parse_events(p_ids BIGINT[], p_data JSONB[])
+CREATE FUNCTION workflow_index.parse_events(p_ids BIGINT[], p_data JSONB[], p_times TIMESTAMPTZ[])
 RETURNS TABLE (
-  raw_id BIGINT, instance_id TEXT, event_type TEXT, kind TEXT, action TEXT, ts TIMESTAMPTZ, reason TEXT,
+  raw_id BIGINT, record_time TIMESTAMPTZ, instance_id TEXT, event_type TEXT, kind TEXT, action TEXT, ts TIMESTAMPTZ, reason TEXT,
   -- workflow events
   namespace TEXT, name TEXT, version TEXT, status TEXT, terminal BOOLEAN, rank SMALLINT,
   start_time TIMESTAMPTZ, end_time TIMESTAMPTZ, input_rank SMALLINT, input JSONB, has_output BOOLEAN, output JSONB,
@@ -297,7 +303,7 @@ RETURNS TABLE (
   task_position TEXT, task_name TEXT, task_status TEXT, at_time TIMESTAMPTZ)
 LANGUAGE sql STABLE
 AS $$
-  SELECT c.raw_id, c.iid, c.et, c.kind, c.action, c.ts,
+  SELECT c.raw_id, coalesce(c.record_time, c.ts), c.iid, c.et, c.kind, c.action, c.ts,
     CASE
       WHEN c.dtype <> 'object' THEN format('event is not a JSON object (got %s)', c.dtype)
       ELSE coalesce(
@@ -311,9 +317,9 @@ AS $$
              THEN format('unknown eventType %s', left(c.et, 200)) END,
         CASE WHEN c.kind = 'workflow' THEN coalesce(
           CASE WHEN c.action = 'started' THEN coalesce(
-            workflow_index.string_field_problem(c.d, 'workflowName', 1024, true),
-            workflow_index.string_field_problem(c.d, 'workflowNamespace', 1024, false),
-            workflow_index.string_field_problem(c.d, 'workflowVersion', 1024, false),
+            workflow_index.string_field_problem(c.d, 'workflowName', 512, true),
+            workflow_index.string_field_problem(c.d, 'workflowNamespace', 512, false),
+            workflow_index.string_field_problem(c.d, 'workflowVersion', 256, false),
             workflow_index.time_field_problem(c.d, 'startTime')) END,
           workflow_index.time_field_problem(c.d, 'endTime'),
           workflow_index.time_field_problem(c.d, 'lastUpdateTime'),
@@ -321,7 +327,10 @@ AS $$
           CASE WHEN c.action = 'faulted' THEN workflow_index.error_object_problem(c.d -> 'error') END)
         ELSE coalesce(
           workflow_index.string_field_problem(c.d, 'taskPosition', 1024, true),
-          workflow_index.string_field_problem(c.d, 'taskName', 1024, false),
+          workflow_index.string_field_problem(c.d, 'taskName', 512, false),
+          -- <instanceId>:<taskPosition> ids are unambiguous only when the instance id has no ':'
+          CASE WHEN strpos(c.iid, ':') > 0
+               THEN 'instanceId contains '':'', which would make task execution ids (<instanceId>:<taskPosition>) ambiguous' END,
           workflow_index.string_field_problem(c.d, 'status', 64, false),
           CASE c.action WHEN 'started' THEN workflow_index.time_field_problem(c.d, 'startTime')
                         WHEN 'completed' THEN workflow_index.time_field_problem(c.d, 'endTime')
@@ -359,7 +368,7 @@ AS $$
                            WHEN 'faulted' THEN workflow_index.parse_event_time(c.d -> 'endTime')
                            WHEN 'cancelled' THEN workflow_index.parse_event_time(c.d -> 'endTime') END, c.ts)
   FROM (
-    SELECT b.raw_id, b.d, b.dtype, b.et, b.m[1] AS kind, b.m[2] AS action,
+    SELECT b.raw_id, b.record_time, b.d, b.dtype, b.et, b.m[1] AS kind, b.m[2] AS action,
            CASE WHEN b.dtype = 'object' THEN b.d ->> 'instanceId' END AS iid,
            CASE WHEN b.dtype = 'object' THEN workflow_index.parse_event_time(b.d -> 'timestamp') END AS ts,
            workflow_index.normalize_workflow_status(coalesce(
@@ -369,12 +378,12 @@ AS $$
            coalesce(b.m[2] IN ('faulted', 'completed', 'cancelled') AND jsonb_typeof(b.d -> 'error') = 'object'
                     AND (b.m[1] = 'task' OR b.m[2] = 'faulted'), false) AS has_error
     FROM (
-      SELECT u.raw_id, u.d, coalesce(jsonb_typeof(u.d), 'nothing') AS dtype,
+      SELECT u.raw_id, u.record_time, u.d, coalesce(jsonb_typeof(u.d), 'nothing') AS dtype,
              CASE WHEN jsonb_typeof(u.d) = 'object' AND jsonb_typeof(u.d -> 'eventType') = 'string' THEN u.d ->> 'eventType' END AS et,
              -- Match on the suffix: the producer's prefix (io.serverlessworkflow.) may change in future SDKs.
              regexp_match(CASE WHEN jsonb_typeof(u.d) = 'object' AND jsonb_typeof(u.d -> 'eventType') = 'string' THEN u.d ->> 'eventType' END,
                           '(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$') AS m
-      FROM unnest(p_ids, p_data) AS u(raw_id, d)
+      FROM unnest(p_ids, p_data, p_times) AS u(raw_id, d, record_time)
       OFFSET 0  -- a fence: without it the planner flattens these subqueries and re-evaluates each derived
     ) b         -- column (the eventType regex, the parsed times) at every place it is referenced
     OFFSET 0
@@ -388,7 +397,7 @@ $$;
 -- Conditions a retry can cure (deadlock, serialization failure, cancellation, shutdown) propagate instead,
 -- so the writer retries the whole flush.
 -- ------------------------------------------------------------------------------------------------
-CREATE FUNCTION workflow_index.apply_events(p_table TEXT, p_ids BIGINT[], p_data JSONB[]) RETURNS VOID
+CREATE FUNCTION workflow_index.apply_events(p_table TEXT, p_ids BIGINT[], p_data JSONB[], p_times TIMESTAMPTZ[]) RETURNS VOID
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
@@ -403,7 +412,7 @@ BEGIN
   BEGIN
     -- 1. Parse once; record rejected events; merge workflow events; store task events (deduplicated).
     WITH parsed AS MATERIALIZED (
-      SELECT * FROM parse_events(p_ids, p_data)
+      SELECT * FROM parse_events(p_ids, p_data, p_times)
     ), rejected AS (
       INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
       SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
@@ -487,13 +496,23 @@ BEGIN
                   CASE WHEN pick THEN EXCLUDED.error_event_time ELSE w.error_event_time END
            FROM (SELECT EXCLUDED.error_event_time > coalesce(w.error_event_time, '-infinity') AS pick) s),
         updated_at = now()
+    ), placeholders AS (
+      -- An instance known only from task events gets a placeholder row (not served until workflow.started),
+      -- so placeholders are counted from one partial index. Its status bookkeeping loses to any workflow event.
+      INSERT INTO workflow_instances (id, status, status_terminal, status_event_time, status_rank)
+      SELECT DISTINCT p.instance_id, 'RUNNING', false, '-infinity'::TIMESTAMPTZ, 0::SMALLINT
+      FROM parsed p
+      WHERE p.reason IS NULL AND p.kind = 'task'
+        AND NOT EXISTS (SELECT 1 FROM wf WHERE wf.id = p.instance_id)
+      ORDER BY 1  -- the same lock order as the upsert above, across concurrent writers
+      ON CONFLICT (id) DO NOTHING
     ), stored AS (
       INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
                                has_input, input, has_output, output, has_error,
-                               error_type, error_title, error_detail, error_status, error_instance, raw_id)
+                               error_type, error_title, error_detail, error_status, error_instance, raw_id, record_time)
       SELECT p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
              p.input IS NOT NULL, p.input, p.has_output, p.output, p.has_error,
-             p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance, p.raw_id
+             p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance, p.raw_id, p.record_time
       FROM parsed p
       WHERE p.reason IS NULL AND p.kind = 'task'
       ORDER BY p.instance_id, p.task_position
@@ -551,8 +570,8 @@ BEGIN
                 format('normalizer error %s: %s', SQLSTATE, SQLERRM));
       ELSE
         half := n / 2;
-        PERFORM apply_events(p_table, p_ids[1:half], p_data[1:half]);
-        PERFORM apply_events(p_table, p_ids[half + 1:n], p_data[half + 1:n]);
+        PERFORM apply_events(p_table, p_ids[1:half], p_data[1:half], p_times[1:half]);
+        PERFORM apply_events(p_table, p_ids[half + 1:n], p_data[half + 1:n], p_times[half + 1:n]);
       END IF;
   END;
 END
@@ -577,7 +596,7 @@ AS $$
            CASE WHEN e.event_kind IN ('started', 'retried') THEN 1
                 WHEN e.event_kind IN ('completed', 'faulted', 'cancelled') THEN -1 ELSE 0 END AS delta,
            row_number() OVER (PARTITION BY e.instance_id, e.task_position
-                              ORDER BY e.event_time,
+                              ORDER BY e.event_time, e.record_time,
                                        CASE e.event_kind WHEN 'started' THEN 0 WHEN 'retried' THEN 1 WHEN 'suspended' THEN 2
                                                          WHEN 'resumed' THEN 3 ELSE 4 END,
                                        e.event_kind) AS seq
@@ -659,9 +678,11 @@ AS $$
 DECLARE
   ids BIGINT[];
   datas JSONB[];
+  times TIMESTAMPTZ[];
 BEGIN
-  SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
-  PERFORM apply_events(TG_TABLE_NAME, ids, datas);
+  SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id), array_agg(b.time ORDER BY b.id)
+  INTO ids, datas, times FROM batch b;
+  PERFORM apply_events(TG_TABLE_NAME, ids, datas, times);
   RETURN NULL;
 END
 $$;
@@ -671,24 +692,36 @@ CREATE TRIGGER normalize_workflow_events AFTER INSERT ON workflow_raw.workflow_e
 CREATE TRIGGER normalize_task_events AFTER INSERT ON workflow_raw.task_events_raw
   REFERENCING NEW TABLE AS batch FOR EACH STATEMENT EXECUTE FUNCTION workflow_index.normalize_raw_batch();
 -- ------------------------------------------------------------------------------------------------
--- Ingestion health for the read-only server role (which cannot read raw tables directly).
--- Raw counts come from the identity high-water marks: O(1), and exact unless rows were deleted.
+-- Ingestion health for the read-only server role (which cannot read raw tables directly), cheap enough for
+-- every metrics scrape at any table size: raw counts from the identity high-water marks (exact unless rows were
+-- deleted), placeholders from a partial index, totals exact below 100,000 rows and estimated above.
+-- search_path has only pg_catalog: the forwarder may create objects in workflow_raw, and nothing it creates may
+-- stand in for a function this SECURITY DEFINER body calls (every name here is schema-qualified).
 -- ------------------------------------------------------------------------------------------------
 CREATE FUNCTION workflow_index.ingest_stats() RETURNS TABLE (
   workflow_raw_events BIGINT, task_raw_events BIGINT, ingest_errors BIGINT, newest_event_time TIMESTAMPTZ,
   placeholder_instances BIGINT, instances BIGINT, task_executions BIGINT)
 LANGUAGE sql STABLE SECURITY DEFINER
-SET search_path = workflow_index, workflow_raw, pg_catalog, pg_temp
+SET search_path = pg_catalog, pg_temp
 AS $$
+  WITH estimates AS (
+    SELECT (SELECT reltuples FROM pg_class WHERE oid = 'workflow_index.workflow_instances'::regclass) AS instances,
+           (SELECT reltuples FROM pg_class WHERE oid = 'workflow_index.task_executions'::regclass) AS tasks
+  ), placeholders AS (
+    SELECT count(*) AS n FROM workflow_index.workflow_instances WHERE started_event_time IS NULL
+  )
   SELECT (SELECT coalesce(max(id), 0) FROM workflow_raw.workflow_events_raw),
          (SELECT coalesce(max(id), 0) FROM workflow_raw.task_events_raw),
          (SELECT coalesce(max(id), 0) FROM workflow_index.ingest_errors),
          (SELECT max(last_update) FROM workflow_index.workflow_instances),
-         (SELECT count(*) FROM workflow_index.workflow_instances WHERE started_event_time IS NULL)
-           + (SELECT count(DISTINCT t.instance_id) FROM workflow_index.task_executions t
-              WHERE NOT EXISTS (SELECT 1 FROM workflow_index.workflow_instances w WHERE w.id = t.instance_id)),
-         (SELECT count(*) FROM workflow_index.workflow_instances WHERE started_event_time IS NOT NULL),
-         (SELECT count(*) FROM workflow_index.task_executions)
+         placeholders.n,
+         CASE WHEN estimates.instances < 100000
+              THEN (SELECT count(*) FROM workflow_index.workflow_instances) - placeholders.n
+              ELSE estimates.instances::BIGINT - placeholders.n END,
+         CASE WHEN estimates.tasks < 100000
+              THEN (SELECT count(*) FROM workflow_index.task_executions)
+              ELSE estimates.tasks::BIGINT END
+  FROM estimates, placeholders
 $$;
 
 -- ------------------------------------------------------------------------------------------------

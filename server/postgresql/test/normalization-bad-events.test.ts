@@ -30,8 +30,8 @@ const BAD: ReadonlyArray<readonly [Event | unknown, RegExp]> = [
   [good(42 as unknown as string), /instanceId must be a string, got number/],
   [good('BAD-NAME-TYPE', { workflowName: ['x'] }), /workflowName must be a string, got array/],
   [good('BAD-NO-NAME', { workflowName: undefined }), /missing workflowName/],
-  [good('X'.repeat(300)), /instanceId is longer than 255 characters/],
-  [good('BAD-NAMESPACE-LONG', { workflowNamespace: 'n'.repeat(5000) }), /workflowNamespace is longer than 1024 characters/],
+  [good('X'.repeat(300)), /instanceId is longer than 255 bytes/],
+  [good('BAD-NAMESPACE-LONG', { workflowNamespace: 'n'.repeat(5000) }), /workflowNamespace is longer than 512 bytes/],
   [good('BAD-TYPE', { eventType: 'io.serverlessworkflow.workflow.exploded.v1' }), /unknown eventType/],
   [good('BAD-TYPE-2', { eventType: 'com.example.something' }), /unknown eventType/],
   [good('BAD-TYPE-3', { eventType: 17 }), /eventType must be a string/],
@@ -40,8 +40,10 @@ const BAD: ReadonlyArray<readonly [Event | unknown, RegExp]> = [
   [good('BAD-FAULT-2', { eventType: 'io.serverlessworkflow.workflow.faulted.v1', status: 'FAULTED', error: 'boom' }), /error must be an object/],
   [good('BAD-STATUS', { eventType: 'io.serverlessworkflow.workflow.status-changed.v1', status: undefined }), /missing status/],
   [task('BAD-TASK', { taskPosition: undefined }), /missing taskPosition/],
-  [task('BAD-TASK-2', { taskPosition: 'p'.repeat(2000) }), /taskPosition is longer than 1024 characters/],
+  [task('BAD-TASK-2', { taskPosition: 'p'.repeat(2000) }), /taskPosition is longer than 1024 bytes/],
   [task('BAD-TASK-3', { eventType: 'io.serverlessworkflow.task.completed.v1', endTime: 'soon' }), /endTime "soon" is not a valid time/],
+  [task('BAD-TASK-CJK', { taskName: '東'.repeat(300) }), /taskName is longer than 512 bytes/], // 300 characters, 900 bytes
+  [task('BAD:COLON'), /instanceId contains ':'/],
   [task('BAD-TASK-4', { eventType: 'io.serverlessworkflow.task.faulted.v1', status: 'FAILED', error: { status: 1.5 } }), /error.status must be an integer/],
 ];
 

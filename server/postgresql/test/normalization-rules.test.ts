@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
+import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 
 const available = await postgresReachable();
 const T0 = 1778577243.5; // 2026-05-12T09:14:03.5Z
@@ -55,11 +56,11 @@ describe.skipIf(!available)('normalization rules (real PostgreSQL)', () => {
     expect(await instance('R4')).toMatchObject({ status: 'RUNNING' });
   });
 
-  it('status-changed first makes a placeholder; workflow.started fills identity later; task events alone make no instance row', async () => {
+  it('status-changed or task events first make a placeholder; workflow.started fills identity later', async () => {
     await loadEvents(db.pool, [statusChanged('R5', T0, 'RUNNING'), tk('R5', 'started', T0 + 0.1)]);
     expect(await instance('R5')).toMatchObject({ placeholder: true, name: null, status: 'RUNNING' });
     await loadEvents(db.pool, [tk('R6', 'started', T0)]);
-    expect((await snapshot(db.pool, ['R6'])).instances).toEqual([]);
+    expect(await instance('R6')).toMatchObject({ placeholder: true, name: null, status: 'RUNNING', last_update: null });
     expect(await tasksOf('R6')).toHaveLength(1); // stored, served once the instance is known
     await loadEvents(db.pool, [started('R5', T0 + 0.01)]);
     expect(await instance('R5')).toMatchObject({ placeholder: false, name: 'wf', namespace: 'ns', version: '1.0', start_time: iso(T0 + 0.01), status: 'RUNNING' });
@@ -100,6 +101,27 @@ describe.skipIf(!available)('normalization rules (real PostgreSQL)', () => {
       ['R9:do/2/c', 'SUSPENDED', null],
       ['R9:do/3/d', 'RUNNING', null],
     ]);
+  });
+
+  it('events of the same kind, position and (millisecond) timestamp are told apart by their record time', async () => {
+    // A producer with timestamp-format=epoch-millis: three loop iterations, two of them in the same millisecond.
+    // Fluent Bit's record time (the runtime's log timestamp) differs per line and orders them as logged.
+    const ms = 1778577243512;
+    const lines: Array<[string, number]> = [['started', ms], ['completed', ms], ['started', ms], ['completed', ms], ['started', ms + 1], ['completed', ms + 1]];
+    const events = lines.map(([action, t]) => tk('R18', action, t));
+    await loadEvents(db.pool, [started('R18', T0)]);
+    // Insert in a scrambled order; each row keeps the record time of its log line (µs apart).
+    for (const i of [3, 0, 5, 1, 4, 2]) {
+      await db.pool.query(fluentBitInsertStatement('workflow_raw.task_events_raw', 'workflow.task', [events[i]!], () => ms / 1000 + i * 1e-5));
+    }
+    expect((await tasksOf('R18')).map((t) => [t.execution_index, t.status, t.start_time, t.end_time])).toEqual([
+      [1, 'COMPLETED', '2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.512000Z'],
+      [2, 'COMPLETED', '2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.512000Z'],
+      [3, 'COMPLETED', '2026-05-12T09:14:03.513000Z', '2026-05-12T09:14:03.513000Z'],
+    ]);
+    // Replaying the same lines (same record times) adds nothing.
+    for (const i of [0, 1, 2]) await db.pool.query(fluentBitInsertStatement('workflow_raw.task_events_raw', 'workflow.task', [events[i]!], () => ms / 1000 + i * 1e-5));
+    expect(await tasksOf('R18')).toHaveLength(3);
   });
 
   it('a task event written to the workflow table (mis-routed) is still normalized as a task', async () => {

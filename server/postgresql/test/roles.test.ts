@@ -69,10 +69,22 @@ describe.skipIf(!available)('database roles (real PostgreSQL)', () => {
       'DELETE FROM workflow_raw.workflow_events_raw',
       'UPDATE workflow_raw.task_events_raw SET tag = tag',
       "INSERT INTO workflow_index.workflow_instances (id, status, status_terminal, status_event_time, status_rank) VALUES ('x', 'RUNNING', false, now(), 1)",
-      "SELECT workflow_index.apply_events('x', ARRAY[1]::bigint[], ARRAY['{}'::jsonb])",
+      "SELECT workflow_index.apply_events('x', ARRAY[1]::bigint[], ARRAY['{}'::jsonb], ARRAY[now()])",
     ]) {
       await expect(forwarder.query(sql), sql).rejects.toThrow(/permission denied/);
     }
+  });
+
+  it('objects the forwarder creates in workflow_raw never run inside the owner\'s SECURITY DEFINER functions', async () => {
+    // The forwarder needs CREATE on workflow_raw (Fluent Bit's start-up statement). A planted aggregate that
+    // shadows a built-in must not be picked up by ingest_stats() (which the reader calls on every scrape).
+    await forwarder.query(`CREATE FUNCTION workflow_raw.planted(state bigint, v bigint) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'planted code ran as %', current_user; END $$`);
+    await forwarder.query(`CREATE AGGREGATE workflow_raw.max(bigint) (SFUNC = workflow_raw.planted, STYPE = bigint)`);
+    await forwarder.query(`CREATE FUNCTION workflow_raw.count() RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'planted code ran'; END $$`);
+    await forwarder.query(fluentBitInsertStatement('workflow_events_raw', 'workflow.instance', fixtureEvents().slice(0, 2)));
+    const stats = await reader.query('SELECT workflow_raw_events::int FROM workflow_index.ingest_stats()');
+    expect(stats.rows[0].workflow_raw_events).toBeGreaterThan(0);
+    await forwarder.query('DROP AGGREGATE workflow_raw.max(bigint); DROP FUNCTION workflow_raw.planted(bigint, bigint); DROP FUNCTION workflow_raw.count()');
   });
 
   it('the reader selects the normalized tables and ingestion health, and nothing else', async () => {
