@@ -20,6 +20,9 @@ import {
   requiredProperty,
   sectionsOf,
 } from './classic-config.js';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FLUENT_BIT_ROOT } from './load-config.js';
 import { type BuiltinMultilineParser, type TailRecord, isBuiltinMultilineParser, readTailRecords } from './builtin-multiline.js';
 import { type RecordPath, parseRecordAccessor, readPath } from './record-accessor.js';
 
@@ -131,7 +134,9 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   }
   if (property(input, 'Parser') !== undefined) throw new ClassicConfigError(`${config.source}: tail Parser is not modelled; use multiline.parser`);
 
-  const filters = sectionsOf(config, 'FILTER').map((section, index) => buildFilter(section, index, parsers, options.podMetadata));
+  // Relative script paths resolve against the configuration's directory, as in Fluent Bit.
+  const configDirectory = join(FLUENT_BIT_ROOT, '..', dirname(config.source));
+  const filters = sectionsOf(config, 'FILTER').map((section, index) => buildFilter(section, index, parsers, options.podMetadata, configDirectory));
   const outputs = sectionsOf(config, 'OUTPUT').map((section, index): OutputDefinition => {
     const plugin = requiredProperty(section, 'Name');
     const match = property(section, 'Match');
@@ -207,6 +212,7 @@ function buildFilter(
   index: number,
   parsers: ClassicConfig,
   podMetadata: PipelineOptions['podMetadata'],
+  configDirectory: string,
 ): Filter {
   const name = requiredProperty(section, 'Name');
   const alias = property(section, 'Alias') ?? `${name}.${index}`;
@@ -299,6 +305,21 @@ function buildFilter(
           return { pass: rule.keep ? [item] : [], reemit: [emitted] };
         },
       };
+    }
+    case 'lua': {
+      // The Lua filter only rewrites values that PostgreSQL would reject (it never changes eventType, tags or
+      // which records pass), so the model passes records through after checking that the script and its
+      // function exist; the script itself runs under luajit in fluent-bit/test/sanitize-lua.test.ts.
+      const script = requiredProperty(section, 'script');
+      const call = requiredProperty(section, 'call');
+      let source: string;
+      try {
+        source = readFileSync(join(configDirectory, script), 'utf8');
+      } catch {
+        throw new ClassicConfigError(`[FILTER] ${alias}: script ${script} not found next to the configuration`);
+      }
+      if (!new RegExp(`^function ${call}\\(`, 'm').test(source)) throw new ClassicConfigError(`[FILTER] ${alias}: ${script} defines no function ${call}`);
+      return { alias, match, apply: keep };
     }
     default:
       throw new ClassicConfigError(`filter ${name} (${alias}) is not modelled`);

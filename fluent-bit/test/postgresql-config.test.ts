@@ -45,20 +45,22 @@ describe('fluent-bit/postgresql configuration', () => {
     expect([property(parser, 'Format'), property(parser, 'Time_Key')]).toEqual(['json', undefined]);
   });
 
-  it('runs the filters in the order parse → keep lifecycle events → pod metadata → opt-out → route', () => {
+  it('runs the filters in the order parse → keep lifecycle events → pod metadata → sanitize → opt-out → route', () => {
     expect(filters.map((f) => [requiredProperty(f, 'Name'), property(f, 'Alias'), property(f, 'Match')])).toEqual([
       ['parser', 'parse_event_json', 'kube.*'],
       ['grep', 'keep_lifecycle_events', 'kube.*'],
       ['kubernetes', 'pod_metadata', 'kube.*'],
+      ['lua', 'sanitize_for_jsonb', 'kube.*'],
       ['grep', 'skip_opted_out_pods', 'kube.*'],
       ['rewrite_tag', 'route_by_event_kind', 'kube.*'],
     ]);
     const parse = filters[0]!;
     expect([property(parse, 'Key_Name'), property(parse, 'Reserve_Data'), property(parse, 'Preserve_Key')]).toEqual(['log', 'On', 'Off']);
     expect(properties(filters[1]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}']);
-    expect(properties(filters[3]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);
+    expect([property(filters[3]!, 'script'), property(filters[3]!, 'call')]).toEqual(['sanitize.lua', 'sanitize_record']);
+    expect(properties(filters[4]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);
     expect(property(filters[2]!, 'Labels')).toBe('On');
-    const route = filters[4]!;
+    const route = filters[5]!;
     expect(properties(route, 'Rule').map((r) => r.split(/\s+/))).toEqual([
       ['$eventType', '\\.task\\.', 'workflow-index.task', 'false'],
       ['$eventType', '\\.workflow\\.', 'workflow-index.workflow', 'false'],
@@ -119,7 +121,7 @@ describe.skipIf(!available).each(OVERLAYS)('fluent-bit/postgresql as deployed by
   });
 
   it('mounts exactly these files where the command line expects them', () => {
-    expect(Object.keys(deployment.configFiles).sort()).toEqual(['fluent-bit.conf', 'parsers.conf']);
+    expect(Object.keys(deployment.configFiles).sort()).toEqual(['fluent-bit.conf', 'parsers.conf', 'sanitize.lua']);
     for (const [name, text] of Object.entries(deployment.configFiles)) expect(text, name).toBe(readFileSync(join(directory, name), 'utf8'));
     expect(deployment.container.args).toEqual([`--config=${deployment.configMountPath}/fluent-bit.conf`]);
   });

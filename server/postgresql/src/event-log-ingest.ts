@@ -459,7 +459,19 @@ function classify(content: string, prefix: string, preParsed?: unknown): Classif
   if (!isPlainObject(value)) return { kind: 'skipped' };
   const eventType = value['eventType'];
   if (typeof eventType !== 'string' || !eventType.startsWith(prefix)) return { kind: 'skipped' };
-  return { kind: 'event', record: value, eventType };
+  return { kind: 'event', record: withoutNulCharacters(value) as FluentBitRecord, eventType };
+}
+
+/**
+ * PostgreSQL's JSONB cannot hold U+0000, and one such string would fail the whole batch before any trigger runs.
+ * Like our Fluent Bit configuration (fluent-bit/postgresql/sanitize.lua), replace it with U+FFFD. (Non-finite
+ * numbers cannot come out of JSON.parse except as Infinity, which JSON.stringify writes as null.)
+ */
+export function withoutNulCharacters(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+  if (Array.isArray(value)) return value.map(withoutNulCharacters);
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutNulCharacters(v)]));
+  return value;
 }
 
 function describeRange(items: readonly PendingEvent[]): string {

@@ -188,6 +188,19 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
     expect(again.rejected).toBe(0);
   });
 
+  it('a NUL character in a payload (JSONB cannot hold it) becomes U+FFFD instead of failing the batch', async () => {
+    const db = await fresh();
+    const file = join(dir, 'nul.jsonl');
+    const started = { instanceId: 'NUL-1', eventType: 'io.serverlessworkflow.workflow.started.v1', timestamp: t0, startTime: t0, status: 'RUNNING', workflowName: 'w', input: { note: 'a\u0000b', list: ['\u0000'] } };
+    const other = { instanceId: 'NUL-2', eventType: 'io.serverlessworkflow.workflow.started.v1', timestamp: t0, startTime: t0, status: 'RUNNING', workflowName: 'w' };
+    writeFileSync(file, [JSON.stringify(started), JSON.stringify(other), ''].join('\n'));
+    expect(readFileSync(file, 'utf8')).toContain('\\u0000');
+    const s = await ingestEventLogs(db.pool, [file]);
+    expect(s.eventsWritten.total).toBe(2);
+    const rows = await db.pool.query(`SELECT id, input FROM workflow_index.workflow_instances ORDER BY id`);
+    expect(rows.rows).toEqual([{ id: 'NUL-1', input: { note: 'a\uFFFDb', list: ['\uFFFD'] } }, { id: 'NUL-2', input: null }]);
+  });
+
   it('reads Docker json-file lines from stdin, joining partial records', async () => {
     const db = await fresh();
     const line = JSON.stringify(criEvents.started);
