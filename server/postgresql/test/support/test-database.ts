@@ -53,6 +53,11 @@ export async function createTestDatabase(options: { migrated?: boolean; prefix?:
   }
   const url = withDatabase(ADMIN_URL, name);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // An idle client whose backend goes away (the database is dropped WITH (FORCE) at the end, or a test
+  // terminates backends) emits 'error' on the pool; without a listener that is an unhandled error.
+  pool.on('error', (error: Error & { code?: string }) => {
+    if (error.code !== '57P01') console.warn(`[test-database ${name}] idle client error: ${error.message}`);
+  });
   if (options.migrated !== false) {
     const client = await pool.connect();
     try {

@@ -1,0 +1,459 @@
+// npm run bench:query [-- --instances N --tasks-per-instance 10 --duration 10 --connections 10 --database-url URL]
+//
+// Query performance of the real server. Generates a dataset directly into the normalized tables of a scratch
+// database (bulk SQL: this measures queries, not ingestion), starts main.ts in production mode as a child process
+// connected as a reader login role, and measures four GraphQL queries with autocannon: at saturation (rps, p50,
+// p99) and at a fixed 100 requests/s (p99). In the same run the same SQL goes straight through a `pg` pool at the
+// same concurrency (the floor: what the database alone delivers), giving the ratio server/floor. The server's peak
+// RSS comes from /proc/<pid>/status (VmHWM). The last line printed is one JSON object with the figures.
+import autocannon from 'autocannon';
+import pg from 'pg';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
+import { migrate } from '../src/migrator.js';
+import { createPostgresqlReader } from '../src/postgresql-reader.js';
+
+const argv = yargs(hideBin(process.argv))
+  .option('instances', { type: 'number', default: 100_000, describe: 'workflow instances generated' })
+  .option('tasks-per-instance', { type: 'number', default: 10, describe: 'task executions per instance' })
+  .option('duration', { type: 'number', default: 10, describe: 'seconds per measurement' })
+  .option('warmup', { type: 'number', default: 2, describe: 'seconds of warm-up per query before measuring' })
+  .option('connections', { type: 'number', default: 10, describe: 'concurrent HTTP connections at saturation = pool size = floor concurrency' })
+  .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
+  .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
+  .option('server-node-options', { type: 'string', default: '', describe: 'NODE_OPTIONS for the server process, e.g. --max-old-space-size=128' })
+  .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
+  .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? process.env['WI_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; a scratch database is created and dropped' })
+  .strict()
+  .parseSync();
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN_SOURCE = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const MAIN_DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const READER_ROLE = 'wi_bench_query_reader';
+const READER_PASSWORD = randomBytes(12).toString('hex');
+const SPAN_SECONDS = 30 * 24 * 3600; // the generated instances start over 30 days
+const BASE_TIME = Date.parse('2026-04-01T00:00:00Z');
+const NAMESPACES = 10;
+const TASK_NAMES = ['validate', 'reserve', 'price', 'charge', 'invoice', 'pack', 'ship', 'notify', 'archive', 'close'];
+const STATUSES = ['COMPLETED', 'RUNNING', 'FAULTED', 'CANCELLED'] as const;
+const CUSTOMERS = 5000;
+
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+function withDatabase(url: string, database: string, user?: string, password?: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  if (user !== undefined) {
+    u.username = user;
+    u.password = password ?? '';
+  }
+  return u.toString();
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same request mix. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Status (g % 20) and namespace ((g / 20) % 10) are independent, so every status × namespace page is populated.
+const GENERATE_INSTANCES = `
+INSERT INTO workflow_index.workflow_instances (
+  id, namespace, name, version, status, start_time, end_time, last_update, input, output,
+  error_type, error_title, error_detail, error_status, error_instance,
+  started_event_time, status_terminal, status_event_time, status_rank, input_rank, input_event_time, output_event_time, error_event_time)
+SELECT id, ns, nm, '1.' || (g % 3) || '.0', st, t0, CASE WHEN st <> 'RUNNING' THEN t0 + interval '2 seconds' END, t0 + interval '2 seconds',
+       jsonb_build_object('orderId', 'ORD-' || g, 'customer', jsonb_build_object('id', 'C-' || (g % ${CUSTOMERS}), 'tier', CASE WHEN g % 3 = 0 THEN 'gold' ELSE 'std' END),
+                          'amount', (g % 1000) + 0.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'SKU-' || (g % 97), 'qty', g % 5 + 1))),
+       CASE WHEN st = 'COMPLETED' THEN jsonb_build_object('ok', true, 'total', g % 1000) END,
+       CASE WHEN st = 'FAULTED' THEN 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' END,
+       CASE WHEN st = 'FAULTED' THEN 'Service Unavailable' END, NULL, CASE WHEN st = 'FAULTED' THEN 503 END, CASE WHEN st = 'FAULTED' THEN 'do/3/charge' END,
+       t0, st <> 'RUNNING', t0 + interval '2 seconds', 1, 2, t0, CASE WHEN st = 'COMPLETED' THEN t0 + interval '2 seconds' END, CASE WHEN st = 'FAULTED' THEN t0 + interval '2 seconds' END
+FROM (SELECT g, 'bench-' || lpad(g::text, 8, '0') AS id,
+             'com.acme.ns' || ((g / 20) % ${NAMESPACES}) AS ns, 'flow-' || (g % 17) AS nm,
+             CASE WHEN g % 20 < 14 THEN 'COMPLETED' WHEN g % 20 < 17 THEN 'RUNNING' WHEN g % 20 < 19 THEN 'FAULTED' ELSE 'CANCELLED' END AS st,
+             to_timestamp($2::float8 / 1000) + (g::float8 * $3::float8 / $1::float8) * interval '1 second' + (g % 997) * interval '1 microsecond' AS t0
+      FROM generate_series(1, $1::int) AS g) s`;
+
+const GENERATE_TASKS = `
+INSERT INTO workflow_index.task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output, execution_index)
+SELECT i.id || ':do/' || k || '/' || tn, i.id, 'do/' || k || '/' || tn, tn,
+       CASE WHEN i.status = 'FAULTED' AND k = 3 THEN 'FAULTED' WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN 'RUNNING' ELSE 'COMPLETED' END,
+       i.start_time + k * interval '150 milliseconds',
+       CASE WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN NULL ELSE i.start_time + k * interval '150 milliseconds' + interval '100 milliseconds' END,
+       jsonb_build_object('step', k), jsonb_build_object('done', true), 1
+FROM workflow_index.workflow_instances i
+CROSS JOIN LATERAL (SELECT k, ($2::text[])[k % cardinality($2::text[]) + 1] AS tn FROM generate_series(0, $1::int - 1) AS k) t`;
+
+interface Statement { readonly text: string; readonly values: readonly unknown[] }
+
+/** One request of a query: the GraphQL body the server gets, and the SQL the reader issues for it (the floor). */
+interface Variant { readonly body: string; readonly statements: readonly Statement[] }
+
+interface QuerySpec {
+  readonly name: string;
+  readonly query: string;
+  readonly variables: ReadonlyArray<Record<string, unknown>>;
+  /** The reader calls the resolvers make for these variables (captured once to get the SQL of the floor). */
+  readonly readerCalls: (reader: Reader, variables: Record<string, unknown>) => Promise<unknown>;
+}
+
+function querySpecs(instances: number): QuerySpec[] {
+  const rnd = random(20260401);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  const VARIANTS = 200;
+  return [
+    {
+      name: 'instances-page',
+      query: `query Page($status: WorkflowInstanceStatus!, $namespace: String!) {
+        getWorkflowInstances(limit: 20, filter: {status: {eq: $status}, namespace: {eq: $namespace}}, orderBy: {startDate: DESC}) {
+          id name namespace version status startDate endDate lastUpdate } }`,
+      variables: STATUSES.flatMap((status) => Array.from({ length: NAMESPACES }, (_, n) => ({ status, namespace: `com.acme.ns${n}` }))),
+      readerCalls: (reader, v) => reader.listInstances({
+        filter: { kind: 'and', nodes: [
+          { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
+          { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
+        ] } satisfies InstanceFilter,
+        orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: 20, offset: 0, payloads: false,
+      }),
+    },
+    {
+      name: 'instance-by-id-with-tasks',
+      query: `query One($id: ID!) { getWorkflowInstance(id: $id) {
+        id name namespace status startDate endDate error { type title status } taskExecutions { id taskName taskPosition status startDate endDate } } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ id: `bench-${String(1 + Math.floor(rnd() * instances)).padStart(8, '0')}` })),
+      readerCalls: async (reader, v) => {
+        await reader.getInstance(String(v['id']), { payloads: false });
+        await reader.tasksOfInstances([String(v['id'])], { payloads: false });
+      },
+    },
+    {
+      name: 'tasks-by-name-and-time',
+      query: `query Tasks($name: String!, $from: DateTime!, $to: DateTime!) {
+        getTaskExecutions(limit: 20, filter: {taskName: {eq: $name}, startDate: {between: {from: $from, to: $to}}}) {
+          id workflowInstanceId taskName status startDate endDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => {
+        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 3600)) * 1000;
+        return { name: pick(TASK_NAMES), from: iso(from), to: iso(from + 3600 * 1000) };
+      }),
+      readerCalls: (reader, v) => reader.listTasks({
+        filter: { kind: 'and', nodes: [
+          { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: String(v['name']) } },
+          { kind: 'time', field: 'startDate', predicate: { op: 'between', from: String(v['from']), to: String(v['to']) } },
+        ] } satisfies TaskFilter,
+        orderBy: [], limit: 20, offset: 0, payloads: false,
+      }),
+    },
+    {
+      name: 'instances-json-input',
+      query: `query Json($customer: String!) {
+        getWorkflowInstances(limit: 20, filter: {input: {eq: [{key: "customer.id", value: $customer}]}}) { id name status startDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ customer: `C-${Math.floor(rnd() * CUSTOMERS)}` })),
+      readerCalls: (reader, v) => reader.listInstances({
+        filter: { kind: 'json', field: 'input', path: ['customer', 'id'], value: String(v['customer']) },
+        orderBy: [], limit: 20, offset: 0, payloads: false,
+      }),
+    },
+  ];
+}
+
+/** Runs each spec's reader calls once on an instrumented pool, recording the statements of every variant. */
+async function captureVariants(url: string, specs: readonly QuerySpec[]): Promise<Map<string, Variant[]>> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  let recording: Statement[] = [];
+  pool.on('connect', (client) => {
+    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as { text?: unknown; values?: unknown[] } | string;
+      if (typeof first === 'object' && typeof first.text === 'string') recording.push({ text: first.text, values: first.values ?? [] });
+      return original(...args);
+    };
+  });
+  const reader = createPostgresqlReader({ pool });
+  const result = new Map<string, Variant[]>();
+  try {
+    for (const spec of specs) {
+      const variants: Variant[] = [];
+      for (const variables of spec.variables) {
+        recording = [];
+        await spec.readerCalls(reader, variables);
+        variants.push({ body: JSON.stringify({ query: spec.query, variables }), statements: recording });
+      }
+      result.set(spec.name, variants);
+    }
+  } finally {
+    await reader.close();
+  }
+  return result;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+interface Measurement { readonly rps: number; readonly p50Ms: number; readonly p99Ms: number; readonly requests: number; readonly failures: number }
+
+/** autocannon against /graphql, rotating through the variants; latencies recorded at full precision here. */
+async function measureHttp(url: string, variants: readonly Variant[], options: { connections: number; duration: number }): Promise<Measurement> {
+  let next = 0;
+  const latencies: number[] = [];
+  let failures = 0;
+  const instance = autocannon({
+    url: `${url}/graphql`,
+    connections: options.connections,
+    duration: options.duration,
+    requests: [{
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: (variants[next++ % variants.length] as Variant).body }),
+      onResponse: (status, body) => {
+        if (status !== 200 || body.includes('"errors"')) failures++;
+      },
+    }],
+  });
+  (instance as unknown as { on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void })
+    .on('response', (_client, status, _bytes, ms) => {
+      if (status === 200) latencies.push(ms);
+    });
+  const result = await instance;
+  latencies.sort((a, b) => a - b);
+  const seconds = result.duration;
+  return {
+    rps: round(latencies.length / seconds, 1),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    requests: latencies.length,
+    failures: failures + result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/**
+ * Open-loop load at a fixed rate: one request every 1000/rate ms, each on a keep-alive connection of its own
+ * while it runs, latency counted from its scheduled start (so a stall delays and counts every request behind it).
+ * autocannon's own rate limit sends each connection's per-second quota in one burst, which measures bursts.
+ */
+async function measureFixedRate(url: string, variants: readonly Variant[], rate: number, duration: number): Promise<Measurement> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const target = new URL(`${url}/graphql`);
+  const latencies: number[] = [];
+  let failures = 0;
+  const total = Math.round(rate * duration);
+  const interval = 1000 / rate;
+  const began = performance.now();
+  const inFlight: Array<Promise<void>> = [];
+  const send = (body: string, scheduled: number): Promise<void> => new Promise((resolve) => {
+    const request = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        if (response.statusCode === 200 && !text.includes('"errors"')) latencies.push(performance.now() - scheduled);
+        else failures++;
+        resolve();
+      });
+    });
+    request.on('error', () => {
+      failures++;
+      resolve();
+    });
+    request.end(body);
+  });
+  for (let i = 0; i < total; i++) {
+    const scheduled = began + i * interval;
+    const wait = scheduled - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(send((variants[i % variants.length] as Variant).body, scheduled));
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const seconds = (performance.now() - began) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: round(latencies.length / seconds, 1), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), requests: latencies.length, failures };
+}
+
+/** The floor: the same statements straight through a pg pool, `concurrency` loops for `duration` seconds. */
+async function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurrency: number, duration: number): Promise<Measurement> {
+  let next = 0;
+  const latencies: number[] = [];
+  const deadline = performance.now() + duration * 1000;
+  const began = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < deadline) {
+      const variant = variants[next++ % variants.length] as Variant;
+      const started = performance.now();
+      const client = await pool.connect();
+      try {
+        for (const s of variant.statements) await client.query(s.text, [...s.values]);
+      } finally {
+        client.release();
+      }
+      latencies.push(performance.now() - started);
+    }
+  }));
+  const seconds = (performance.now() - began) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: round(latencies.length / seconds, 1), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), requests: latencies.length, failures: 0 };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+  return round(kb / 1024, 1);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const dbName = `wi_bench_query_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: argv['database-url'] });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.query(`DO $$ BEGIN CREATE ROLE ${READER_ROLE} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+  await admin.query(`ALTER ROLE ${READER_ROLE} LOGIN PASSWORD '${READER_PASSWORD}'`);
+  const ownerUrl = withDatabase(argv['database-url'], dbName);
+  const readerUrl = withDatabase(argv['database-url'], dbName, READER_ROLE, READER_PASSWORD);
+  let server: ReturnType<typeof spawn> | null = null;
+  try {
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    try {
+      await migrate(owner);
+      await admin.query(`GRANT workflow_index_reader TO ${READER_ROLE}`);
+      const genStart = performance.now();
+      log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, written by bulk SQL straight into the normalized tables (a query benchmark: the ingestion path is bench:ingest's)`);
+      await owner.query(GENERATE_INSTANCES, [argv.instances, BASE_TIME, SPAN_SECONDS]);
+      await owner.query(GENERATE_TASKS, [argv['tasks-per-instance'], TASK_NAMES]);
+      await owner.query('VACUUM ANALYZE workflow_index.workflow_instances');
+      await owner.query('VACUUM ANALYZE workflow_index.task_executions');
+      log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s`);
+    } finally {
+      await owner.end();
+    }
+
+    const specs = querySpecs(argv.instances);
+    const variants = await captureVariants(readerUrl, specs);
+
+    let serverArgs = ['--conditions=source', '--import', 'tsx', MAIN_SOURCE];
+    if (argv.server === 'dist') {
+      // What `npm run serve:postgresql` runs: the compiled server.
+      const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' });
+      if (build.status !== 0) throw new Error(`npm run build failed (use --server source to run from source):\n${build.stdout}${build.stderr}`);
+      serverArgs = [MAIN_DIST];
+    }
+    const port = await freePort();
+    server = spawn(process.execPath, serverArgs, {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', NODE_OPTIONS: argv['server-node-options'], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', DATABASE_URL: readerUrl,
+        DATABASE_POOL_MIN: String(argv.connections), DATABASE_POOL_MAX: String(argv.connections), LOG_LEVEL: argv['log-level'],
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const readyBy = Date.now() + 60_000;
+    for (;;) {
+      if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} during start-up`);
+      const status = await fetch(`${baseUrl}/q/health/ready`).then((r) => r.status, () => 0);
+      if (status === 200) break;
+      if (Date.now() > readyBy) throw new Error('the server did not become ready within 60 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const pid = server.pid as number;
+    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}${argv['server-node-options'] ? `, NODE_OPTIONS ${argv['server-node-options']}` : ''}`);
+    log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
+
+    // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
+    for (const spec of specs) {
+      const first = variants.get(spec.name)?.[0] as Variant;
+      const response = (await (await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: first.body })).json()) as { data?: unknown; errors?: unknown };
+      if (response.errors !== undefined || response.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(response).slice(0, 500)}`);
+    }
+
+    const floorPool = new pg.Pool({ connectionString: readerUrl, max: argv.connections });
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
+    try {
+      // Warm every code path (JIT, plan caches, buffer cache) before the first measurement, not just its own.
+      for (const spec of specs) {
+        const list = variants.get(spec.name) as Variant[];
+        await measureHttp(baseUrl, list, { connections: argv.connections, duration: argv.warmup });
+        await measureFloor(floorPool, list, argv.connections, argv.warmup);
+      }
+      for (const spec of specs) {
+        const list = variants.get(spec.name) as Variant[];
+        const saturated = await measureHttp(baseUrl, list, { connections: argv.connections, duration: argv.duration });
+        const fixed = await measureFixedRate(baseUrl, list, argv.rate, argv.duration);
+        const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
+        const row = {
+          name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
+          floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3),
+          failures: saturated.failures + fixed.failures,
+        };
+        results.push(row);
+        log(`${spec.name.padEnd(26)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p50 ${fixed.p50Ms} ms p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
+      }
+    } finally {
+      await floorPool.end();
+    }
+    const peakRss = peakRssMiB(pid);
+    const page = results.find((r) => r.name === 'instances-page');
+    log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s`);
+    log(`targets: p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => r.p99At100RpsMs < 50) ? 'met' : 'NOT met'}; page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); RSS < 200 MiB: ${peakRss < 200 ? 'met' : 'NOT met'}`);
+    log(JSON.stringify({
+      instances: argv.instances,
+      taskExecutions: argv.instances * argv['tasks-per-instance'],
+      connections: argv.connections,
+      durationSeconds: argv.duration,
+      fixedRate: argv.rate,
+      server: argv.server,
+      dataset: 'bulk SQL into the normalized tables',
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
+      peakRssMiB: peakRss,
+    }));
+  } finally {
+    if (server !== null && server.exitCode === null) {
+      const exited = new Promise((resolve) => server?.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${READER_ROLE}`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:query failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

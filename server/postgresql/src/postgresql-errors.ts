@@ -1,0 +1,47 @@
+// Which failures mean "the database cannot be reached (now)" — served as SERVICE_UNAVAILABLE and retried by
+// clients — as opposed to bugs, which are masked as INTERNAL_SERVER_ERROR.
+import { BackendUnavailableError } from '@workflow-index/core/reader';
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  'ECONNABORTED', 'EADDRNOTAVAIL',
+]);
+
+// SQLSTATEs of an unusable server or session: connection exceptions (08), resources (53), operator
+// intervention (57: shutdown, cannot connect now, statement_timeout's query_canceled), and the connection
+// refusals PostgreSQL reports at login (database missing or not accepting connections, authentication).
+const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57', '28'];
+const UNAVAILABLE_SQLSTATES = new Set(['3D000', '55000', '55P03']);
+
+// pg reports its own client-side timeouts and broken sockets as plain Errors.
+const PG_CLIENT_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Query read timeout',
+  'connection timeout',
+  'is not queryable',
+  'Client was closed',
+  'Cannot use a pool after calling end',
+];
+
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof BackendUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) {
+      return UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SQLSTATE_PREFIXES.some((p) => code.startsWith(p));
+    }
+  }
+  if (error instanceof AggregateError) return error.errors.some(isUnavailable);
+  return PG_CLIENT_MESSAGES.some((m) => error.message.includes(m));
+}
+
+/** Wraps a connection-level failure as BackendUnavailableError; other errors are returned unchanged. */
+export function classifyError(error: unknown, what: string): unknown {
+  if (error instanceof BackendUnavailableError) return error;
+  if (!isUnavailable(error)) return error;
+  const reason = error instanceof Error ? error.message || (error as { code?: string }).code || error.name : String(error);
+  return new BackendUnavailableError(`PostgreSQL unavailable (${what}): ${reason}`, { cause: error });
+}

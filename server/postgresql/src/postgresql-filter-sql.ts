@@ -1,0 +1,260 @@
+// Translates the backend-neutral filter tree (server/core/src/reader.ts) into a SQL condition. Every value
+// travels as a bind parameter; the SQL text only ever contains column names from the fixed maps below.
+//
+// Two-valued logic without losing indexes: `not` is pushed down to the leaves (De Morgan), so the condition
+// is free of NOT above any leaf. A positive leaf is emitted as is: in a NOT-free AND/OR tree a NULL leaf
+// can never make the whole condition true, so it acts as false. A negated leaf is emitted as
+// `(<pred>) IS NOT TRUE`, which is true for NULL — `not` matches exactly the rows its operand does not.
+// Wrapping every leaf in coalesce(…, false) would be equivalent but hides the column from the planner.
+import type {
+  FilterNode,
+  InstanceSortField,
+  InstanceStringField,
+  InstanceTimeField,
+  IntPredicate,
+  JsonField,
+  LikeSegment,
+  SortKey,
+  StringPredicate,
+  TaskSortField,
+  TaskStringField,
+  TaskTimeField,
+  TimePredicate,
+} from '@workflow-index/core/reader';
+
+/** Collects bind parameters; `add` returns the placeholder (`$n`) to put into the SQL text. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Maps from the filter tree's field names to (trusted, constant) column expressions. */
+export interface FieldColumns<S extends string, T extends string> {
+  readonly string: Readonly<Record<S, string>>;
+  readonly time: Readonly<Record<T, string>>;
+  readonly int: Readonly<Record<'error.status', string>>;
+  readonly json: Readonly<Record<JsonField, string>>;
+}
+
+const ERROR_STRING_COLUMNS = {
+  'error.type': 'error_type',
+  'error.title': 'error_title',
+  'error.detail': 'error_detail',
+  'error.instance': 'error_instance',
+} as const;
+
+export function instanceColumns(alias: string): FieldColumns<InstanceStringField, InstanceTimeField> {
+  const c = (column: string): string => `${alias}.${column}`;
+  return {
+    string: {
+      id: c('id'),
+      name: c('name'),
+      namespace: c('namespace'),
+      version: c('version'),
+      status: c('status'),
+      'error.type': c(ERROR_STRING_COLUMNS['error.type']),
+      'error.title': c(ERROR_STRING_COLUMNS['error.title']),
+      'error.detail': c(ERROR_STRING_COLUMNS['error.detail']),
+      'error.instance': c(ERROR_STRING_COLUMNS['error.instance']),
+    },
+    time: { startDate: c('start_time'), endDate: c('end_time'), lastUpdate: c('last_update') },
+    int: { 'error.status': c('error_status') },
+    json: { input: c('input'), output: c('output') },
+  };
+}
+
+export function taskColumns(alias: string): FieldColumns<TaskStringField, TaskTimeField> {
+  const c = (column: string): string => `${alias}.${column}`;
+  return {
+    string: {
+      id: c('id'),
+      workflowInstanceId: c('instance_id'),
+      taskName: c('task_name'),
+      taskPosition: c('task_position'),
+      status: c('status'),
+      'error.type': c(ERROR_STRING_COLUMNS['error.type']),
+      'error.title': c(ERROR_STRING_COLUMNS['error.title']),
+      'error.detail': c(ERROR_STRING_COLUMNS['error.detail']),
+      'error.instance': c(ERROR_STRING_COLUMNS['error.instance']),
+    },
+    time: { startDate: c('start_time'), endDate: c('end_time') },
+    int: { 'error.status': c('error_status') },
+    json: { input: c('input'), output: c('output') },
+  };
+}
+
+export const INSTANCE_SORT_COLUMNS: Readonly<Record<InstanceSortField, string>> = {
+  id: 'id',
+  name: 'name',
+  namespace: 'namespace',
+  version: 'version',
+  status: 'status',
+  startDate: 'start_time',
+  endDate: 'end_time',
+  lastUpdate: 'last_update',
+};
+
+export const TASK_SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
+  id: 'id',
+  taskName: 'task_name',
+  taskPosition: 'task_position',
+  status: 'status',
+  startDate: 'start_time',
+  endDate: 'end_time',
+};
+
+/** The SQL condition of a filter tree (`true` for no filter). */
+export function filterSql<S extends string, T extends string>(
+  node: FilterNode<S, T> | null,
+  columns: FieldColumns<S, T>,
+  params: SqlParams,
+): string {
+  return node === null ? 'true' : translate(node, columns, params, false);
+}
+
+function translate<S extends string, T extends string>(
+  node: FilterNode<S, T>,
+  columns: FieldColumns<S, T>,
+  params: SqlParams,
+  negated: boolean,
+): string {
+  switch (node.kind) {
+    case 'not':
+      return translate(node.node, columns, params, !negated);
+    case 'and':
+    case 'or': {
+      // De Morgan: under negation, and becomes or and vice versa.
+      const conjunction = (node.kind === 'and') !== negated;
+      if (node.nodes.length === 0) return conjunction ? 'true' : 'false';
+      const parts = node.nodes.map((child) => translate(child, columns, params, negated));
+      return parts.length === 1 ? (parts[0] as string) : `(${parts.join(conjunction ? ' AND ' : ' OR ')})`;
+    }
+    case 'string':
+      return leaf(stringPredicateSql(columns.string[node.field], node.predicate, params), negated);
+    case 'time':
+      return leaf(timePredicateSql(columns.time[node.field], node.predicate, params), negated);
+    case 'int':
+      return leaf(intPredicateSql(columns.int[node.field], node.predicate, params), negated);
+    case 'json':
+      return leaf(jsonPredicateSql(columns.json[node.field], node.path, node.value, params), negated);
+  }
+}
+
+/** A leaf predicate; `nullable: false` when it can never evaluate to NULL (IS NULL, constants). */
+interface Leaf {
+  readonly sql: string;
+  readonly nullable: boolean;
+}
+
+function leaf(predicate: Leaf, negated: boolean): string {
+  if (!negated) return predicate.sql;
+  if (predicate.sql === 'true') return 'false';
+  if (predicate.sql === 'false') return 'true';
+  return predicate.nullable ? `(${predicate.sql}) IS NOT TRUE` : `NOT (${predicate.sql})`;
+}
+
+const COMPARISON = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function stringPredicateSql(column: string, predicate: StringPredicate, params: SqlParams): Leaf {
+  switch (predicate.op) {
+    case 'eq':
+    case 'ne':
+      return { sql: `${column} ${COMPARISON[predicate.op]} ${params.add(predicate.value)}`, nullable: true };
+    case 'in':
+      if (predicate.values.length === 0) return { sql: 'false', nullable: false };
+      return { sql: `${column} = ANY(${params.add([...predicate.values])}::text[])`, nullable: true };
+    case 'contains':
+      return likeSql(column, `%${escapeLike(predicate.value)}%`, params);
+    case 'startsWith':
+      return likeSql(column, `${escapeLike(predicate.value)}%`, params);
+    case 'endsWith':
+      return likeSql(column, `%${escapeLike(predicate.value)}`, params);
+    case 'like':
+      return likeSql(column, likePattern(predicate.pattern), params);
+    case 'isNull':
+      return { sql: `${column} ${predicate.value ? 'IS NULL' : 'IS NOT NULL'}`, nullable: false };
+  }
+}
+
+function likeSql(column: string, pattern: string, params: SqlParams): Leaf {
+  // The "C" collation of the columns makes LIKE case-sensitive and lets a literal prefix use the btree index.
+  // E'\\' is one backslash whatever standard_conforming_strings says.
+  return { sql: `${column} LIKE ${params.add(pattern)} ESCAPE E'\\\\'`, nullable: true };
+}
+
+/** Escapes LIKE's own wildcards and escape character so the text matches literally. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function likePattern(segments: readonly LikeSegment[]): string {
+  return segments.map((s) => (s.kind === 'literal' ? escapeLike(s.text) : s.kind === 'any' ? '%' : '_')).join('');
+}
+
+function timePredicateSql(column: string, predicate: TimePredicate, params: SqlParams): Leaf {
+  switch (predicate.op) {
+    case 'between':
+      return {
+        sql: `${column} BETWEEN ${params.add(predicate.from)}::timestamptz AND ${params.add(predicate.to)}::timestamptz`,
+        nullable: true,
+      };
+    case 'isNull':
+      return { sql: `${column} ${predicate.value ? 'IS NULL' : 'IS NOT NULL'}`, nullable: false };
+    default:
+      return { sql: `${column} ${COMPARISON[predicate.op]} ${params.add(predicate.value)}::timestamptz`, nullable: true };
+  }
+}
+
+function intPredicateSql(column: string, predicate: IntPredicate, params: SqlParams): Leaf {
+  if (predicate.op === 'in') {
+    if (predicate.values.length === 0) return { sql: 'false', nullable: false };
+    return { sql: `${column} = ANY(${params.add([...predicate.values])}::int8[])`, nullable: true };
+  }
+  return { sql: `${column} ${COMPARISON[predicate.op]} ${params.add(predicate.value)}::int8`, nullable: true };
+}
+
+// JSON number grammar (RFC 8259): the value is compared numerically only when it is written as a JSON number.
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The JSON values a filter value stands for: the JSON string itself, the number it spells (compared by value:
+ * jsonb equality is numeric, so 1000 = 1000.0), the boolean it spells.
+ */
+export function jsonCandidates(value: string): string[] {
+  const candidates = [JSON.stringify(value)];
+  if (JSON_NUMBER.test(value)) candidates.push(value);
+  if (value === 'true' || value === 'false') candidates.push(value);
+  return candidates;
+}
+
+function jsonPredicateSql(column: string, path: readonly string[], value: string, params: SqlParams): Leaf {
+  const candidates = jsonCandidates(value);
+  // `#>` with a text[] path: a digit segment indexes an array, or names an object key; a missing path is NULL.
+  const exact = `${column} #> ${params.add([...path])}::text[] = ANY(${params.add(candidates)}::jsonb[])`;
+  if (path.length === 0 || path.some((segment) => /^\d+$/.test(segment))) return { sql: exact, nullable: true };
+  // Object-key path: the containment documents let the GIN (jsonb_path_ops) index pre-select the rows; the
+  // exact check then rejects containment's extra matches (e.g. a value inside an array at that key).
+  const containment = candidates.map((candidate) => `${column} @> ${params.add(containmentDocument(path, candidate))}::jsonb`);
+  const prefilter = containment.length === 1 ? containment[0] : `(${containment.join(' OR ')})`;
+  return { sql: `(${prefilter} AND ${exact})`, nullable: true };
+}
+
+function containmentDocument(path: readonly string[], candidateJson: string): string {
+  return path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, candidateJson);
+}
+
+/** ORDER BY: the client's keys in order, nulls last both ways, then `id ASC` unless id was already a key. */
+export function orderBySql<F extends string>(
+  keys: readonly SortKey<F>[],
+  defaults: readonly SortKey<F>[],
+  columns: Readonly<Record<F, string>>,
+  alias: string,
+): string {
+  const effective = keys.length > 0 ? keys : defaults;
+  const parts = effective.map((k) => `${alias}.${columns[k.field]} ${k.direction === 'DESC' ? 'DESC' : 'ASC'} NULLS LAST`);
+  if (!effective.some((k) => columns[k.field] === 'id')) parts.push(`${alias}.id ASC`);
+  return parts.join(', ');
+}

@@ -1,0 +1,283 @@
+// The PostgreSQL Reader: read-only queries over workflow_index.workflow_instances / task_executions.
+// Placeholders (instances without workflow.started, and the tasks of any instance without a served row) are
+// excluded from every query. Timestamps are formatted in SQL because a JS Date would drop the microseconds.
+import type pg from 'pg';
+import { BackendUnavailableError } from '@workflow-index/core/reader';
+import type {
+  ErrorRecord,
+  IngestionStats,
+  InstanceFilter,
+  InstanceSortField,
+  ListQuery,
+  PoolStats,
+  Reader,
+  SortKey,
+  TaskExecutionRecord,
+  TaskFilter,
+  TaskSortField,
+  WorkflowInstanceRecord,
+  WorkflowInstanceStatus,
+} from '@workflow-index/core/reader';
+import { classifyError } from './postgresql-errors.js';
+import {
+  filterSql,
+  INSTANCE_SORT_COLUMNS,
+  instanceColumns,
+  orderBySql,
+  SqlParams,
+  TASK_SORT_COLUMNS,
+  taskColumns,
+} from './postgresql-filter-sql.js';
+
+const INSTANCES = 'workflow_index.workflow_instances';
+const TASKS = 'workflow_index.task_executions';
+
+const DEFAULT_INSTANCE_ORDER: readonly SortKey<InstanceSortField>[] = [{ field: 'startDate', direction: 'DESC' }];
+const DEFAULT_TASK_ORDER: readonly SortKey<TaskSortField>[] = [{ field: 'startDate', direction: 'DESC' }];
+
+const timestamp = (column: string, as: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${as}`;
+// JSON null is stored as SQL NULL by the normalizer already; nullif keeps that true for any other writer.
+const payload = (column: string, as: string): string => `nullif(${column}, 'null'::jsonb)::text AS ${as}`;
+
+const ERROR_COLUMNS = (alias: string): string =>
+  `${alias}.error_type, ${alias}.error_title, ${alias}.error_detail, ${alias}.error_status, ${alias}.error_instance`;
+
+function instanceSelect(payloads: boolean): string {
+  return [
+    'i.id', 'i.name', 'i.namespace', 'i.version', 'i.status',
+    timestamp('i.start_time', 'start_date'), timestamp('i.end_time', 'end_date'), timestamp('i.last_update', 'last_update'),
+    ERROR_COLUMNS('i'),
+    ...(payloads ? [payload('i.input', 'input_data'), payload('i.output', 'output_data')] : []),
+  ].join(', ');
+}
+
+function taskSelect(payloads: boolean): string {
+  return [
+    't.id', 't.instance_id', 't.task_name', 't.task_position', 't.status',
+    timestamp('t.start_time', 'start_date'), timestamp('t.end_time', 'end_date'),
+    ERROR_COLUMNS('t'),
+    ...(payloads ? [payload('t.input', 'input_data'), payload('t.output', 'output_data')] : []),
+  ].join(', ');
+}
+
+const SERVED_INSTANCE = 'i.started_event_time IS NOT NULL';
+const SERVED_TASK = `EXISTS (SELECT 1 FROM ${INSTANCES} s WHERE s.id = t.instance_id AND s.started_event_time IS NOT NULL)`;
+
+interface ErrorColumns {
+  error_type: string | null;
+  error_title: string | null;
+  error_detail: string | null;
+  error_status: number | null;
+  error_instance: string | null;
+}
+interface InstanceRow extends ErrorColumns {
+  id: string;
+  name: string | null;
+  namespace: string | null;
+  version: string | null;
+  status: string;
+  start_date: string | null;
+  end_date: string | null;
+  last_update: string | null;
+  input_data?: string | null;
+  output_data?: string | null;
+}
+interface TaskRow extends ErrorColumns {
+  id: string;
+  instance_id: string;
+  task_name: string;
+  task_position: string;
+  status: string;
+  start_date: string | null;
+  end_date: string | null;
+  input_data?: string | null;
+  output_data?: string | null;
+}
+
+function errorOf(row: ErrorColumns): ErrorRecord | null {
+  if (row.error_type === null && row.error_title === null && row.error_detail === null && row.error_status === null && row.error_instance === null) {
+    return null;
+  }
+  return { type: row.error_type, title: row.error_title, detail: row.error_detail, status: row.error_status, instance: row.error_instance };
+}
+
+function toInstance(row: InstanceRow, payloads: boolean): WorkflowInstanceRecord {
+  return {
+    id: row.id,
+    name: row.name ?? '',
+    namespace: row.namespace,
+    version: row.version,
+    status: row.status as WorkflowInstanceStatus,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    lastUpdate: row.last_update,
+    ...(payloads ? { inputData: row.input_data ?? null, outputData: row.output_data ?? null } : {}),
+    error: errorOf(row),
+  };
+}
+
+function toTask(row: TaskRow, payloads: boolean): TaskExecutionRecord {
+  return {
+    id: row.id,
+    workflowInstanceId: row.instance_id,
+    taskName: row.task_name,
+    taskPosition: row.task_position,
+    status: row.status,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    ...(payloads ? { inputData: row.input_data ?? null, outputData: row.output_data ?? null } : {}),
+    error: errorOf(row),
+  };
+}
+
+export interface PostgresqlReaderOptions {
+  readonly pool: pg.Pool;
+  /** Whether close() ends the pool (default true). */
+  readonly ownsPool?: boolean;
+}
+
+export class PostgresqlReader implements Reader {
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: PostgresqlReaderOptions) {
+    this.#pool = options.pool;
+    this.#ownsPool = options.ownsPool ?? true;
+  }
+
+  async getInstance(id: string, options: { payloads: boolean }): Promise<WorkflowInstanceRecord | null> {
+    const rows = await this.#query<InstanceRow>(
+      `SELECT ${instanceSelect(options.payloads)} FROM ${INSTANCES} i WHERE i.id = $1 AND ${SERVED_INSTANCE}`,
+      [id],
+      'getInstance',
+    );
+    const row = rows[0];
+    return row ? toInstance(row, options.payloads) : null;
+  }
+
+  async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+    if (query.limit <= 0) return [];
+    const params = new SqlParams();
+    const where = filterSql(query.filter, instanceColumns('i'), params);
+    const sql =
+      `SELECT ${instanceSelect(query.payloads)} FROM ${INSTANCES} i WHERE ${SERVED_INSTANCE} AND ${where}` +
+      ` ORDER BY ${orderBySql(query.orderBy, DEFAULT_INSTANCE_ORDER, INSTANCE_SORT_COLUMNS, 'i')}` +
+      ` LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
+    const rows = await this.#query<InstanceRow>(sql, params.values, 'listInstances');
+    return rows.map((row) => toInstance(row, query.payloads));
+  }
+
+  async getTask(id: string, options: { payloads: boolean }): Promise<TaskExecutionRecord | null> {
+    const rows = await this.#query<TaskRow>(
+      `SELECT ${taskSelect(options.payloads)} FROM ${TASKS} t WHERE t.id = $1 AND ${SERVED_TASK}`,
+      [id],
+      'getTask',
+    );
+    const row = rows[0];
+    return row ? toTask(row, options.payloads) : null;
+  }
+
+  async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
+    if (query.limit <= 0) return [];
+    const params = new SqlParams();
+    const where = filterSql(query.filter, taskColumns('t'), params);
+    const sql =
+      `SELECT ${taskSelect(query.payloads)} FROM ${TASKS} t WHERE ${SERVED_TASK} AND ${where}` +
+      ` ORDER BY ${orderBySql(query.orderBy, DEFAULT_TASK_ORDER, TASK_SORT_COLUMNS, 't')}` +
+      ` LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
+    const rows = await this.#query<TaskRow>(sql, params.values, 'listTasks');
+    return rows.map((row) => toTask(row, query.payloads));
+  }
+
+  async tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>> {
+    const result = new Map<string, TaskExecutionRecord[]>(instanceIds.map((id) => [id, []]));
+    if (instanceIds.length === 0) return result;
+    // One statement for the whole page; the (instance_id, start_time, end_time, id) index gives this order.
+    const rows = await this.#query<TaskRow>(
+      `SELECT ${taskSelect(options.payloads)} FROM ${TASKS} t` +
+        ` WHERE t.instance_id = ANY($1::text[]) AND ${SERVED_TASK}` +
+        ` ORDER BY t.instance_id, t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
+      [[...new Set(instanceIds)]],
+      'tasksOfInstances',
+    );
+    for (const row of rows) result.get(row.instance_id)?.push(toTask(row, options.payloads));
+    return result;
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BackendUnavailableError(`PostgreSQL did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    const attempt = this.#query('SELECT 1', [], 'ping', timeoutMs);
+    attempt.catch(() => undefined); // a late failure after the deadline is not an unhandled rejection
+    try {
+      await Promise.race([attempt, deadline]);
+    } catch (error) {
+      throw error instanceof BackendUnavailableError ? error : new BackendUnavailableError(`PostgreSQL ping failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async ingestionStats(): Promise<IngestionStats> {
+    const rows = await this.#query<{
+      workflow_raw_events: string; task_raw_events: string; ingest_errors: string; newest_event_time: string | null;
+      placeholder_instances: string; instances: string; task_executions: string;
+    }>(
+      `SELECT workflow_raw_events, task_raw_events, ingest_errors, ${timestamp('newest_event_time', 'newest_event_time')},
+              placeholder_instances, instances, task_executions
+       FROM workflow_index.ingest_stats()`,
+      [],
+      'ingestionStats',
+    );
+    const row = rows[0];
+    if (!row) throw new Error('workflow_index.ingest_stats() returned no row');
+    return {
+      rawEvents: { workflow: Number(row.workflow_raw_events), task: Number(row.task_raw_events) },
+      ingestErrors: Number(row.ingest_errors),
+      newestEventTime: row.newest_event_time,
+      placeholderInstances: Number(row.placeholder_instances),
+      instances: Number(row.instances),
+      taskExecutions: Number(row.task_executions),
+    };
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.#pool.totalCount, idle: this.#pool.idleCount, waiting: this.#pool.waitingCount };
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#ownsPool ? this.#pool.end() : Promise.resolve();
+    return this.#closed;
+  }
+
+  async #query<R extends object>(text: string, values: readonly unknown[], what: string, timeoutMs?: number): Promise<R[]> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      // Any failure to obtain a session (refused, timed out, database missing or closed, login refused) means
+      // the backend cannot serve now.
+      const reason = error instanceof Error ? error.message || (error as { code?: string }).code || error.name : String(error);
+      throw new BackendUnavailableError(`PostgreSQL unavailable (${what}): ${reason}`, { cause: error });
+    }
+    try {
+      const result = await client.query<R>({ text, values: [...values], ...(timeoutMs !== undefined ? { query_timeout: timeoutMs } : {}) });
+      client.release();
+      return result.rows;
+    } catch (error) {
+      const classified = classifyError(error, what);
+      // A session that failed below SQL (socket, protocol, client timeout) is discarded; after an SQL error it is reusable.
+      const sqlError = typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code);
+      client.release(sqlError && !String((error as { code: string }).code).startsWith('57P') ? undefined : (error as Error));
+      throw classified;
+    }
+  }
+}
+
+export function createPostgresqlReader(options: PostgresqlReaderOptions): Reader {
+  return new PostgresqlReader(options);
+}

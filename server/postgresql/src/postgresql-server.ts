@@ -1,0 +1,161 @@
+// Start-up of the PostgreSQL server from a loaded configuration: (development) start the dev-services
+// database → migrate when configured → (development) load the demo events into an empty database → pool +
+// reader → app → HTTP. close() undoes it in reverse: drain HTTP, close the pool, stop the dev database.
+import type pg from 'pg';
+import { createApp } from '@workflow-index/core/app';
+import type { App } from '@workflow-index/core/app';
+import { startHttpServer } from '@workflow-index/core/http-server';
+import type { RunningServer } from '@workflow-index/core/http-server';
+import type { Logger } from '@workflow-index/core/logger';
+import type { Reader } from '@workflow-index/core/reader';
+import { describePostgresConnection, toPoolConfig } from './connection-settings.js';
+import { loadDemoEventsIfEmpty } from './demo-data.js';
+import { startContainerDatabase, startEmbeddedDatabase } from './dev-database.js';
+import type { DevDatabase } from './dev-database.js';
+import { migrate } from './migrator.js';
+import type { PostgresqlServerConfig } from './postgresql-config.js';
+import { createPool } from './postgresql-pool.js';
+import { createPostgresqlReader } from './postgresql-reader.js';
+
+export const BACKEND_NAME = 'postgresql';
+
+export interface PostgresqlServer {
+  readonly app: App;
+  readonly reader: Reader;
+  readonly http: RunningServer;
+  /** Base URL of the HTTP listener on loopback, e.g. `http://localhost:8080`. */
+  readonly baseUrl: string;
+  /** Drains HTTP, then closes the pool, then stops the development database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts everything; on failure, whatever was already started is stopped again before the error is thrown. */
+export async function startPostgresqlServer(config: PostgresqlServerConfig, logger: Logger): Promise<PostgresqlServer> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const unwind = async (): Promise<void> => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
+    }
+  };
+  try {
+    const { database } = config;
+    let devDatabase: DevDatabase | null = null;
+    if (database.devServices === 'embedded') {
+      logger.info({ dataDir: config.dev.dataDir }, 'starting the embedded PostgreSQL (PGlite)');
+      devDatabase = await startEmbeddedDatabase(config.dev.dataDir);
+    } else if (database.devServices === 'container') {
+      logger.info({ image: config.dev.containerImage }, 'starting a PostgreSQL container (testcontainers)');
+      devDatabase = await startContainerDatabase(config.dev.containerImage);
+    }
+    if (devDatabase !== null) {
+      const started = devDatabase;
+      cleanups.push(() => started.stop());
+      logger.info({ database: devDatabase.description }, 'development database running');
+    }
+
+    const connection: pg.PoolConfig = database.connection !== null
+      ? toPoolConfig(database.connection)
+      : {
+        ...devDatabase?.connection,
+        max: Math.min(devDatabase?.maxConnections ?? 1, 10),
+        // The embedded database serves one connection; keep it instead of reopening it after idle periods.
+        ...(devDatabase?.kind === 'embedded' ? { idleTimeoutMillis: 0 } : {}),
+      };
+    if (database.connection !== null) logger.info({ database: describePostgresConnection(database.connection) }, 'database');
+
+    if (database.migrate || devDatabase !== null) {
+      await prepareSchema(config, connection, devDatabase !== null, logger);
+    } else {
+      logger.info(database.schemaInitEnabled ? 'schema changes off (DATABASE_MIGRATE=false): the init job manages the schema' : 'schema initialization disabled (SCHEMA_INIT_ENABLED=false)');
+    }
+
+    const pool = createPool({
+      connection,
+      queryTimeoutMs: database.queryTimeoutMs,
+      connectTimeoutMs: database.connectTimeoutMs,
+      // A dev-services database is ours (we just loaded it as its owner); read-only sessions guard the others.
+      readOnly: devDatabase === null,
+      // Only the reason: pg attaches the whole client to idle errors.
+      onIdleError: (error) => logger.warn({ reason: error.message, code: (error as { code?: string }).code }, 'database connection lost; it is replaced on next use'),
+    });
+    const reader = createPostgresqlReader({ pool });
+    cleanups.push(() => reader.close());
+    try {
+      await reader.ping(database.connectTimeoutMs);
+    } catch (error) {
+      // Not fatal: readiness reports DOWN and the pool connects once the database is back.
+      logger.warn({ err: error }, 'database not reachable at start; serving with readiness DOWN until it is');
+    }
+
+    const app = createApp({ config: config.core, reader, logger, backend: BACKEND_NAME });
+    cleanups.push(() => app.dispose());
+    const http = await startHttpServer(app, config.core, logger);
+    cleanups.push(() => http.close());
+
+    const baseUrl = `http://localhost:${http.httpPort}`;
+    if (config.core.mode === 'development') announce(config, baseUrl, http, logger);
+    let closing: Promise<void> | undefined;
+    return { app, reader, http, baseUrl, close: () => (closing ??= unwind()) };
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+/** Migrations (when on) and the demo events (dev services), over one short-lived read-write connection. */
+async function prepareSchema(config: PostgresqlServerConfig, connection: pg.PoolConfig, devServices: boolean, logger: Logger): Promise<void> {
+  const { database } = config;
+  const pool = createPool({
+    connection: { ...connection, max: 1, min: 0 },
+    // DDL and a demo load may take longer than a query; the connect bound stays the same.
+    queryTimeoutMs: Math.max(database.queryTimeoutMs, 120_000),
+    connectTimeoutMs: database.connectTimeoutMs,
+    readOnly: false,
+    applicationName: 'workflow-index-setup',
+  });
+  try {
+    if (database.migrate) {
+      const client = await pool.connect();
+      try {
+        const steps = await migrate(client);
+        for (const step of steps) {
+          if (step.status === 'applied') logger.info({ migration: `${step.version}_${step.name}`, durationMs: step.durationMs }, 'migration applied');
+        }
+        logger.info({ applied: steps.filter((s) => s.status === 'applied').length, total: steps.length }, 'schema up to date');
+      } finally {
+        client.release();
+      }
+    } else {
+      logger.info(database.schemaInitEnabled ? 'schema changes off (DATABASE_MIGRATE=false)' : 'schema initialization disabled (SCHEMA_INIT_ENABLED=false)');
+    }
+    if (devServices && config.dev.demoEvents !== null) {
+      try {
+        const result = await loadDemoEventsIfEmpty(pool, config.dev.demoEvents);
+        if (result.status === 'loaded') {
+          const s = result.summary;
+          logger.info({ file: config.dev.demoEvents, events: s.eventsWritten.total, rejected: s.rejected, durationMs: s.durationMs }, 'demo events loaded');
+        } else {
+          logger.info({ reason: result.reason }, 'demo events not loaded');
+        }
+      } catch (error) {
+        logger.warn({ err: error, file: config.dev.demoEvents }, 'demo events could not be loaded');
+      }
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+function announce(config: PostgresqlServerConfig, baseUrl: string, http: RunningServer, logger: Logger): void {
+  const lines = [
+    `Workflow Index (PostgreSQL${config.database.devServices ? `, ${config.database.devServices} development database` : ''}) is running:`,
+    `  GraphQL UI    ${baseUrl}/q/graphql-ui`,
+    `  Docs          ${baseUrl}/docs`,
+    `  GraphQL API   ${baseUrl}/graphql  (POST)`,
+    `  Health        ${baseUrl}/q/health   Metrics ${baseUrl}/q/metrics`,
+    ...(http.httpsPort !== null ? [`  HTTPS         https://localhost:${http.httpsPort}/`] : []),
+  ];
+  logger.info({ graphqlUi: `${baseUrl}/q/graphql-ui`, docs: `${baseUrl}/docs`, graphql: `${baseUrl}/graphql` }, 'development server ready');
+  // Plain lines too, so the links stand out of the log stream and stay clickable.
+  process.stdout.write(`\n${lines.join('\n')}\n\n`);
+}

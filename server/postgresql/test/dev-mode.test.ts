@@ -1,0 +1,191 @@
+// Development mode end to end: main.ts as a child process (what `npm start` runs), with the embedded database in a
+// temporary data directory, on a free port.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getContainerRuntimeClient } from 'testcontainers';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+interface ServerProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  readonly exited: Promise<number | null>;
+}
+
+/** main.ts from source, with only the given environment (nothing leaks in from the developer's shell). */
+function startMain(env: Record<string, string>, args: readonly string[] = []): ServerProcess {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', MAIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    for (const check of waiters) check();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    for (const check of waiters) check();
+    resolve(code);
+  }));
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
+        }, timeoutMs);
+        const check = (): void => {
+          const match = pattern.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(match);
+          } else if (child.exitCode !== null) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            reject(new Error(`process exited (${child.exitCode}) before ${pattern} appeared:\n${output}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+async function stop(server: ServerProcess): Promise<number | null> {
+  if (server.child.exitCode === null) server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+async function graphql(baseUrl: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
+  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+}
+
+const FIXTURE_INSTANCES = [
+  '01KRDQEHBQF7VKFR571KEFRHM5', '01KRDQEES4VBNTZWX89D86KWZJ', '01KRDQEBYPFN9AZM0BE5K9B295', '01KRDQEAPWDTERF1SDDX5A5SQV',
+  '01KRDQE6KKA9476X0RVHQ1S7AE', '01KRDQE6KHQGTG2RA2Q0X3ED0J', '01KRDQDZBS8TBDWA72Q1575QHY', '01KRDQDZBR7492YQWM736PEENJ',
+];
+
+const containerRuntime = await getContainerRuntimeClient().then(() => true, () => false);
+
+describe('development mode (npm start): embedded PostgreSQL', () => {
+  let dir: string;
+  const started: ServerProcess[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wi-dev-mode-'));
+  });
+  afterAll(async () => {
+    for (const s of started) await stop(s);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const env = (): Record<string, string> => ({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATA_DIR: join(dir, 'pglite') });
+
+  it('starts with no configuration, loads the demo events and serves the UI, /docs and GraphQL', async () => {
+    const server = startMain(env());
+    started.push(server);
+    const ui = await server.waitFor(/GraphQL UI\s+(http:\/\/localhost:(\d+))\/q\/graphql-ui/);
+    await server.waitFor(/server started/); // the SIGTERM handler is installed
+    const baseUrl = ui[1] ?? '';
+    expect(server.output()).toContain(`Docs          ${baseUrl}/docs`);
+    expect(server.output()).toContain(`GraphQL API   ${baseUrl}/graphql`);
+    expect(server.output()).toMatch(/demo events loaded .*"events":80,"rejected":0/);
+    expect(server.output()).toMatch(/migration applied/);
+
+    const page = await fetch(`${baseUrl}/q/graphql-ui`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const docs = await fetch(`${baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toContain('text/html');
+    const ready = await fetch(`${baseUrl}/q/health/ready`);
+    expect(ready.status).toBe(200);
+
+    const list = await graphql(baseUrl, '{ getWorkflowInstances { id } }');
+    expect(list).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
+    const one = await graphql(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
+      name namespace status startDate error { status title } taskExecutions { id status } } }`);
+    expect(one).toEqual({
+      data: {
+        getWorkflowInstance: {
+          name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
+          error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
+            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
+            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
+          ],
+        },
+      },
+    });
+    expect(existsSync(`${join(dir, 'pglite')}.lock`)).toBe(true);
+
+    // A second server on the same data directory would corrupt it: refused with the owner's pid.
+    const second = startMain(env());
+    started.push(second);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`is in use by another process (pid ${server.child.pid})`);
+
+    expect(await stop(server)).toBe(0);
+    expect(server.output()).toContain('shutdown complete');
+    expect(existsSync(`${join(dir, 'pglite')}.lock`)).toBe(false);
+  });
+
+  it('keeps the data across a restart and does not load the demo events twice', async () => {
+    const server = startMain(env());
+    started.push(server);
+    const ui = await server.waitFor(/GraphQL UI\s+(http:\/\/localhost:\d+)\/q\/graphql-ui/);
+    await server.waitFor(/server started/);
+    const baseUrl = ui[1] ?? '';
+    expect(server.output()).toContain('demo events not loaded');
+    expect(server.output()).not.toMatch(/migration applied/);
+    const list = await graphql(baseUrl, '{ getWorkflowInstances { id } }');
+    expect(list).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
+    const metrics = await (await fetch(`${baseUrl}/q/metrics`)).text();
+    // Label order is the metrics module's business: match the sample whatever the order.
+    expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="workflow"[^}]*\} 36$/m);
+    expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="task"[^}]*\} 44$/m);
+    expect(metrics).toMatch(/^workflow_index_instances\{[^}]*\} 8$/m);
+    expect(await stop(server)).toBe(0);
+  });
+
+  it('rejects an unknown --dev-services value, listing the problem', async () => {
+    const server = startMain(env(), ['--dev-services=vm']);
+    started.push(server);
+    expect(await server.exited).toBe(2);
+    expect(server.output()).toContain('DEV_SERVICES must be one of embedded, container, got "vm"');
+  });
+});
+
+describe.skipIf(containerRuntime)('development mode with --dev-services=container, where no container engine exists', () => {
+  it('fails fast with a message that says what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wi-dev-container-'));
+    try {
+      const began = performance.now();
+      const server = startMain({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATA_DIR: join(dir, 'pglite') }, ['--dev-services=container']);
+      expect(await server.exited).toBe(1);
+      expect(performance.now() - began).toBeLessThan(20_000);
+      const output = server.output();
+      expect(output).toContain('--dev-services=container needs a running Docker engine (or Podman / another runtime testcontainers supports), but none was found');
+      expect(output).toContain('Could not find a working container runtime strategy');
+      expect(output).toContain('use the embedded database (DEV_SERVICES=embedded, the default), or point DATABASE_URL at a PostgreSQL server');
+      expect(existsSync(join(dir, 'pglite'))).toBe(false); // nothing embedded was started instead
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,417 @@
+// The SQL-specific properties of the PostgreSQL reader, against the real server: events written by a forwarder
+// login role in the Fluent Bit statement shape, read by a reader login role.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import net from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { BackendUnavailableError } from '@workflow-index/core/reader';
+import type { InstanceFilter, InstanceSortField, ListQuery, Reader, TaskFilter, TaskSortField } from '@workflow-index/core/reader';
+import { createPool } from '../src/postgresql-pool.js';
+import { createPostgresqlReader } from '../src/postgresql-reader.js';
+import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { loadEvents, type Event } from './support/load-events.js';
+
+const available = await postgresReachable();
+
+const READER_ROLE = 'wi_reader_test_login';
+const FORWARDER_ROLE = 'wi_forwarder_test_login';
+
+const at = (seconds: string): string => `2026-01-01T00:00:${seconds}Z`;
+const WF = (type: string): string => `io.serverlessworkflow.workflow.${type}.v1`;
+const TASK = (type: string): string => `io.serverlessworkflow.task.${type}.v1`;
+
+function started(instanceId: string, time: string, fields: Record<string, unknown>): Event {
+  return { instanceId, eventType: WF('started'), timestamp: time, startTime: time, status: 'RUNNING', ...fields };
+}
+function taskEvent(instanceId: string, type: 'started' | 'completed' | 'faulted', position: string, time: string, extra: Record<string, unknown> = {}): Event {
+  const timeKey = type === 'started' ? 'startTime' : 'endTime';
+  const status = type === 'started' ? 'RUNNING' : type === 'completed' ? 'COMPLETED' : 'FAULTED';
+  return { instanceId, eventType: TASK(type), timestamp: time, [timeKey]: time, taskPosition: position, taskName: position.split('/').at(-1), status, ...extra };
+}
+
+const INJECTION = "x'); DROP TABLE workflow_index.workflow_instances; --";
+const LOOP_REPEAT_ID = 'r-1:do/1/loop@1767225601500000'; // 2026-01-01T00:00:01.5Z in epoch microseconds
+
+const events: Event[] = [
+  started('r-0', at('00.500000'), { workflowName: 'A%B', workflowNamespace: 'ns', input: { amount: '1000' } }),
+  started('r-1', at('01.000001'), {
+    workflowName: 'a%b', workflowNamespace: 'ns', workflowVersion: '1.0',
+    input: { amount: 1000, price: 129.9, flag: true, s: '1000', items: [{ sku: 'X' }, { sku: 'Y' }], nested: { k: 'v', '0': 'zero-key' }, tags: ['vip'] },
+  }),
+  taskEvent('r-1', 'completed', 'do/3/orphan', at('01.050000')),
+  taskEvent('r-1', 'started', 'do/0/first', at('01.100000'), { input: { n: 1 } }),
+  taskEvent('r-1', 'completed', 'do/0/first', at('01.200000'), { output: { n: 2 } }),
+  taskEvent('r-1', 'started', 'do/1/loop', at('01.300000')),
+  taskEvent('r-1', 'completed', 'do/1/loop', at('01.400000')),
+  taskEvent('r-1', 'started', 'do/1/loop', at('01.500000')),
+  taskEvent('r-1', 'completed', 'do/1/loop', at('01.600000')),
+  taskEvent('r-1', 'started', 'do/2/open', at('01.700000')),
+  { instanceId: 'r-1', eventType: WF('completed'), timestamp: at('02.000000'), endTime: at('02.000000'), status: 'COMPLETED', output: { ok: true } },
+  started('r-2', at('03.000000'), { workflowName: 'a_b', input: { amount: 12 } }),
+  started('r-3', at('04.000000'), { workflowName: 'a\\b', workflowNamespace: 'NS' }),
+  taskEvent('r-3', 'started', 'do/0/call', at('04.500000')),
+  taskEvent('r-3', 'faulted', 'do/0/call', at('04.900000'), { error: { type: 'https://example.com/errors/http', title: 'Bad gateway', detail: 'upstream', status: 502, instance: 'do/0/call' } }),
+  {
+    instanceId: 'r-3', eventType: WF('faulted'), timestamp: at('05.000000'), endTime: at('05.000000'), status: 'FAULTED',
+    error: { type: 'https://example.com/errors/http', title: 'Bad gateway', detail: 'upstream', status: 502, instance: 'do/0/call' },
+  },
+  started('r-4', at('06.000000'), { workflowName: 'axb', workflowNamespace: 'é', input: null }),
+  // p-1: status-changed without workflow.started; p-2: task events only. Neither is ever served.
+  { instanceId: 'p-1', eventType: WF('status-changed'), timestamp: at('07.000000'), status: 'RUNNING', lastUpdateTime: at('07.000000') },
+  taskEvent('p-1', 'started', 'do/0/hidden', at('07.100000')),
+  taskEvent('p-2', 'started', 'do/0/ghost', at('08.000000')),
+];
+
+const ALL = ['r-4', 'r-3', 'r-2', 'r-1', 'r-0']; // default order: startDate DESC
+
+function instances(filter: InstanceFilter | null, extra: Partial<ListQuery<InstanceFilter, InstanceSortField>> = {}): ListQuery<InstanceFilter, InstanceSortField> {
+  return { filter, orderBy: [], limit: 100, offset: 0, payloads: false, ...extra };
+}
+function tasks(filter: TaskFilter | null, extra: Partial<ListQuery<TaskFilter, TaskSortField>> = {}): ListQuery<TaskFilter, TaskSortField> {
+  return { filter, orderBy: [], limit: 100, offset: 0, payloads: false, ...extra };
+}
+const str = (field: 'id' | 'name' | 'namespace' | 'version' | 'status' | 'error.type', predicate: Extract<InstanceFilter, { kind: 'string' }>['predicate']): InstanceFilter =>
+  ({ kind: 'string', field, predicate });
+const json = (path: string[], value: string, field: 'input' | 'output' = 'input'): InstanceFilter => ({ kind: 'json', field, path, value });
+const not = (node: InstanceFilter): InstanceFilter => ({ kind: 'not', node });
+
+interface Recorded { text: string; values: unknown[] }
+
+/** Records every statement clients of this pool send (the reader issues exactly one per operation). */
+function recordStatements(pool: pg.Pool): Recorded[] {
+  const recorded: Recorded[] = [];
+  pool.on('connect', (client) => {
+    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      if (typeof first === 'string') recorded.push({ text: first, values: (args[1] as unknown[]) ?? [] });
+      else if (first && typeof first === 'object' && 'text' in first) {
+        const q = first as { text: string; values?: unknown[] };
+        recorded.push({ text: q.text, values: q.values ?? [] });
+      }
+      return original(...args);
+    };
+  });
+  return recorded;
+}
+
+describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login role)', () => {
+  let db: TestDatabase;
+  let readerPool: pg.Pool;
+  let reader: Reader;
+  let recorded: Recorded[];
+  const idleErrors: Error[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
+    await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
+    const forwarder = new pg.Pool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
+    try {
+      // Unqualified table names: the forwarder role's search_path is workflow_raw, as for Fluent Bit.
+      await loadEvents(forwarder, events, { qualified: false, batchSizes: [3] });
+    } finally {
+      await forwarder.end();
+    }
+    readerPool = createPool({
+      connection: { connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 2 },
+      queryTimeoutMs: 1500,
+      connectTimeoutMs: 2000,
+      applicationName: 'wi-reader-test',
+      onIdleError: (error) => idleErrors.push(error),
+    });
+    recorded = recordStatements(readerPool);
+    reader = createPostgresqlReader({ pool: readerPool });
+  });
+  afterAll(async () => {
+    await reader?.close();
+    await db?.drop();
+  });
+
+  it('serves an instance with microsecond UTC timestamps, JSON text payloads and the error record', async () => {
+    const r1 = await reader.getInstance('r-1', { payloads: true });
+    expect(r1).toEqual({
+      id: 'r-1', name: 'a%b', namespace: 'ns', version: '1.0', status: 'COMPLETED',
+      startDate: '2026-01-01T00:00:01.000001Z', endDate: '2026-01-01T00:00:02.000000Z', lastUpdate: '2026-01-01T00:00:02.000000Z',
+      inputData: expect.any(String), outputData: '{"ok": true}', error: null,
+    });
+    expect(JSON.parse(r1?.inputData ?? 'null')).toEqual({
+      amount: 1000, price: 129.9, flag: true, s: '1000', items: [{ sku: 'X' }, { sku: 'Y' }], nested: { k: 'v', '0': 'zero-key' }, tags: ['vip'],
+    });
+    const r3 = await reader.getInstance('r-3', { payloads: false });
+    expect(r3).toEqual({
+      id: 'r-3', name: 'a\\b', namespace: 'NS', version: null, status: 'FAULTED',
+      startDate: '2026-01-01T00:00:04.000000Z', endDate: '2026-01-01T00:00:05.000000Z', lastUpdate: '2026-01-01T00:00:05.000000Z',
+      error: { type: 'https://example.com/errors/http', title: 'Bad gateway', detail: 'upstream', status: 502, instance: 'do/0/call' },
+    });
+    expect(r3 && 'inputData' in r3).toBe(false);
+    const r4 = await reader.getInstance('r-4', { payloads: true });
+    expect([r4?.inputData, r4?.outputData]).toEqual([null, null]); // JSON null payload served as null
+    expect(await reader.getInstance('nope', { payloads: true })).toBeNull();
+  });
+
+  it('never serves placeholders: not as instances, not their tasks, not by id', async () => {
+    expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
+    expect(await reader.getInstance('p-1', { payloads: false })).toBeNull();
+    expect(await reader.getInstance('p-2', { payloads: false })).toBeNull();
+    expect(await reader.getTask('p-1:do/0/hidden', { payloads: false })).toBeNull();
+    expect(await reader.getTask('p-2:do/0/ghost', { payloads: false })).toBeNull();
+    const served = (await reader.listTasks(tasks(null))).map((t) => t.workflowInstanceId);
+    expect(new Set(served)).toEqual(new Set(['r-1', 'r-3']));
+    const batch = await reader.tasksOfInstances(['p-1', 'p-2'], { payloads: false });
+    expect([...batch.entries()]).toEqual([['p-1', []], ['p-2', []]]);
+    // The placeholders are stored, though: the raw data is there, only the reader hides it.
+    const stored = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM workflow_index.task_executions WHERE instance_id IN ('p-1', 'p-2')`);
+    expect(stored.rows[0]?.n).toBe('2');
+  });
+
+  it('sends values only as bind parameters: SQL in a value is just text', async () => {
+    recorded.length = 0;
+    expect(await reader.listInstances(instances(str('name', { op: 'eq', value: INJECTION })))).toEqual([]);
+    expect(await reader.listInstances(instances(str('name', { op: 'like', pattern: [{ kind: 'literal', text: INJECTION }, { kind: 'any' }] })))).toEqual([]);
+    expect(await reader.listInstances(instances(json([INJECTION, "'"], INJECTION)))).toEqual([]);
+    expect(await reader.getInstance(INJECTION, { payloads: false })).toBeNull();
+    expect(await reader.getTask(INJECTION, { payloads: false })).toBeNull();
+    expect((await reader.tasksOfInstances([INJECTION], { payloads: false })).get(INJECTION)).toEqual([]);
+    for (const statement of recorded) expect(statement.text).not.toContain('DROP');
+    expect(recorded.filter((s) => s.values.some((v) => JSON.stringify(v).includes('DROP TABLE')))).toHaveLength(6);
+    expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
+  });
+
+  it('uses two-valued logic: a leaf on NULL is false, not() matches exactly the other rows', async () => {
+    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(instances(filter))).map((i) => i.id);
+    // r-2 has no namespace
+    expect(await ids(str('namespace', { op: 'ne', value: 'ns' }))).toEqual(['r-4', 'r-3']);
+    expect(await ids(not(str('namespace', { op: 'eq', value: 'ns' })))).toEqual(['r-4', 'r-3', 'r-2']);
+    expect(await ids(not(str('namespace', { op: 'ne', value: 'ns' })))).toEqual(['r-2', 'r-1', 'r-0']);
+    expect(await ids(not(not(str('namespace', { op: 'ne', value: 'ns' }))))).toEqual(['r-4', 'r-3']);
+    expect(await ids(str('namespace', { op: 'isNull', value: true }))).toEqual(['r-2']);
+    expect(await ids(not(str('namespace', { op: 'isNull', value: true })))).toEqual(['r-4', 'r-3', 'r-1', 'r-0']);
+    expect(await ids(str('namespace', { op: 'in', values: [] }))).toEqual([]);
+    expect(await ids(not(str('namespace', { op: 'in', values: [] })))).toEqual(ALL);
+    expect(await ids({ kind: 'and', nodes: [] })).toEqual(ALL);
+    expect(await ids({ kind: 'or', nodes: [] })).toEqual([]);
+    expect(await ids(not({ kind: 'and', nodes: [] }))).toEqual([]);
+    expect(await ids(not({ kind: 'or', nodes: [] }))).toEqual(ALL);
+    // De Morgan under not: not(ns = 'ns' and name like 'a*') = the rest, NULL namespace included
+    const both: InstanceFilter = { kind: 'and', nodes: [str('namespace', { op: 'eq', value: 'ns' }), str('name', { op: 'startsWith', value: 'a' })] };
+    expect(await ids(both)).toEqual(['r-1']);
+    expect(await ids(not(both))).toEqual(['r-4', 'r-3', 'r-2', 'r-0']);
+    const either: InstanceFilter = { kind: 'or', nodes: [str('namespace', { op: 'eq', value: 'NS' }), str('namespace', { op: 'eq', value: 'é' })] };
+    expect(await ids(either)).toEqual(['r-4', 'r-3']);
+    expect(await ids(not(either))).toEqual(['r-2', 'r-1', 'r-0']);
+    // int leaf on NULL error.status
+    expect(await ids({ kind: 'int', field: 'error.status', predicate: { op: 'eq', value: 502 } })).toEqual(['r-3']);
+    expect(await ids({ kind: 'int', field: 'error.status', predicate: { op: 'ne', value: 502 } })).toEqual([]);
+    expect(await ids(not({ kind: 'int', field: 'error.status', predicate: { op: 'eq', value: 502 } }))).toEqual(['r-4', 'r-2', 'r-1', 'r-0']);
+    expect(await ids({ kind: 'int', field: 'error.status', predicate: { op: 'in', values: [500, 502] } })).toEqual(['r-3']);
+    // time leaf on NULL endDate
+    expect(await ids({ kind: 'time', field: 'endDate', predicate: { op: 'isNull', value: true } })).toEqual(['r-4', 'r-2', 'r-0']);
+    expect(await ids(not({ kind: 'time', field: 'endDate', predicate: { op: 'lt', value: at('03.000000') } }))).toEqual(['r-4', 'r-3', 'r-2', 'r-0']);
+  });
+
+  it('treats %, _ and \\ literally in like, contains, startsWith and endsWith; matching is case-sensitive', async () => {
+    const names = async (predicate: Extract<InstanceFilter, { kind: 'string' }>['predicate']): Promise<string[]> =>
+      (await reader.listInstances(instances(str('name', predicate), { orderBy: [{ field: 'name', direction: 'ASC' }] }))).map((i) => i.name);
+    // Names: 'A%B', 'a%b', 'a_b', 'a\b', 'axb'
+    expect(await names({ op: 'like', pattern: [{ kind: 'literal', text: 'a%b' }] })).toEqual(['a%b']);
+    expect(await names({ op: 'like', pattern: [{ kind: 'literal', text: 'a_b' }] })).toEqual(['a_b']);
+    expect(await names({ op: 'like', pattern: [{ kind: 'literal', text: 'a\\b' }] })).toEqual(['a\\b']);
+    expect(await names({ op: 'like', pattern: [{ kind: 'literal', text: 'a' }, { kind: 'one' }, { kind: 'literal', text: 'b' }] })).toEqual(['a%b', 'a\\b', 'a_b', 'axb']);
+    expect(await names({ op: 'like', pattern: [{ kind: 'literal', text: 'A' }, { kind: 'any' }] })).toEqual(['A%B']);
+    expect(await names({ op: 'like', pattern: [{ kind: 'any' }, { kind: 'literal', text: '%' }, { kind: 'any' }] })).toEqual(['A%B', 'a%b']);
+    expect(await names({ op: 'contains', value: '%' })).toEqual(['A%B', 'a%b']);
+    expect(await names({ op: 'contains', value: '_' })).toEqual(['a_b']);
+    expect(await names({ op: 'contains', value: '\\' })).toEqual(['a\\b']);
+    expect(await names({ op: 'startsWith', value: 'a_' })).toEqual(['a_b']);
+    expect(await names({ op: 'endsWith', value: '%b' })).toEqual(['a%b']);
+    expect(await names({ op: 'endsWith', value: 'B' })).toEqual(['A%B']);
+    expect(await names({ op: 'eq', value: 'A_B' })).toEqual([]);
+    expect(await names({ op: 'in', values: ['axb', 'a\\b', 'AXB'] })).toEqual(['a\\b', 'axb']);
+  });
+
+  it('matches JSON paths as string, number (by value) or boolean; a missing path never matches', async () => {
+    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(instances(filter))).map((i) => i.id);
+    expect(await ids(json(['amount'], '1000'))).toEqual(['r-1', 'r-0']); // r-1 number 1000, r-0 string "1000"
+    expect(await ids(json(['amount'], '1000.0'))).toEqual(['r-1']);
+    expect(await ids(json(['amount'], '1e3'))).toEqual(['r-1']);
+    expect(await ids(json(['price'], '129.90'))).toEqual(['r-1']);
+    expect(await ids(json(['amount'], '12'))).toEqual(['r-2']);
+    expect(await ids(json(['flag'], 'true'))).toEqual(['r-1']);
+    expect(await ids(json(['flag'], 'True'))).toEqual([]);
+    expect(await ids(json(['flag'], 'false'))).toEqual([]);
+    expect(await ids(json(['s'], '1000'))).toEqual(['r-1']);
+    expect(await ids(json(['s'], '1000.0'))).toEqual([]); // a JSON string compares as text
+    expect(await ids(json(['items', '1', 'sku'], 'Y'))).toEqual(['r-1']);
+    expect(await ids(json(['items', '0', 'sku'], 'Y'))).toEqual([]);
+    expect(await ids(json(['items', 'sku'], 'X'))).toEqual([]);
+    expect(await ids(json(['tags'], 'vip'))).toEqual([]); // an array is not its element
+    expect(await ids(json(['nested', 'k'], 'v'))).toEqual(['r-1']);
+    expect(await ids(json(['nested', '0'], 'zero-key'))).toEqual(['r-1']);
+    expect(await ids(json(['ok'], 'true', 'output'))).toEqual(['r-1']);
+    expect(await ids(json(['nope'], 'x'))).toEqual([]);
+    expect(await ids(not(json(['nope'], 'x')))).toEqual(ALL);
+    expect(await ids(not(json(['amount'], '1000')))).toEqual(['r-4', 'r-3', 'r-2']);
+  });
+
+  it('lets an object-key JSON filter use the GIN jsonb_path_ops index', async () => {
+    recorded.length = 0;
+    await reader.listInstances(instances(json(['customer', 'name'], 'Zoë')));
+    const statement = recorded.at(-1);
+    expect(statement?.text).toContain('@>');
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement?.text ?? ''}`, statement?.values);
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('workflow_instances_input_gin');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('orders by the client keys with nulls last in both directions, code point order, then id', async () => {
+    const order = async (direction: 'ASC' | 'DESC'): Promise<string[]> =>
+      (await reader.listInstances(instances(null, { orderBy: [{ field: 'namespace', direction }] }))).map((i) => `${i.namespace}/${i.id}`);
+    // r-0 and r-1 share 'ns': id ASC breaks the tie in both directions
+    expect(await order('ASC')).toEqual(['NS/r-3', 'ns/r-0', 'ns/r-1', 'é/r-4', 'null/r-2']);
+    expect(await order('DESC')).toEqual(['é/r-4', 'ns/r-0', 'ns/r-1', 'NS/r-3', 'null/r-2']);
+    const endDesc = await reader.listInstances(instances(null, { orderBy: [{ field: 'endDate', direction: 'DESC' }, { field: 'name', direction: 'DESC' }] }));
+    expect(endDesc.map((i) => i.id)).toEqual(['r-3', 'r-1', 'r-4', 'r-2', 'r-0']);
+    const page = await reader.listInstances(instances(null, { limit: 2, offset: 1 }));
+    expect(page.map((i) => i.id)).toEqual(['r-3', 'r-2']);
+    expect(await reader.listInstances(instances(null, { limit: 0 }))).toEqual([]);
+    const taskOrder = await reader.listTasks(tasks(null, { orderBy: [{ field: 'endDate', direction: 'ASC' }] }));
+    expect(taskOrder.map((t) => t.id)).toEqual([
+      'r-1:do/3/orphan', 'r-1:do/0/first', 'r-1:do/1/loop', LOOP_REPEAT_ID, 'r-3:do/0/call', 'r-1:do/2/open',
+    ]);
+  });
+
+  it('filters tasks by field, time (microseconds, any offset) and error', async () => {
+    const ids = async (filter: TaskFilter, extra: Partial<ListQuery<TaskFilter, TaskSortField>> = {}): Promise<string[]> =>
+      (await reader.listTasks(tasks(filter, extra))).map((t) => t.id);
+    expect(await ids({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'loop' } })).toEqual([LOOP_REPEAT_ID, 'r-1:do/1/loop']);
+    expect(await ids({ kind: 'string', field: 'workflowInstanceId', predicate: { op: 'eq', value: 'r-3' } })).toEqual(['r-3:do/0/call']);
+    expect(await ids({ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } })).toEqual(['r-3:do/0/call']);
+    expect(await ids({ kind: 'string', field: 'error.title', predicate: { op: 'eq', value: 'Bad gateway' } })).toEqual(['r-3:do/0/call']);
+    expect(await ids({ kind: 'time', field: 'startDate', predicate: { op: 'between', from: at('01.100000'), to: '2026-01-01T01:00:01.500000+01:00' } }))
+      .toEqual([LOOP_REPEAT_ID, 'r-1:do/1/loop', 'r-1:do/0/first']);
+    expect(await ids({ kind: 'time', field: 'startDate', predicate: { op: 'gt', value: at('01.499999') } }, { orderBy: [{ field: 'startDate', direction: 'ASC' }] }))
+      .toEqual([LOOP_REPEAT_ID, 'r-1:do/2/open', 'r-3:do/0/call']);
+    expect(await ids({ kind: 'time', field: 'endDate', predicate: { op: 'isNull', value: true } })).toEqual(['r-1:do/2/open']);
+    const instanceTimes = (await reader.listInstances(instances({ kind: 'time', field: 'startDate', predicate: { op: 'gt', value: at('01.000001') } }))).map((i) => i.id);
+    expect(instanceTimes).toEqual(['r-4', 'r-3', 'r-2']);
+    const gte = (await reader.listInstances(instances({ kind: 'time', field: 'startDate', predicate: { op: 'gte', value: at('01.000001') } }))).map((i) => i.id);
+    expect(gte).toEqual(['r-4', 'r-3', 'r-2', 'r-1']);
+    const task = await reader.getTask('r-1:do/0/first', { payloads: true });
+    expect(task).toEqual({
+      id: 'r-1:do/0/first', workflowInstanceId: 'r-1', taskName: 'first', taskPosition: 'do/0/first', status: 'COMPLETED',
+      startDate: '2026-01-01T00:00:01.100000Z', endDate: '2026-01-01T00:00:01.200000Z', inputData: '{"n": 1}', outputData: '{"n": 2}', error: null,
+    });
+  });
+
+  it('loads the tasks of a whole page in one statement, chronological per instance, every id present', async () => {
+    recorded.length = 0;
+    const batch = await reader.tasksOfInstances(['r-1', 'r-3', 'r-2', 'unknown', 'p-1'], { payloads: false });
+    expect(recorded).toHaveLength(1);
+    expect([...batch.keys()]).toEqual(['r-1', 'r-3', 'r-2', 'unknown', 'p-1']);
+    expect(batch.get('r-1')?.map((t) => t.id)).toEqual(['r-1:do/0/first', 'r-1:do/1/loop', LOOP_REPEAT_ID, 'r-1:do/2/open', 'r-1:do/3/orphan']);
+    expect(batch.get('r-3')?.map((t) => [t.id, t.status, t.error?.status])).toEqual([['r-3:do/0/call', 'FAULTED', 502]]);
+    expect([batch.get('r-2'), batch.get('unknown'), batch.get('p-1')]).toEqual([[], [], []]);
+    expect(batch.get('r-1')?.every((t) => !('inputData' in t))).toBe(true);
+  });
+
+  it('reports ingestion health through workflow_index.ingest_stats()', async () => {
+    expect(await reader.ingestionStats()).toEqual({
+      rawEvents: { workflow: 8, task: 12 },
+      ingestErrors: 0,
+      newestEventTime: '2026-01-01T00:00:07.000000Z',
+      placeholderInstances: 2,
+      instances: 5,
+      taskExecutions: 8,
+    });
+    const stats = reader.poolStats();
+    expect(stats?.waiting).toBe(0);
+    expect(stats?.total).toBeGreaterThanOrEqual(1);
+    expect(stats?.total).toBeLessThanOrEqual(2);
+  });
+
+  it('cannot write as the reader role, even with a read-write session', async () => {
+    const readWrite = createPool({ connection: { connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 }, queryTimeoutMs: 2000, connectTimeoutMs: 2000, readOnly: false });
+    try {
+      await expect(readWrite.query(`DELETE FROM workflow_index.workflow_instances`)).rejects.toMatchObject({ code: '42501' });
+      await expect(readWrite.query(`INSERT INTO workflow_raw.workflow_events_raw (data) VALUES ('{}')`)).rejects.toMatchObject({ code: '42501' });
+    } finally {
+      await readWrite.end();
+    }
+    await expect(readerPool.query(`DELETE FROM workflow_index.workflow_instances`)).rejects.toMatchObject({ code: '25006' }); // read-only session
+    expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
+  });
+
+  it('turns a statement timeout into BackendUnavailableError', async () => {
+    const blocker = await db.pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE workflow_index.workflow_instances IN ACCESS EXCLUSIVE MODE');
+      const started = performance.now();
+      const error = await reader.listInstances(instances(null)).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as Error).message).toContain('statement timeout');
+      expect(performance.now() - started).toBeLessThan(4000);
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
+  });
+
+  it('recovers by itself after the server terminated its sessions', async () => {
+    await reader.ping(1000);
+    const terminated = await db.pool.query<{ n: string }>(
+      `SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'wi-reader-test'`, [db.name]);
+    expect(Number(terminated.rows[0]?.n)).toBeGreaterThanOrEqual(1);
+    const deadline = Date.now() + 5000;
+    while (idleErrors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(idleErrors.length).toBeGreaterThanOrEqual(1);
+    expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
+    await reader.ping(1000);
+  });
+
+  it('fails promptly with BackendUnavailableError when the database is unreachable', async () => {
+    const deadPool = createPool({ connection: { host: '127.0.0.1', port: 1, user: 'nobody', database: 'none', max: 2 }, queryTimeoutMs: 1000, connectTimeoutMs: 1000 });
+    const dead = createPostgresqlReader({ pool: deadPool });
+    try {
+      const started = performance.now();
+      await expect(dead.listInstances(instances(null))).rejects.toBeInstanceOf(BackendUnavailableError);
+      await expect(dead.getInstance('r-1', { payloads: false })).rejects.toThrow(/ECONNREFUSED/);
+      await expect(dead.tasksOfInstances(['r-1'], { payloads: false })).rejects.toBeInstanceOf(BackendUnavailableError);
+      await expect(dead.ingestionStats()).rejects.toBeInstanceOf(BackendUnavailableError);
+      await expect(dead.ping(500)).rejects.toBeInstanceOf(BackendUnavailableError);
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(dead.poolStats()).toEqual({ total: 0, idle: 0, waiting: 0 });
+    } finally {
+      await dead.close();
+    }
+  });
+
+  it('bounds ping by its timeout even when no connection can be opened in time', async () => {
+    // A listening socket that never answers the startup message: the connection attempt hangs.
+    const sockets: Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const hanging = createPostgresqlReader({
+      pool: createPool({ connection: { host: '127.0.0.1', port, user: 'x', database: 'x', max: 1 }, queryTimeoutMs: 10_000, connectTimeoutMs: 10_000 }),
+    });
+    try {
+      const started = performance.now();
+      await expect(hanging.ping(300)).rejects.toThrow('PostgreSQL did not answer within 300 ms');
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await hanging.close().catch(() => undefined);
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
