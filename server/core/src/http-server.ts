@@ -72,12 +72,16 @@ export async function startHttpServer(app: App, config: CoreConfig, logger: Logg
               server.closeAllConnections();
             }, timeoutMs);
             force.unref();
+            // Keep-alive connections with no request in flight would otherwise hold close() open, including the
+            // ones whose last response finishes while draining: sweep them until the server has closed.
+            const sweep = setInterval(() => server.closeIdleConnections(), 50);
+            sweep.unref();
             // Stops accepting; resolves once every connection has ended.
             server.close(() => {
               clearTimeout(force);
+              clearInterval(sweep);
               resolve();
             });
-            // Keep-alive connections with no request in flight would otherwise hold close() open.
             server.closeIdleConnections();
           }),
       ),

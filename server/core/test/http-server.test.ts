@@ -1,7 +1,7 @@
 // The app on real sockets (loopback, port 0): compression, TLS, graceful close, signals.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -21,10 +21,10 @@ interface RawResponse {
   readonly body: Buffer;
 }
 
-function send(options: { port: number; path: string; method?: string; headers?: Record<string, string>; body?: string; tls?: boolean }): Promise<RawResponse> {
+function send(options: { port: number; path: string; method?: string; headers?: Record<string, string>; body?: string; tls?: boolean; agent?: HttpAgent }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = (options.tls === true ? httpsRequest : httpRequest)(
-      { host: '127.0.0.1', port: options.port, path: options.path, method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, agent: false },
+      { host: '127.0.0.1', port: options.port, path: options.path, method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, agent: options.agent ?? false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -155,6 +155,38 @@ describe('startHttpServer', () => {
     expect(JSON.parse(response.body.toString('utf8'))).toEqual({ data: { getWorkflowInstance: { id: 'inst-a' } } });
     await closing;
     expect(closed).toBe(true);
+  });
+
+  it('close() does not wait for the shutdown timeout when the slow request came on a keep-alive connection', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const reader = new RecordingReader({
+      onRead: async () => {
+        entered();
+        await gate;
+      },
+    });
+    const { server } = await start({ HTTP_SHUTDOWN_TIMEOUT_MS: '5000' }, reader);
+    const agent = new HttpAgent({ keepAlive: true });
+    try {
+      const slow = send({ port: server.httpPort, agent, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ getWorkflowInstance(id: "inst-a") { id } }' }) });
+      await inside;
+      const closing = server.close();
+      release();
+      expect((await slow).status).toBe(200);
+      const answered = Date.now();
+      await closing;
+      // The connection turned idle after its response: it is closed within the drain sweep, not after 5 s.
+      expect(Date.now() - answered).toBeLessThan(1000);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('close() cuts requests that outlive HTTP_SHUTDOWN_TIMEOUT_MS', async () => {

@@ -1,76 +1,13 @@
 // Development mode end to end: main.ts as a child process (what `npm start` runs), with the embedded database in a
 // temporary data directory, on a free port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getContainerRuntimeClient } from 'testcontainers';
+import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-interface ServerProcess {
-  readonly child: ChildProcess;
-  output(): string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
-  readonly exited: Promise<number | null>;
-}
-
-/** main.ts from source, with only the given environment (nothing leaks in from the developer's shell). */
-function startMain(env: Record<string, string>, args: readonly string[] = []): ServerProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', MAIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString('utf8');
-    for (const check of waiters) check();
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    for (const check of waiters) check();
-    resolve(code);
-  }));
-  return {
-    child,
-    output: () => output,
-    exited,
-    waitFor(pattern, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
-        }, timeoutMs);
-        const check = (): void => {
-          const match = pattern.exec(output);
-          if (match) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve(match);
-          } else if (child.exitCode !== null) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            reject(new Error(`process exited (${child.exitCode}) before ${pattern} appeared:\n${output}`));
-          }
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-  };
-}
-
-async function stop(server: ServerProcess): Promise<number | null> {
-  if (server.child.exitCode === null) server.child.kill('SIGTERM');
-  return server.exited;
-}
 
 async function graphql(baseUrl: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
   const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
@@ -98,7 +35,7 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
   const env = (): Record<string, string> => ({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATA_DIR: join(dir, 'pglite') });
 
   it('starts with no configuration, loads the demo events and serves the UI, /docs and GraphQL', async () => {
-    const server = startMain(env());
+    const server = startMain(env(), [], 60_000);
     started.push(server);
     const ui = await server.waitFor(/GraphQL UI\s+(http:\/\/localhost:(\d+))\/q\/graphql-ui/);
     await server.waitFor(/server started/); // the SIGTERM handler is installed
@@ -135,7 +72,7 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     expect(existsSync(`${join(dir, 'pglite')}.lock`)).toBe(true);
 
     // A second server on the same data directory would corrupt it: refused with the owner's pid.
-    const second = startMain(env());
+    const second = startMain(env(), [], 60_000);
     started.push(second);
     expect(await second.exited).toBe(1);
     expect(second.output()).toContain(`is in use by another process (pid ${server.child.pid})`);
@@ -146,7 +83,7 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
   });
 
   it('keeps the data across a restart and does not load the demo events twice', async () => {
-    const server = startMain(env());
+    const server = startMain(env(), [], 60_000);
     started.push(server);
     const ui = await server.waitFor(/GraphQL UI\s+(http:\/\/localhost:\d+)\/q\/graphql-ui/);
     await server.waitFor(/server started/);
@@ -164,7 +101,7 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
   });
 
   it('rejects an unknown --dev-services value, listing the problem', async () => {
-    const server = startMain(env(), ['--dev-services=vm']);
+    const server = startMain(env(), ['--dev-services=vm'], 60_000);
     started.push(server);
     expect(await server.exited).toBe(2);
     expect(server.output()).toContain('DEV_SERVICES must be one of embedded, container, got "vm"');
@@ -176,7 +113,7 @@ describe.skipIf(containerRuntime)('development mode with --dev-services=containe
     const dir = mkdtempSync(join(tmpdir(), 'wi-dev-container-'));
     try {
       const began = performance.now();
-      const server = startMain({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATA_DIR: join(dir, 'pglite') }, ['--dev-services=container']);
+      const server = startMain({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATA_DIR: join(dir, 'pglite') }, ['--dev-services=container'], 60_000);
       expect(await server.exited).toBe(1);
       expect(performance.now() - began).toBeLessThan(20_000);
       const output = server.output();

@@ -2,83 +2,20 @@
 // configured only by the environment, against real PostgreSQL as a reader login role — reached through a TCP proxy
 // the test can cut, to see readiness and queries during an outage and the recovery after it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 import { fixtureEvents } from './support/fixtures.js';
+import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const available = await postgresReachable();
 
 const READER_ROLE = 'wi_main_test_reader';
 const FORWARDER_ROLE = 'wi_main_test_forwarder';
 
-interface ServerProcess {
-  readonly child: ChildProcess;
-  output(): string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
-  readonly exited: Promise<number | null>;
-}
-
-/** main.ts from source, with only the given environment (nothing leaks in from the developer's shell). */
-function startMain(env: Record<string, string>, args: readonly string[] = []): ServerProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', MAIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString('utf8');
-    for (const check of waiters) check();
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    for (const check of waiters) check();
-    resolve(code);
-  }));
-  return {
-    child,
-    output: () => output,
-    exited,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
-        }, timeoutMs);
-        const check = (): void => {
-          const match = pattern.exec(output);
-          if (match) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve(match);
-          } else if (child.exitCode !== null) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            reject(new Error(`process exited (${child.exitCode}) before ${pattern} appeared:\n${output}`));
-          }
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-  };
-}
-
-async function stop(server: ServerProcess): Promise<number | null> {
-  if (server.child.exitCode === null) server.child.kill('SIGTERM');
-  return server.exited;
-}
 
 /** Starts a production server and returns its base URL once it listens. */
 async function startProduction(env: Record<string, string>): Promise<{ server: ServerProcess; baseUrl: string }> {
