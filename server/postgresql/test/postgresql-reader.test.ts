@@ -407,7 +407,8 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     try {
       const started = performance.now();
       await expect(hanging.ping(300)).rejects.toThrow('PostgreSQL did not answer within 300 ms');
-      expect(performance.now() - started).toBeLessThan(1000);
+      // well below the pool's 10 s connect and query timeouts, with room for a loaded machine
+      expect(performance.now() - started).toBeLessThan(5000);
     } finally {
       for (const s of sockets) s.destroy();
       await hanging.close().catch(() => undefined);
