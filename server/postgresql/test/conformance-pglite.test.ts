@@ -1,6 +1,6 @@
 // The shared conformance suite on the embedded database of development mode (PGlite behind pglite-socket, the
-// same startEmbeddedDatabase the server uses). Runs when no PostgreSQL server is reachable, or always with
-// WI_TEST_PGLITE=1. PGlite has a single session, so the roles are taken with SET ROLE: the events are written as
+// same startEmbeddedDatabase the server uses). Runs every time (a few seconds): the database `npm start` gives new
+// users must answer exactly like the real server. PGlite has a single session, so the roles are taken with SET ROLE: the events are written as
 // workflow_index_forwarder (search_path workflow_raw, as Fluent Bit), the reader queries as workflow_index_reader.
 import { describe } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,13 +11,9 @@ import { startEmbeddedDatabase } from '../src/dev-database.js';
 import { migrate } from '../src/migrator.js';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
-import { postgresReachable } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 
-const forced = process.env['WI_TEST_PGLITE'] === '1';
-const run = forced || !(await postgresReachable());
-
-describe.skipIf(!run)('conformance: PGlite (embedded development database)', () => {
+describe('conformance: PGlite (embedded development database)', () => {
   runConformanceSuite({
     name: 'pglite',
     async setup(events) {
