@@ -2,6 +2,8 @@
 // and reads no process.env. Tests drive it in-process through fetch().
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import { bufferResponse, finishResponse, toFetchResponse, writeBufferedResponse } from './buffered-response.js';
+import type { BufferedResponse, RequestFacts } from './buffered-response.js';
 import { compressResponse } from './compression.js';
 import type { CoreConfig } from './config.js';
 import { applyCors, preflightResponse } from './cors.js';
@@ -59,9 +61,22 @@ function notFound(): Response {
   return text(404, 'Not found. GraphQL: POST /graphql. Health: /q/health. Metrics: /q/metrics.\n');
 }
 
-function lazyAsset(render: () => string): () => StaticAsset {
+/** `/graphql` or `/graphql/`, with or without a query string, on a Host that makes a valid URL (else: 400 by the fetch path). */
+function isGraphQLTarget(url: string | undefined, host: string | undefined): boolean {
+  if (url === undefined) return false;
+  const path = pathOf(url);
+  if (path !== GRAPHQL_ENDPOINT && path !== `${GRAPHQL_ENDPOINT}/`) return false;
+  return URL.canParse(url, `http://${host ?? 'localhost'}`);
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function lazyAsset(render: () => string | Promise<string>): () => Promise<StaticAsset> {
   let asset: StaticAsset | undefined;
-  return () => (asset ??= new StaticAsset(render(), 'text/html; charset=utf-8'));
+  return async () => (asset ??= new StaticAsset(await render(), 'text/html; charset=utf-8'));
 }
 
 export function createApp(options: AppOptions): App {
@@ -115,10 +130,10 @@ export function createApp(options: AppOptions): App {
         return readOnly ? text(200, sdl) : methodNotAllowed('GET, HEAD');
       case '/q/graphql-ui':
         if (ui === null) return notFound();
-        return readOnly ? ui().respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
+        return readOnly ? (await ui()).respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
       case '/docs':
         if (docs === null) return notFound();
-        return readOnly ? docs().respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
+        return readOnly ? (await docs()).respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
       case '/q/health':
         return readOnly ? health('all') : methodNotAllowed('GET, HEAD');
       case '/q/health/live':
@@ -132,32 +147,17 @@ export function createApp(options: AppOptions): App {
     }
   };
 
-  const fetchHandler = async (request: Request): Promise<Response> => {
-    const started = performance.now();
-    const url = new URL(request.url);
-    const routeName = routeLabel(url.pathname);
-    const state = newRequestState();
-    let response: Response;
-    try {
-      response = await route(request, url.pathname, state);
-      // Copy: responses from elsewhere may carry immutable headers.
-      response = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
-      applyCors(config.cors, request, response.headers);
-      if (config.http.compression) response = await compressResponse(request, response);
-    } catch (error) {
-      logger.error({ err: error, method: request.method, path: url.pathname }, 'request failed');
-      response = text(500, 'Unexpected error.\n');
-    }
+  const record = (method: string, routeName: string, pathname: string, status: number, started: number, state: RequestState): void => {
     const seconds = (performance.now() - started) / 1000;
-    metrics.observeHttp(request.method, routeName, response.status, seconds);
-    if (routeName === GRAPHQL_ENDPOINT && request.method === 'POST') {
+    metrics.observeHttp(method, routeName, status, seconds);
+    if (routeName === GRAPHQL_ENDPOINT && method === 'POST') {
       metrics.observeOperation(state.operationType, state.operationName, seconds, state.errorCodes);
     }
     const entry = {
-      method: request.method,
+      method,
       route: routeName,
-      path: url.pathname,
-      status: response.status,
+      path: pathname,
+      status,
       durationMs: Math.round(seconds * 100_000) / 100,
       ...(state.operationName !== null ? { operationName: state.operationName } : {}),
       ...(state.operationType !== null ? { operationType: state.operationType } : {}),
@@ -165,12 +165,68 @@ export function createApp(options: AppOptions): App {
     };
     if (QUIET_ROUTES.has(routeName)) logger.debug(entry, 'request');
     else logger.info(entry, 'request');
+  };
+
+  /** POST /graphql: yoga's answer (a small in-memory body), finished with CORS and compression. */
+  const finishGraphQL = async (answer: Response | Promise<Response>, facts: RequestFacts): Promise<BufferedResponse> =>
+    finishResponse(await bufferResponse(await answer), config, facts);
+
+  const fetchHandler = async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const url = new URL(request.url);
+    const routeName = routeLabel(url.pathname);
+    const state = newRequestState();
+    let response: Response;
+    try {
+      if (request.method === 'POST' && routeName === GRAPHQL_ENDPOINT) {
+        const facts = { origin: request.headers.get('origin'), acceptEncoding: request.headers.get('accept-encoding') };
+        response = toFetchResponse(await finishGraphQL(graphql.fetch(request, { requestState: state }), facts));
+      } else {
+        response = await route(request, url.pathname, state);
+        // Copy: responses from elsewhere may carry immutable headers.
+        response = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+        applyCors(config.cors, request, response.headers);
+        if (config.http.compression) response = await compressResponse(request, response);
+      }
+    } catch (error) {
+      logger.error({ err: error, method: request.method, path: url.pathname }, 'request failed');
+      response = text(500, 'Unexpected error.\n');
+    }
+    record(request.method, routeName, url.pathname, response.status, started, state);
     return response;
+  };
+
+  // node:http: POST /graphql (the hot path) goes to yoga's own node integration and is written in one call;
+  // everything else goes through fetchHandler, as in-process callers do.
+  const viaFetch = createNodeHandler(fetchHandler, logger);
+  const handleNodeRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST' || !isGraphQLTarget(req.url, req.headers.host)) {
+      viaFetch(req, res);
+      return;
+    }
+    const started = performance.now();
+    const state = newRequestState();
+    const facts = { origin: req.headers.origin ?? null, acceptEncoding: req.headers['accept-encoding'] ?? null };
+    const path = pathOf(req.url as string);
+    const answer = new Promise<Response>((resolve) => resolve(graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true })));
+    finishGraphQL(answer, facts).then(
+      (response) => {
+        record('POST', GRAPHQL_ENDPOINT, path, response.status, started, state);
+        writeBufferedResponse(response, res);
+      },
+      (error: unknown) => {
+        logger.error({ err: error, method: 'POST', path }, 'request failed');
+        record('POST', GRAPHQL_ENDPOINT, path, 500, started, state);
+        if (res.destroyed || res.writableEnded) return;
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT }).end('Unexpected error.\n');
+        else res.destroy();
+      },
+    );
   };
 
   return {
     fetch: fetchHandler,
-    handleNodeRequest: createNodeHandler(fetchHandler, logger),
+    handleNodeRequest,
     registry: metrics.registry,
     config,
     logger,

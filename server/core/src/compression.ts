@@ -6,7 +6,7 @@ const brotliAsync = promisify(brotliCompress);
 
 /** Smaller bodies are not worth the CPU and the extra round of headers. */
 export const COMPRESSION_MIN_BYTES = 1024;
-const COMPRESSIBLE = /^(text\/|application\/(json|graphql-response\+json|javascript|xml|openmetrics-text)|image\/svg\+xml)/i;
+export const COMPRESSIBLE_TYPE = /^(text\/|application\/(json|graphql-response\+json|javascript|xml|openmetrics-text)|image\/svg\+xml)/i;
 
 export type Encoding = 'br' | 'gzip';
 
@@ -38,7 +38,7 @@ export function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> 
 /** Compresses a response body when the client accepts it, the type compresses and it is big enough. */
 export async function compressResponse(request: Request, response: Response): Promise<Response> {
   const type = response.headers.get('content-type') ?? '';
-  if (response.body === null || response.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return response;
+  if (response.body === null || response.headers.has('content-encoding') || !COMPRESSIBLE_TYPE.test(type)) return response;
   const headers = new Headers(response.headers);
   headers.append('Vary', 'Accept-Encoding');
   const encoding = negotiateEncoding(request.headers.get('accept-encoding'));

@@ -1,7 +1,7 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
-import { isAsyncIterable } from 'graphql-yoga';
-import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { createGraphQLError, isAsyncIterable } from 'graphql-yoga';
+import type { FetchAPI, Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
 import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
 import { graphql, isGraphQLError } from './graphql-runtime.js';
@@ -158,4 +158,55 @@ export function useOperationFacts(): Plugin<Context, ServerContext> {
       }
     },
   };
+}
+
+function requestBodyTooLarge(): Error {
+  return createGraphQLError('Request body too large', { extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' } });
+}
+
+const CONTENT_LENGTH = /^\d+$/;
+
+/**
+ * HTTP_MAX_BODY_BYTES, with the errors of yoga's own `maxRequestBodySize` (which is off): a Content-Length
+ * above the limit (or an invalid one) is refused before the body is read, and a body without one is counted
+ * while it is read. Yoga counts every body through a TransformStream; a body that node:http reads framed by
+ * its Content-Length cannot be longer than that, so it is passed through as it is (`bodyFramed`).
+ */
+export function useRequestBodyLimit(limit: number): Plugin<Context, ServerContext> {
+  return {
+    onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
+      const contentLength = request.headers.get('content-length');
+      if (contentLength !== null) {
+        if (!CONTENT_LENGTH.test(contentLength)) {
+          throw createGraphQLError('Content-Length header is invalid.', { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
+        }
+        if (Number(contentLength) > limit) throw requestBodyTooLarge();
+        if (serverContext.bodyFramed === true) return;
+      }
+      if (requestParser === undefined || (request.body ?? null) === null) return;
+      const parse = requestParser;
+      setRequestParser((req) => parse(countedBody(req, limit, fetchAPI)));
+    },
+  };
+}
+
+function countedBody(request: Request, limit: number, fetchAPI: FetchAPI): Request {
+  const body = request.body ?? null;
+  if (body === null) return request;
+  // A native stream needs the native TransformStream, the ponyfill's its own (graphql-yoga#4583).
+  const Transform = body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
+  let bytesRead = 0;
+  const counted = body.pipeThrough(
+    new Transform<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytesRead += chunk.byteLength;
+        if (bytesRead > limit) {
+          controller.error(requestBodyTooLarge());
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, signal: request.signal, body: counted, duplex: 'half' } as RequestInit);
 }

@@ -5,7 +5,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
-import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryLimits, useShorthandFilters } from './graphql-plugins.js';
+import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryLimits, useRequestBodyLimit, useShorthandFilters } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
 import type { Reader } from './reader.js';
 import type { ServerContext } from './request-state.js';
@@ -51,7 +51,8 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
     cors: false,
     multipart: false,
     batching: false,
-    maxRequestBodySize: config.http.maxBodyBytes,
+    // Enforced by useRequestBodyLimit, with the same errors.
+    maxRequestBodySize: false,
     maskedErrors: { maskError: maskUnexpectedError(logger), errorMessage: UNEXPECTED_ERROR_MESSAGE, isDev: false },
     plugins: [
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-requested-with', 'apollo-require-preflight'] }),
@@ -60,6 +61,8 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
       useShorthandFilters(schema),
       useErrorPolicy(logger),
       ...(introspectionOff ? [useDisableIntrospection()] : []),
+      // Last: after every request parser is registered, so it wraps the one selected.
+      useRequestBodyLimit(config.http.maxBodyBytes),
     ],
   });
 }

@@ -11,6 +11,8 @@ export interface RequestState {
 
 export interface ServerContext {
   readonly requestState: RequestState;
+  /** The body is read by node:http, framed by its Content-Length header when it has one (never longer). */
+  readonly bodyFramed?: boolean;
 }
 
 export function newRequestState(): RequestState {
