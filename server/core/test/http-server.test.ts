@@ -41,6 +41,25 @@ function postQuery(port: number, query: string, headers: Record<string, string> 
   return send({ port, tls, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
 }
 
+/** A reader whose reads wait until `release()`; `inside` resolves once a read has started. */
+function slowReader(): { reader: RecordingReader; inside: Promise<void>; release: () => void } {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let entered: () => void = () => undefined;
+  const inside = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const reader = new RecordingReader({
+    onRead: async () => {
+      entered();
+      await gate;
+    },
+  });
+  return { reader, inside, release };
+}
+
 const running: RunningServer[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.close()));
@@ -125,20 +144,7 @@ describe('startHttpServer', () => {
   });
 
   it('close() lets an in-flight slow request finish, then stops accepting', async () => {
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered: () => void = () => undefined;
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const reader = new RecordingReader({
-      onRead: async () => {
-        entered();
-        await gate;
-      },
-    });
+    const { reader, inside, release } = slowReader();
     const { server } = await start({}, reader);
     const slow = postQuery(server.httpPort, '{ getWorkflowInstance(id: "inst-a") { id } }');
     await inside;
@@ -158,20 +164,7 @@ describe('startHttpServer', () => {
   });
 
   it('close() does not wait for the shutdown timeout when the slow request came on a keep-alive connection', async () => {
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered: () => void = () => undefined;
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const reader = new RecordingReader({
-      onRead: async () => {
-        entered();
-        await gate;
-      },
-    });
+    const { reader, inside, release } = slowReader();
     const { server } = await start({ HTTP_SHUTDOWN_TIMEOUT_MS: '5000' }, reader);
     const agent = new HttpAgent({ keepAlive: true });
     try {
