@@ -218,9 +218,19 @@ function instanceNode(arg: InstanceFilterArg, path: string): InstanceFilter {
     ...jsonLeaves<InstanceStringField, InstanceTimeField>('output', 'output', arg.output, path),
     ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error),
   ];
-  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => instanceNode(f, `${path}and[${i}].`)) });
-  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => instanceNode(f, `${path}or[${i}].`)) });
-  if (isSet(arg.not)) nodes.push({ kind: 'not', node: instanceNode(arg.not, `${path}not.`) });
+  return withLogic(nodes, arg, path, instanceNode);
+}
+
+/** The field leaves of one filter object ANDed with its `and` / `or` / `not` combinations, translated recursively. */
+function withLogic<S extends string, T extends string, A>(
+  nodes: Node<S, T>[],
+  arg: { readonly and?: readonly A[] | null | undefined; readonly or?: readonly A[] | null | undefined; readonly not?: A | null | undefined },
+  path: string,
+  translate: (filter: A, path: string) => Node<S, T>,
+): Node<S, T> {
+  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => translate(f, `${path}and[${i}].`)) });
+  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => translate(f, `${path}or[${i}].`)) });
+  if (isSet(arg.not)) nodes.push({ kind: 'not', node: translate(arg.not, `${path}not.`) });
   return all(nodes);
 }
 
@@ -253,10 +263,7 @@ function taskNode(arg: TaskFilterArg, path: string): TaskFilter {
     ...jsonLeaves<TaskStringField, TaskTimeField>('output', 'outputArgs', arg.outputArgs, path),
     ...errorLeaves<TaskStringField, TaskTimeField>(arg.error),
   ];
-  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => taskNode(f, `${path}and[${i}].`)) });
-  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => taskNode(f, `${path}or[${i}].`)) });
-  if (isSet(arg.not)) nodes.push({ kind: 'not', node: taskNode(arg.not, `${path}not.`) });
-  return all(nodes);
+  return withLogic(nodes, arg, path, taskNode);
 }
 
 function orNull<S extends string, T extends string>(node: Node<S, T>): Node<S, T> | null {
