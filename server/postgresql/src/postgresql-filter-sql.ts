@@ -46,6 +46,16 @@ const ERROR_STRING_COLUMNS = {
   'error.instance': 'error_instance',
 } as const;
 
+/** The error fields live in the same columns on both normalized tables. */
+function errorColumns(c: (column: string) => string): Record<keyof typeof ERROR_STRING_COLUMNS, string> {
+  return {
+    'error.type': c(ERROR_STRING_COLUMNS['error.type']),
+    'error.title': c(ERROR_STRING_COLUMNS['error.title']),
+    'error.detail': c(ERROR_STRING_COLUMNS['error.detail']),
+    'error.instance': c(ERROR_STRING_COLUMNS['error.instance']),
+  };
+}
+
 export function instanceColumns(alias: string): FieldColumns<InstanceStringField, InstanceTimeField> {
   const c = (column: string): string => `${alias}.${column}`;
   return {
@@ -55,10 +65,7 @@ export function instanceColumns(alias: string): FieldColumns<InstanceStringField
       namespace: c('namespace'),
       version: c('version'),
       status: c('status'),
-      'error.type': c(ERROR_STRING_COLUMNS['error.type']),
-      'error.title': c(ERROR_STRING_COLUMNS['error.title']),
-      'error.detail': c(ERROR_STRING_COLUMNS['error.detail']),
-      'error.instance': c(ERROR_STRING_COLUMNS['error.instance']),
+      ...errorColumns(c),
     },
     time: { startDate: c('start_time'), endDate: c('end_time'), lastUpdate: c('last_update') },
     int: { 'error.status': c('error_status') },
@@ -75,10 +82,7 @@ export function taskColumns(alias: string): FieldColumns<TaskStringField, TaskTi
       taskName: c('task_name'),
       taskPosition: c('task_position'),
       status: c('status'),
-      'error.type': c(ERROR_STRING_COLUMNS['error.type']),
-      'error.title': c(ERROR_STRING_COLUMNS['error.title']),
-      'error.detail': c(ERROR_STRING_COLUMNS['error.detail']),
-      'error.instance': c(ERROR_STRING_COLUMNS['error.instance']),
+      ...errorColumns(c),
     },
     time: { startDate: c('start_time'), endDate: c('end_time') },
     int: { 'error.status': c('error_status') },
