@@ -72,7 +72,7 @@ describe.skipIf(!available)('Fluent Bit pgsql output into a migrated database (r
     const first = await db.pool.query(`SELECT to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS time, data FROM workflow_raw.workflow_events_raw ORDER BY id LIMIT 1`);
     const delivered = result.delivered.find((d) => d.output === 'workflow_events')!;
     expect(`${first.rows[0].time}000Z`).toBe(delivered.record['time']);
-    expect(first.rows[0].data).toMatchObject({ stream: 'stdout', kubernetes: { pod_name: 'order-app-1', namespace_name: 'workflows', labels: { app: 'order-app' } }, date: delivered.time });
+    expect(first.rows[0].data).toMatchObject({ stream: 'stdout', kubernetes: { pod_name: 'order-app-1', namespace_name: 'workflows', labels: { app: 'order-app' } }, wi_record_time: delivered.time });
   });
 
   it('keeps the joined >16 KiB event intact down to the normalized input', async () => {

@@ -82,8 +82,8 @@ describe('routing of a workflow pod\'s CRI log (containerd, CRI-O)', () => {
     expect(first.time).toBe(parseRfc3339(time));
     // The pgsql output's `date` carries that time into the raw table's `time` column.
     const [flush] = flushStatements(pipeline, [first]);
-    expect(flush!.sql).toContain(`"date":${parseRfc3339(time)}`);
-    expect(flush!.sql.startsWith('INSERT INTO "workflow_events_raw" SELECT \'workflow-index.workflow\', to_timestamp(CAST(value->>\'date\' as FLOAT)), * FROM json_array_elements(')).toBe(true);
+    expect(flush!.sql).toContain(`"wi_record_time":${parseRfc3339(time)}`);
+    expect(flush!.sql.startsWith('INSERT INTO "workflow_events_raw" SELECT \'workflow-index.workflow\', to_timestamp(CAST(value->>\'wi_record_time\' as FLOAT)), * FROM json_array_elements(')).toBe(true);
   });
 
   it('writes one INSERT per chunk of a tag, in arrival order, as the pgsql output flushes', () => {

@@ -4,7 +4,7 @@
 // (init-job ingest, the dev-mode demo loader, tests, benchmarks) writes through this one function, so the
 // triggers are exercised exactly as in production.
 
-export const FLUENT_BIT_TIMESTAMP_KEY = 'date';
+export const FLUENT_BIT_TIMESTAMP_KEY = 'wi_record_time';
 
 /** libpq PQescapeLiteral: single quotes doubled; with any backslash, backslashes doubled and an ` E` prefix. */
 export function escapeLiteral(text: string): string {
@@ -19,7 +19,7 @@ export interface FluentBitRecord {
 }
 
 /**
- * Builds one flush statement. Each record gets the Timestamp_Key (`date`, epoch seconds as a double) the way
+ * Builds one flush statement. Each record gets the Timestamp_Key (`wi_record_time`, epoch seconds as a double) the way
  * Fluent Bit adds its record time; when `recordTime` is omitted the event's own `timestamp` is used if numeric.
  */
 export function fluentBitInsertStatement(
