@@ -22,6 +22,10 @@ export interface CoreConfig {
     readonly maxBodyBytes: number;
     /** How long close() waits for in-flight requests before cutting connections. */
     readonly shutdownTimeoutMs: number;
+    /** POST /graphql requests one client may have in flight (429 above); 0 = no bound. */
+    readonly maxRequestsPerClient: number;
+    /** Lower-case header naming the client address (its last entry), set by a trusted proxy; null = the socket address. */
+    readonly clientAddressHeader: string | null;
   };
   readonly graphql: {
     readonly introspection: IntrospectionMode;
@@ -31,6 +35,14 @@ export interface CoreConfig {
     readonly maxDirectives: number;
     readonly defaultLimit: number;
     readonly maxLimit: number;
+    /** Budget of potential rows per request (see query-cost.ts). */
+    readonly maxCost: number;
+    /** What one instance's `taskExecutions` list (unbounded) counts in the cost. */
+    readonly costTasksPerInstance: number;
+    /** Deepest and/or/not nesting of a filter. */
+    readonly maxFilterDepth: number;
+    /** Reader calls one request may have in flight at a time (the others wait their turn). */
+    readonly maxConcurrentReads: number;
   };
   readonly cors: {
     readonly enabled: boolean;
@@ -200,6 +212,12 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_MAX_DIRECTIVES', development: '50', production: '50', description: 'Most directives in one operation (MAX_DIRECTIVES_EXCEEDED above).' },
   { key: 'GRAPHQL_DEFAULT_LIMIT', development: '100', production: '100', description: 'Page size when a query gives no limit.' },
   { key: 'GRAPHQL_MAX_LIMIT', development: '1000', production: '1000', description: 'Largest accepted limit.' },
+  { key: 'GRAPHQL_MAX_COST', development: '20000', production: '20000', description: 'Most rows one request may read: the sum of the limits of its lists, nested taskExecutions counted per instance of their list (BAD_USER_INPUT above, before any read).' },
+  { key: 'GRAPHQL_COST_TASKS_PER_INSTANCE', development: '10', production: '10', description: 'What one instance\'s taskExecutions (or one getTaskExecutionsByWorkflowInstance) counts in the cost.' },
+  { key: 'GRAPHQL_MAX_FILTER_DEPTH', development: '32', production: '32', description: 'Deepest and/or/not nesting of a filter (BAD_USER_INPUT above).' },
+  { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
+  { key: 'HTTP_MAX_REQUESTS_PER_CLIENT', development: '8', production: '8', description: 'POST /graphql requests one client address may have in flight (429 TOO_MANY_REQUESTS above); 0 disables.' },
+  { key: 'HTTP_CLIENT_ADDRESS_HEADER', development: '—', production: '—', description: 'Header a trusted proxy sets to the client address (e.g. X-Forwarded-For, last entry used); unset: the socket address.' },
   { key: 'CORS_ENABLED', development: 'true', production: 'false', description: 'Answer cross-origin requests from CORS_ORIGINS.' },
   { key: 'CORS_ORIGINS', development: 'http://localhost:3000', production: '—', description: 'Comma-separated exact origins (scheme://host[:port]); * allows any origin.' },
   { key: 'LOG_LEVEL', development: 'info', production: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
@@ -244,6 +262,9 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
   const defaultLimit = r.int('GRAPHQL_DEFAULT_LIMIT', 100, { min: 1, max: 1_000_000 });
   const maxLimit = r.int('GRAPHQL_MAX_LIMIT', 1000, { min: 1, max: 1_000_000 });
   if (defaultLimit > maxLimit) r.problem(`GRAPHQL_DEFAULT_LIMIT (${defaultLimit}) must not exceed GRAPHQL_MAX_LIMIT (${maxLimit})`);
+  const maxCost = r.int('GRAPHQL_MAX_COST', 20_000, { min: 1, max: 1_000_000_000 });
+  // Below it, a list at the maximum limit could never run.
+  if (maxCost < maxLimit) r.problem(`GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit})`);
 
   const corsEnabled = r.bool('CORS_ENABLED', dev);
   const corsOrigins = r.list('CORS_ORIGINS', dev ? ['http://localhost:3000'] : []);
@@ -265,6 +286,8 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       compression: r.bool('HTTP_COMPRESSION', true),
       maxBodyBytes: r.int('HTTP_MAX_BODY_BYTES', MiB, { min: 1024, max: 1024 * MiB }),
       shutdownTimeoutMs: r.int('HTTP_SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),
+      maxRequestsPerClient: r.int('HTTP_MAX_REQUESTS_PER_CLIENT', 8, { min: 0, max: 1_000_000 }),
+      clientAddressHeader: clientAddressHeader(r),
     },
     graphql: {
       introspection: r.oneOf('GRAPHQL_INTROSPECTION', INTROSPECTION_MODES, 'DEFAULT', { caseInsensitive: true }),
@@ -274,6 +297,11 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       maxDirectives: r.int('GRAPHQL_MAX_DIRECTIVES', 50, { min: 0, max: 100_000 }),
       defaultLimit,
       maxLimit,
+      maxCost,
+      costTasksPerInstance: r.int('GRAPHQL_COST_TASKS_PER_INSTANCE', 10, { min: 0, max: 1_000_000 }),
+      // Deeper trees would recurse in graphql-js coercion and in the backends' translators.
+      maxFilterDepth: r.int('GRAPHQL_MAX_FILTER_DEPTH', 32, { min: 1, max: 200 }),
+      maxConcurrentReads: r.int('GRAPHQL_MAX_CONCURRENT_READS', 4, { min: 1, max: 1000 }),
     },
     cors: { enabled: corsEnabled, origins: corsOrigins },
     log: {
@@ -290,6 +318,18 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
     },
   };
   return r.finish(config);
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function clientAddressHeader(r: ConfigReader): string | null {
+  const value = r.string('HTTP_CLIENT_ADDRESS_HEADER', null);
+  if (value === null) return null;
+  if (!HEADER_NAME.test(value)) {
+    r.problem(`HTTP_CLIENT_ADDRESS_HEADER must be an HTTP header name such as X-Forwarded-For, got ${JSON.stringify(value)}`);
+    return null;
+  }
+  return value.toLowerCase();
 }
 
 /** The defaults of a mode, as if no key were set (tests start from here). */

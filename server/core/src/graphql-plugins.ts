@@ -3,10 +3,11 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createGraphQLError, isAsyncIterable } from 'graphql-yoga';
 import type { FetchAPI, Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
-import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
+import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, badUserInput, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
 import { graphql, isGraphQLError } from './graphql-runtime.js';
 import type { Logger } from './logger.js';
 import type { ServerContext } from './request-state.js';
+import { costMessage, operationCost } from './query-cost.js';
 import { expandShorthandInDocument, expandShorthandInVariables } from './shorthand.js';
 
 type Context = YogaInitialContext & ServerContext;
@@ -28,6 +29,20 @@ export function useShorthandFilters(schema: GraphQLSchema): Plugin<Context> {
       if (operation === null || operation === undefined) return;
       const expanded = expandShorthandInVariables(args.schema, operation, variables);
       setExecuteFn((executeArgs) => executeFn({ ...executeArgs, variableValues: expanded }));
+    },
+  };
+}
+
+/**
+ * GRAPHQL_MAX_COST: an operation that may read more rows than the budget is refused as a whole, before any
+ * resolver runs (so before any Reader call). Must come before plugins whose onExecute does work per request.
+ */
+export function useQueryCost(limits: CoreConfig['graphql']): Plugin<Context> {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues, limits);
+      if (cost.total <= limits.maxCost) return;
+      setResultAndStopExecution({ errors: [badUserInput(costMessage(cost, limits.maxCost, limits))] });
     },
   };
 }

@@ -5,8 +5,31 @@ describe('loadCoreConfig', () => {
   it('production defaults (NODE_ENV unset)', () => {
     expect(loadCoreConfig({})).toEqual({
       mode: 'production',
-      http: { host: null, port: 8080, httpsPort: 8443, tlsCertFile: null, tlsKeyFile: null, compression: true, maxBodyBytes: 1_048_576, shutdownTimeoutMs: 10_000 },
-      graphql: { introspection: 'DEFAULT', maxDepth: 15, maxAliases: 30, maxTokens: 5000, maxDirectives: 50, defaultLimit: 100, maxLimit: 1000 },
+      http: {
+        host: null,
+        port: 8080,
+        httpsPort: 8443,
+        tlsCertFile: null,
+        tlsKeyFile: null,
+        compression: true,
+        maxBodyBytes: 1_048_576,
+        shutdownTimeoutMs: 10_000,
+        maxRequestsPerClient: 8,
+        clientAddressHeader: null,
+      },
+      graphql: {
+        introspection: 'DEFAULT',
+        maxDepth: 15,
+        maxAliases: 30,
+        maxTokens: 5000,
+        maxDirectives: 50,
+        defaultLimit: 100,
+        maxLimit: 1000,
+        maxCost: 20_000,
+        costTasksPerInstance: 10,
+        maxFilterDepth: 32,
+        maxConcurrentReads: 4,
+      },
       cors: { enabled: false, origins: [] },
       log: { level: 'info', format: 'json' },
       health: { backendTimeoutMs: 1000, diskPath: '/', diskMinFreeBytes: 52_428_800 },
@@ -42,6 +65,12 @@ describe('loadCoreConfig', () => {
       GRAPHQL_MAX_DIRECTIVES: '4',
       GRAPHQL_DEFAULT_LIMIT: '10',
       GRAPHQL_MAX_LIMIT: '20',
+      GRAPHQL_MAX_COST: '500',
+      GRAPHQL_COST_TASKS_PER_INSTANCE: '0',
+      GRAPHQL_MAX_FILTER_DEPTH: '5',
+      GRAPHQL_MAX_CONCURRENT_READS: '2',
+      HTTP_MAX_REQUESTS_PER_CLIENT: '0',
+      HTTP_CLIENT_ADDRESS_HEADER: 'X-Forwarded-For',
       CORS_ENABLED: 'yes',
       CORS_ORIGINS: 'https://a.example, http://localhost:5173',
       LOG_LEVEL: 'DEBUG',
@@ -53,8 +82,31 @@ describe('loadCoreConfig', () => {
     });
     expect(config).toEqual({
       mode: 'development',
-      http: { host: '127.0.0.1', port: 9080, httpsPort: 9443, tlsCertFile: null, tlsKeyFile: null, compression: false, maxBodyBytes: 4096, shutdownTimeoutMs: 500 },
-      graphql: { introspection: 'NO_INTROSPECTION_OR_QUERY', maxDepth: 8, maxAliases: 3, maxTokens: 900, maxDirectives: 4, defaultLimit: 10, maxLimit: 20 },
+      http: {
+        host: '127.0.0.1',
+        port: 9080,
+        httpsPort: 9443,
+        tlsCertFile: null,
+        tlsKeyFile: null,
+        compression: false,
+        maxBodyBytes: 4096,
+        shutdownTimeoutMs: 500,
+        maxRequestsPerClient: 0,
+        clientAddressHeader: 'x-forwarded-for',
+      },
+      graphql: {
+        introspection: 'NO_INTROSPECTION_OR_QUERY',
+        maxDepth: 8,
+        maxAliases: 3,
+        maxTokens: 900,
+        maxDirectives: 4,
+        defaultLimit: 10,
+        maxLimit: 20,
+        maxCost: 500,
+        costTasksPerInstance: 0,
+        maxFilterDepth: 5,
+        maxConcurrentReads: 2,
+      },
       cors: { enabled: true, origins: ['https://a.example', 'http://localhost:5173'] },
       log: { level: 'debug', format: 'json' },
       health: { backendTimeoutMs: 250, diskPath: '/tmp', diskMinFreeBytes: 0 },
@@ -112,13 +164,38 @@ describe('loadCoreConfig', () => {
     expect((error as ConfigError).message).toBe(`Invalid configuration: ${problems.join('; ')}`);
   });
 
+  it('cost, filter depth, concurrency and client keys are validated', () => {
+    let error: unknown;
+    try {
+      loadCoreConfig({
+        GRAPHQL_MAX_COST: '999',
+        GRAPHQL_COST_TASKS_PER_INSTANCE: '-1',
+        GRAPHQL_MAX_FILTER_DEPTH: '201',
+        GRAPHQL_MAX_CONCURRENT_READS: '0',
+        HTTP_MAX_REQUESTS_PER_CLIENT: 'many',
+        HTTP_CLIENT_ADDRESS_HEADER: 'X Forwarded: For',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'GRAPHQL_MAX_COST (999) must be at least GRAPHQL_MAX_LIMIT (1000)',
+      'HTTP_MAX_REQUESTS_PER_CLIENT must be an integer between 0 and 1000000, got "many"',
+      'HTTP_CLIENT_ADDRESS_HEADER must be an HTTP header name such as X-Forwarded-For, got "X Forwarded: For"',
+      'GRAPHQL_COST_TASKS_PER_INSTANCE must be an integer between 0 and 1000000, got "-1"',
+      'GRAPHQL_MAX_FILTER_DEPTH must be an integer between 1 and 200, got "201"',
+      'GRAPHQL_MAX_CONCURRENT_READS must be an integer between 1 and 1000, got "0"',
+    ]);
+    expect(loadCoreConfig({ GRAPHQL_MAX_LIMIT: '50', GRAPHQL_DEFAULT_LIMIT: '50', GRAPHQL_MAX_COST: '50' }).graphql.maxCost).toBe(50);
+  });
+
   it('CORS on without origins is a problem', () => {
     expect(() => loadCoreConfig({ CORS_ENABLED: 'true' })).toThrow('Invalid configuration: CORS_ENABLED is true but CORS_ORIGINS is empty');
   });
 
   it('documents every key it reads', () => {
     const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
-    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS']) {
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER']) {
       expect(documented).toContain(key);
     }
   });

@@ -1,0 +1,149 @@
+// The cost of an operation: how many rows it may read, known before anything runs. Armor's depth and
+// alias limits bound the shape of a document but not its reads (30 aliases × limit 1000 × their task
+// lists is a legal shape that exhausts the database pool), so every request is priced against a budget.
+import { Kind } from 'graphql';
+import type { DocumentNode, FieldNode, FragmentDefinitionNode, GraphQLField, GraphQLOutputType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
+import type { CoreConfig } from './config.js';
+import { graphql } from './graphql-runtime.js';
+
+const { getNamedType, getNullableType, isListType, isObjectType } = graphql;
+
+/** Object types whose values are rows the backend reads. */
+const ROW_TYPES = new Set(['WorkflowInstance', 'TaskExecution']);
+
+export type CostSettings = Pick<CoreConfig['graphql'], 'defaultLimit' | 'maxLimit' | 'costTasksPerInstance'>;
+
+export interface FieldCost {
+  /** Response key (alias or field name) of a root field. */
+  readonly key: string;
+  readonly cost: number;
+}
+
+export interface OperationCost {
+  readonly total: number;
+  /** Root fields that read rows, most expensive first. */
+  readonly fields: readonly FieldCost[];
+}
+
+type Variables = Readonly<Record<string, unknown>> | null | undefined;
+
+/**
+ * Potential rows of the selected operation: a list with a `limit` counts its effective limit, a list
+ * without one (an instance's `taskExecutions`, `getTaskExecutionsByWorkflowInstance`) counts
+ * `costTasksPerInstance`, a single row counts 1; rows nested in a list count once per row of that list.
+ * Fields are merged by response key as execution merges them; @skip/@include are ignored (counted).
+ * A limit that the resolver will reject (negative, above the maximum, not an integer) reads nothing.
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables, settings: CostSettings): OperationCost {
+  const operation = graphql.getOperationAST(document, operationName ?? undefined);
+  const root = operation === null || operation === undefined ? undefined : schema.getRootType(operation.operation);
+  if (operation === null || operation === undefined || root === null || root === undefined) return { total: 0, fields: [] };
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const pricing = new Pricing(fragments, operation, variables ?? {}, settings);
+  const fields: FieldCost[] = [];
+  for (const [key, nodes] of pricing.collect([operation.selectionSet])) {
+    const cost = pricing.fieldCost(root.getFields(), nodes);
+    if (cost > 0) fields.push({ key, cost });
+  }
+  fields.sort((a, b) => b.cost - a.cost);
+  return { total: fields.reduce((sum, f) => sum + f.cost, 0), fields };
+}
+
+class Pricing {
+  constructor(
+    private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+    private readonly operation: OperationDefinitionNode,
+    private readonly variables: Readonly<Record<string, unknown>>,
+    private readonly settings: CostSettings,
+  ) {}
+
+  /** Field nodes by response key, through fragment spreads and inline fragments (a spread once per key path). */
+  collect(selectionSets: readonly SelectionSetNode[]): Map<string, FieldNode[]> {
+    const out = new Map<string, FieldNode[]>();
+    const seen = new Set<string>();
+    const pending = [...selectionSets];
+    for (let set = pending.shift(); set !== undefined; set = pending.shift()) {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          const list = out.get(key);
+          if (list === undefined) out.set(key, [selection]);
+          else list.push(selection);
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          pending.push(selection.selectionSet);
+        } else {
+          const name = selection.name.value;
+          const fragment = this.fragments.get(name);
+          if (fragment !== undefined && !seen.has(name)) {
+            seen.add(name);
+            pending.push(fragment.selectionSet);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  fieldCost(fields: Readonly<Record<string, GraphQLField<unknown, unknown>>>, nodes: readonly FieldNode[]): number {
+    const first = nodes[0];
+    if (first === undefined) return 0;
+    const definition = fields[first.name.value];
+    if (definition === undefined) return 0;
+    const named = getNamedType(definition.type);
+    if (!isObjectType(named) || !ROW_TYPES.has(named.name)) return 0;
+    const rows = this.rowCount(definition.type, definition, first);
+    if (rows === 0) return 0;
+    const childSets = nodes.flatMap((n) => (n.selectionSet === undefined ? [] : [n.selectionSet]));
+    let perRow = 0;
+    for (const childNodes of this.collect(childSets).values()) perRow += this.fieldCost(named.getFields(), childNodes);
+    return rows * (1 + perRow);
+  }
+
+  private rowCount(type: GraphQLOutputType, definition: GraphQLField<unknown, unknown>, node: FieldNode): number {
+    if (!isListType(getNullableType(type))) return 1;
+    if (!definition.args.some((a) => a.name === 'limit')) return this.settings.costTasksPerInstance;
+    const limit = this.argument(node, 'limit');
+    if (limit === undefined || limit === null) return this.settings.defaultLimit;
+    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0 || limit > this.settings.maxLimit) return 0;
+    return limit;
+  }
+
+  /** An argument's value from a literal or a variable (its default when the request gives none); undefined when absent. */
+  private argument(node: FieldNode, name: string): unknown {
+    const value = node.arguments?.find((a) => a.name.value === name)?.value;
+    if (value === undefined) return undefined;
+    if (value.kind !== Kind.VARIABLE) return literal(value);
+    const variable = value.name.value;
+    if (Object.hasOwn(this.variables, variable)) return this.variables[variable];
+    const declared = this.operation.variableDefinitions?.find((d) => d.variable.name.value === variable);
+    return declared?.defaultValue === undefined ? undefined : literal(declared.defaultValue);
+  }
+}
+
+function literal(value: ValueNode): unknown {
+  switch (value.kind) {
+    case Kind.INT:
+      return Number(value.value);
+    case Kind.NULL:
+      return null;
+    default:
+      // Anything else fails validation before execution.
+      return Number.NaN;
+  }
+}
+
+/** The BAD_USER_INPUT message: the cost, the budget, where the cost comes from and how to lower it. */
+export function costMessage(cost: OperationCost, budget: number, settings: CostSettings): string {
+  const largest = cost.fields
+    .slice(0, 3)
+    .map((f) => `${f.key} (${f.cost})`)
+    .join(', ');
+  return (
+    `Query cost ${cost.total} exceeds the budget of ${budget} rows (GRAPHQL_MAX_COST). ` +
+    `Each list counts its limit (default ${settings.defaultLimit}), each taskExecutions list ${settings.costTasksPerInstance} per instance of the list it is in, a single lookup 1. ` +
+    `Largest: ${largest}. Lower the limits, request fewer lists or aliases at once (or split the query), or select taskExecutions for fewer instances.`
+  );
+}
