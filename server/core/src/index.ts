@@ -20,3 +20,4 @@ export { ErrorCode } from './errors.js';
 export { formatTimestampForOutput, parseDateTime } from './date-time.js';
 export { matchesLike, parseLikePattern } from './like-pattern.js';
 export { loadSchemaSdl } from './schema-sdl.js';
+export { LINE_REPAIRS, MAX_EVENT_NESTING_DEPTH, repairEventLine, type LineRepair } from './event-line-repair.js';
