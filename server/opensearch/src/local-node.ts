@@ -1,0 +1,310 @@
+// A local single-node OpenSearch for tests, benchmarks and development mode: the pinned distribution
+// (local-node-distribution.ts) run with a JDK >= 21 (local-node-java.ts) on loopback, as a non-root user
+// (OpenSearch refuses to run as root), daemonized with a pid file so that `stop` and `status` find it again.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OPENSEARCH_VERSION, ensureDistribution } from './local-node-distribution.js';
+import { findJavaHome } from './local-node-java.js';
+
+export const LOCAL_NODE_HOST = '127.0.0.1';
+export const DEFAULT_HTTP_PORT = 9200;
+export const DEFAULT_HEAP = '512m';
+export const DEFAULT_NODE_USER = 'opensearch';
+const CLUSTER_NAME = 'workflow-index-local';
+
+export interface LocalNodeOptions {
+  /** Folder that holds the unzipped distribution, data, logs and the pid file (git-ignored `.data/opensearch`). */
+  readonly dir: string;
+  readonly httpPort: number;
+  /** JVM heap, `-Xms`/`-Xmx` syntax (`512m`, `1g`). */
+  readonly heap: string;
+  /** The system user the node runs as when this script runs as root. */
+  readonly user: string;
+  readonly startTimeoutSeconds: number;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly log: (line: string) => void;
+}
+
+export interface LocalNodePaths {
+  readonly dir: string;
+  readonly home: string;
+  readonly data: string;
+  readonly logs: string;
+  readonly log: string;
+  readonly pidFile: string;
+  readonly launcherLog: string;
+}
+
+export function localNodePaths(dir: string): LocalNodePaths {
+  const logs = join(dir, 'logs');
+  return {
+    dir,
+    home: join(dir, `opensearch-${OPENSEARCH_VERSION}`),
+    data: join(dir, 'data'),
+    logs,
+    log: join(logs, `${CLUSTER_NAME}.log`),
+    pidFile: join(dir, 'run', 'opensearch.pid'),
+    launcherLog: join(dir, 'launcher.log'),
+  };
+}
+
+export function localNodeUrl(port: number): string {
+  return `http://${LOCAL_NODE_HOST}:${port}`;
+}
+
+export function nodeSettings(paths: LocalNodePaths, httpPort: number): string {
+  return [
+    '# Written by `npm run opensearch -- start` on every start; edits here are overwritten.',
+    `cluster.name: ${CLUSTER_NAME}`,
+    `node.name: ${CLUSTER_NAME}`,
+    'discovery.type: single-node',
+    `network.host: ${LOCAL_NODE_HOST}`,
+    `http.port: ${httpPort}`,
+    `transport.port: ${httpPort + 100}`,
+    `path.data: ${paths.data}`,
+    `path.logs: ${paths.logs}`,
+    // CI disks are often more than 90 % full; the watermarks would make every new index read-only or unassigned.
+    'cluster.routing.allocation.disk.threshold_enabled: false',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The pid of the node running from this folder: the pid file's process when it is an OpenSearch node (not a
+ * recycled pid), else a process whose command line names this home. The launcher (`bin/opensearch -d`) puts the
+ * JVM in the background and exits at once; the JVM writes the pid file only later in its bootstrap.
+ */
+export function runningPid(paths: LocalNodePaths): number | undefined {
+  const marker = `-Dopensearch.path.home=${paths.home}`;
+  const isOurs = (pid: number): boolean => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return argv.includes('org.opensearch.bootstrap.OpenSearch') && argv.includes(marker);
+    } catch {
+      return false;
+    }
+  };
+  if (existsSync(paths.pidFile)) {
+    const pid = Number.parseInt(readFileSync(paths.pidFile, 'utf8').trim(), 10);
+    if (Number.isInteger(pid) && pid > 0 && isOurs(pid)) return pid;
+  }
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (isOurs(pid)) return pid;
+  }
+  return undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface ClusterHealth {
+  readonly status: string;
+  readonly numberOfNodes: number;
+}
+
+export async function clusterHealth(url: string, query = '', timeoutMs = 3000): Promise<ClusterHealth | undefined> {
+  try {
+    const response = await fetch(`${url}/_cluster/health${query}`, { signal: AbortSignal.timeout(timeoutMs) });
+    // 408 = wait_for_status timed out; the body still describes the cluster.
+    if (response.status !== 200 && response.status !== 408) return undefined;
+    const body = (await response.json()) as { status?: unknown; number_of_nodes?: unknown };
+    return typeof body.status === 'string' ? { status: body.status, numberOfNodes: Number(body.number_of_nodes) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function nodeVersion(url: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    const body = (await response.json()) as { version?: { distribution?: string; number?: string } };
+    return body.version?.number === undefined ? undefined : `${body.version.distribution ?? 'opensearch'} ${body.version.number}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function tail(path: string, lines: number): string {
+  if (!existsSync(path)) return `(${path} does not exist)`;
+  return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+function describe(paths: LocalNodePaths, url: string, pid: number | undefined): string {
+  return [`  url:  ${url}`, `  pid:  ${pid ?? '-'} (${paths.pidFile})`, `  home: ${paths.home}`, `  data: ${paths.data}`, `  log:  ${paths.log}`].join('\n');
+}
+
+/** Creates the system user the node runs as (only possible, and only needed, as root). */
+function ensureSystemUser(user: string, log: (line: string) => void): void {
+  if (spawnSync('id', ['-u', user], { stdio: 'ignore' }).status === 0) return;
+  log(`creating system user ${user} (OpenSearch refuses to run as root)`);
+  const result = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', user], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`useradd ${user} failed: ${(result.stderr || result.error?.message || '').trim()}`);
+}
+
+function chownTree(path: string, user: string): void {
+  const result = spawnSync('chown', ['-R', `${user}:`, path], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`chown -R ${user} ${path} failed: ${result.stderr.trim()}`);
+}
+
+export interface StartResult {
+  readonly state: 'started' | 'already-running' | 'foreign';
+  readonly pid?: number;
+  readonly url: string;
+  readonly seconds: number;
+}
+
+/**
+ * Starts the node unless it runs already, and resolves once the cluster is green. Fails (with the log tail) when
+ * the process exits or the node is not green within the timeout.
+ */
+export async function startLocalNode(options: LocalNodeOptions): Promise<StartResult> {
+  const began = performance.now();
+  const paths = localNodePaths(options.dir);
+  const url = localNodeUrl(options.httpPort);
+  const log = options.log;
+  const existing = runningPid(paths);
+  if (existing === undefined) {
+    const health = await clusterHealth(url);
+    if (health) {
+      log(`a node already answers on ${url} (status ${health.status}) and it was not started from ${paths.dir}: leaving it alone`);
+      return { state: 'foreign', url, seconds: 0 };
+    }
+  }
+
+  let pid = existing;
+  if (pid === undefined) {
+    const java = findJavaHome(options.env);
+    log(`java: ${java.path} (Java ${java.major}, from ${java.source})`);
+    const distribution = ensureDistribution(options.dir, log);
+    if (distribution.action !== 'present') {
+      log(
+        `distribution: ${distribution.action}` +
+          (distribution.downloadSeconds === undefined ? '' : `, download ${distribution.downloadSeconds.toFixed(1)} s`) +
+          (distribution.unzipSeconds === undefined ? '' : `, unzip ${distribution.unzipSeconds.toFixed(1)} s`),
+      );
+    }
+    for (const folder of [paths.data, paths.logs, join(paths.dir, 'run')]) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(paths.home, 'config', 'opensearch.yml'), nodeSettings(paths, options.httpPort));
+    rmSync(paths.pidFile, { force: true });
+
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      ensureSystemUser(options.user, log);
+      // The node writes its pid file, data and logs, and reads its home: all must belong to its user.
+      chownTree(paths.dir, options.user);
+      chmodSync(paths.dir, 0o755);
+    }
+    const environment = {
+      OPENSEARCH_JAVA_HOME: java.path,
+      // Appended after config/jvm.options (-Xms1g -Xmx1g there), so these win.
+      OPENSEARCH_JAVA_OPTS: `-Xms${options.heap} -Xmx${options.heap}`,
+      OPENSEARCH_PATH_CONF: join(paths.home, 'config'),
+    };
+    const launcher = join(paths.home, 'bin', 'opensearch');
+    const command = asRoot ? 'runuser' : launcher;
+    const args = asRoot
+      ? ['-u', options.user, '--', 'env', ...Object.entries(environment).map(([k, v]) => `${k}=${v}`), launcher, '-d', '-p', paths.pidFile]
+      : ['-d', '-p', paths.pidFile];
+    log(`starting OpenSearch ${OPENSEARCH_VERSION} on ${url} (heap ${options.heap}${asRoot ? `, user ${options.user}` : ''})`);
+    const output = openSync(paths.launcherLog, 'w');
+    try {
+      // -d puts the JVM in the background and returns; early output (bootstrap errors included) goes to launcher.log.
+      const exitCode = await new Promise<number | null>((resolve, reject) => {
+        // detached: the node gets its own session, so it outlives this script and the terminal's signals.
+        const child = spawn(command, args, { env: { ...process.env, ...environment }, stdio: ['ignore', output, output], detached: true });
+        child.once('error', reject);
+        child.once('exit', (code) => resolve(code));
+      });
+      if (exitCode !== 0) {
+        throw new Error(`the OpenSearch launcher exited with ${exitCode}.\n--- ${paths.launcherLog}\n${tail(paths.launcherLog, 30)}\n--- ${paths.log}\n${tail(paths.log, 30)}`);
+      }
+    } finally {
+      closeSync(output);
+    }
+    pid = runningPid(paths);
+    if (pid === undefined) throw new Error(`OpenSearch did not stay up (no live node process from ${paths.home}).\n--- ${paths.launcherLog}\n${tail(paths.launcherLog, 20)}\n--- ${paths.log}\n${tail(paths.log, 40)}`);
+  } else {
+    log(`OpenSearch already runs (pid ${pid}); waiting for it to be green`);
+  }
+
+  // Bounded back-off; every round also checks the process, so a node that died is reported at once.
+  const deadline = began + options.startTimeoutSeconds * 1000;
+  let delayMs = 250;
+  for (;;) {
+    const health = await clusterHealth(url, '?wait_for_status=green&timeout=1s');
+    if (health?.status === 'green') break;
+    if (!isAlive(pid)) {
+      rmSync(paths.pidFile, { force: true });
+      throw new Error(`OpenSearch (pid ${pid}) exited before it was green.\n--- ${paths.log}\n${tail(paths.log, 40)}\n${describe(paths, url, undefined)}`);
+    }
+    if (performance.now() > deadline) {
+      throw new Error(
+        `OpenSearch (pid ${pid}) is not green after ${options.startTimeoutSeconds} s (last status: ${health?.status ?? 'no answer'}); it is left running, ` +
+          `stop it with \`npm run opensearch -- stop\`.\n--- ${paths.log}\n${tail(paths.log, 20)}\n${describe(paths, url, pid)}`,
+      );
+    }
+    await sleep(delayMs);
+    delayMs = Math.min(delayMs * 2, 2000);
+  }
+  const seconds = (performance.now() - began) / 1000;
+  log(`OpenSearch ${existing === undefined ? 'started' : 'runs'}, green after ${seconds.toFixed(1)} s\n${describe(paths, url, pid)}`);
+  return { state: existing === undefined ? 'started' : 'already-running', pid, url, seconds };
+}
+
+export async function stopLocalNode(options: Pick<LocalNodeOptions, 'dir' | 'log'>, timeoutSeconds = 60): Promise<'stopped' | 'not-running'> {
+  const paths = localNodePaths(options.dir);
+  const pid = runningPid(paths);
+  if (pid === undefined) {
+    rmSync(paths.pidFile, { force: true });
+    options.log(`OpenSearch is not running (no live node in ${paths.pidFile})`);
+    return 'not-running';
+  }
+  const began = performance.now();
+  process.kill(pid, 'SIGTERM');
+  let delayMs = 50;
+  while (isAlive(pid)) {
+    if (performance.now() - began > timeoutSeconds * 1000) {
+      options.log(`OpenSearch (pid ${pid}) ignored SIGTERM for ${timeoutSeconds} s: sending SIGKILL`);
+      process.kill(pid, 'SIGKILL');
+    }
+    await sleep(delayMs);
+    delayMs = Math.min(delayMs * 2, 500);
+  }
+  rmSync(paths.pidFile, { force: true });
+  options.log(`OpenSearch (pid ${pid}) stopped in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+  return 'stopped';
+}
+
+export interface NodeStatus {
+  readonly running: boolean;
+  readonly pid?: number;
+  readonly health?: ClusterHealth;
+  readonly version?: string;
+  readonly text: string;
+}
+
+export async function localNodeStatus(options: Pick<LocalNodeOptions, 'dir' | 'httpPort'>): Promise<NodeStatus> {
+  const paths = localNodePaths(options.dir);
+  const url = localNodeUrl(options.httpPort);
+  const pid = runningPid(paths);
+  const health = await clusterHealth(url);
+  const version = health ? await nodeVersion(url) : undefined;
+  const headline =
+    pid !== undefined
+      ? `OpenSearch runs (pid ${pid}), ${health ? `${version ?? 'version unknown'}, cluster ${health.status}` : 'not answering yet'}`
+      : health
+        ? `a node answers on ${url} (${version ?? 'version unknown'}, cluster ${health.status}) but was not started from ${paths.dir}`
+        : 'OpenSearch is not running';
+  return { running: pid !== undefined || health !== undefined, ...(pid === undefined ? {} : { pid }), ...(health ? { health } : {}), ...(version ? { version } : {}), text: `${headline}\n${describe(paths, url, pid)}` };
+}
