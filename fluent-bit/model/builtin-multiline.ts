@@ -4,10 +4,14 @@
 //   docker: `{"log":"…","stream":"…","time":"…"}`; a `log` not ending in "\n" continues in the next line.
 // Lines are bytes: the runtime splits at a byte count, so one UTF-8 character can straddle two parts and
 // only the joined content is valid UTF-8.
+// fluent-bit/postgresql no longer uses these parsers (their flush timer cuts split lines, see below); the model
+// keeps them so a configuration that does is shown to lose those lines.
+
+import { FluentMap, fromPlain } from './fluent-value.js';
 
 export interface TailRecord {
-  readonly fields: Readonly<Record<string, unknown>>;
-  /** Record time in epoch seconds (Fluent Bit's `date`). */
+  readonly record: FluentMap;
+  /** Record time in epoch seconds (flb_time as a double: seconds + nanoseconds / 1e9). */
   readonly time: number;
   /** 1-based line numbers in the log file that make up this record. */
   readonly sourceLines: readonly number[];
@@ -20,6 +24,13 @@ export function isBuiltinMultilineParser(name: string): name is BuiltinMultiline
   return (BUILTIN_MULTILINE_PARSERS as readonly string[]).includes(name);
 }
 
+/**
+ * The multiline engine's flush: every pending group is force-flushed on a global timer, every 4 s counted from
+ * the previous global flush (not from the group's last part). A P part still waiting for its F part at a tick
+ * is emitted alone (observed defect 3 in shared/reference/fluent-bit-observed.md).
+ */
+export const MULTILINE_FLUSH_SECONDS = 4;
+
 // Same shape as FLB_ML_CRI_REGEX; matched against the line read as latin1 so offsets are byte offsets.
 const CRI_LINE = /^(.+?) (stdout|stderr) (F|P) (.*)$/s;
 
@@ -30,16 +41,25 @@ interface Pending {
   readonly lines: number[];
 }
 
-/** Splits file content into records the way tail + `multiline.parser <parsers>` does. */
-export function readTailRecords(content: Buffer, parsers: readonly BuiltinMultilineParser[], now: () => number): TailRecord[] {
+/**
+ * Splits file content into records the way tail + `multiline.parser <parsers>` does. `arrival(line)` is the
+ * time (seconds since the input started) at which tail reads that physical line; by default all at once.
+ */
+export function readTailRecords(
+  content: Buffer,
+  parsers: readonly BuiltinMultilineParser[],
+  now: () => number,
+  arrival: (line: number) => number = () => 0,
+): TailRecord[] {
   const records: TailRecord[] = [];
   const pending = new Map<string, Pending>();
   const flush = (key: string): void => {
     const p = pending.get(key);
     if (!p) return;
     pending.delete(key);
-    records.push({ fields: { ...p.first, log: Buffer.concat(p.parts).toString('utf8') }, time: p.time, sourceLines: p.lines });
+    records.push({ record: fromPlain({ ...p.first, log: Buffer.concat(p.parts) }) as FluentMap, time: p.time, sourceLines: p.lines });
   };
+  let nextTick = MULTILINE_FLUSH_SECONDS;
 
   let start = 0;
   let lineNo = 0;
@@ -50,6 +70,11 @@ export function readTailRecords(content: Buffer, parsers: readonly BuiltinMultil
     start = end + 1;
     lineNo += 1;
     if (line.length === 0) continue;
+    const at = arrival(lineNo);
+    if (at >= nextTick) {
+      for (const key of [...pending.keys()]) flush(key);
+      while (nextTick <= at) nextTick += MULTILINE_FLUSH_SECONDS;
+    }
 
     let handled = false;
     for (const parser of parsers) {
@@ -67,9 +92,9 @@ export function readTailRecords(content: Buffer, parsers: readonly BuiltinMultil
       if (part.last) flush(key);
       break;
     }
-    if (!handled) records.push({ fields: { log: line.toString('utf8') }, time: now(), sourceLines: [lineNo] });
+    if (!handled) records.push({ record: new FluentMap([['log', Buffer.from(line)]]), time: now(), sourceLines: [lineNo] });
   }
-  // At the end of the input Fluent Bit flushes unterminated groups after its flush timeout.
+  // At the end of the input Fluent Bit flushes unterminated groups at the next tick.
   for (const key of [...pending.keys()]) flush(key);
   return records;
 }

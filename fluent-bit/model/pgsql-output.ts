@@ -1,10 +1,15 @@
 // What the pgsql outputs of a modelled pipeline send to PostgreSQL: the start-up CREATE TABLE IF NOT EXISTS per
 // output and one INSERT per flushed chunk. Chunks hold records of one tag, in arrival order (Fluent Bit chunks
 // per input and tag); a chunk is flushed when it reaches `maxRecordsPerChunk` or at the end of the input.
-// The INSERT text comes from fluentBitInsertStatement, the project's one definition of that statement.
+// The INSERT is FLB_PGSQL_INSERT (plugins/out_pgsql) around the chunk printed as Fluent Bit prints it
+// (flb_pack_msgpack_to_json_format with the double date format): each record starts with the Timestamp_Key,
+// the record time as a double (`%.16g`, or `x.0` when integral), followed by the record's entries in order
+// (repeated keys included), every non-ASCII character as `\uXXXX`; the literal is escaped as PQescapeLiteral
+// does (` E'…'` with doubled backslashes as soon as the JSON holds one backslash).
 
-import { FLUENT_BIT_TIMESTAMP_KEY, fluentBitInsertStatement } from '@workflow-index/postgresql/fluent-bit-statement';
+import { FLUENT_BIT_TIMESTAMP_KEY, escapeLiteral } from '@workflow-index/postgresql/fluent-bit-statement';
 import { requiredProperty, property } from './classic-config.js';
+import { printFluentDouble, printFluentMap } from './flb-json-printer.js';
 import type { DeliveredRecord, FluentBitPipeline, OutputDefinition } from './pipeline.js';
 
 export interface PgsqlTarget {
@@ -61,7 +66,7 @@ export function flushStatements(pipeline: FluentBitPipeline, delivered: readonly
       table: target.table,
       tag: first.tag,
       records,
-      sql: fluentBitInsertStatement(quoteIdentifier(target.table), first.tag, records.map((r) => r.record), (_, i) => records[i]!.time),
+      sql: pgsqlInsertStatement(target, first.tag, records),
     });
   };
   for (const record of delivered) {
@@ -75,6 +80,19 @@ export function flushStatements(pipeline: FluentBitPipeline, delivered: readonly
   for (const key of [...open.keys()]) emit(key);
   return flushes;
 }
+
+/** The chunk's records as the pgsql output prints them: a JSON array. */
+export function pgsqlChunkJson(timestampKey: string, records: readonly Pick<DeliveredRecord, 'value' | 'time'>[]): string {
+  return `[${records.map((r) => printFluentMap(r.value, [[timestampKey, r.time]])).join(',')}]`;
+}
+
+export function pgsqlInsertStatement(target: PgsqlTarget, tag: string, records: readonly Pick<DeliveredRecord, 'value' | 'time'>[]): string {
+  const json = pgsqlChunkJson(target.timestampKey, records);
+  return `INSERT INTO ${quoteIdentifier(target.table)} SELECT ${escapeLiteral(tag)}, to_timestamp(CAST(value->>'${target.timestampKey}' as FLOAT)), * FROM json_array_elements(${escapeLiteral(json)});`;
+}
+
+/** The record time as it appears in the statement. */
+export const printRecordTime = printFluentDouble;
 
 export function outputByAlias(pipeline: FluentBitPipeline, alias: string): OutputDefinition {
   const output = pipeline.outputs.find((o) => o.alias === alias);

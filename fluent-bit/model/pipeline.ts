@@ -1,12 +1,17 @@
 // An executable model of a Fluent Bit pipeline, built from our classic configuration files (never from copies
-// of their values): tail input (path glob, tag expansion, built-in multiline parsers), the filters our configs
-// use (parser, grep, kubernetes, rewrite_tag) in file order with their Match patterns, and output routing by
-// Match / Match_Regex. It stands in for the Fluent Bit binary, which the build machines cannot run: the tests
+// of their values): tail input (path glob, tag expansion, a regex line parser or the built-in multiline parsers
+// with their flush timer), the filters our configs use (lua, parser, grep, kubernetes, rewrite_tag) in file
+// order with their Match patterns, and output routing by Match / Match_Regex. Records are msgpack-shaped
+// (fluent-value.ts): integers and doubles differ, `log` is bytes, keys may repeat; the JSON parser is the one
+// of the chosen version (flb-json-parser.ts). Each filter's drop counter is kept as
+// fluentbit_filter_drop_records_total{name=<Alias>} counts it, quirks included. It stands in for the Fluent Bit binary, which the build machines cannot run: the tests
 // feed it container log files and check where every line ends up, and the local e2e writes its output to
 // PostgreSQL in the exact statement shape of the pgsql output.
 //
 // Semantics follow the Fluent Bit sources: filters apply in order to records whose tag matches; grep `Regex`
-// rules must all match (a missing key does not match), any `Exclude` match drops; rewrite_tag takes the first
+// rules must all match (any one with `Logical_Op or`; a missing key does not match), any `Exclude` match drops;
+// the parser filter with Reserve_Data keeps the record's other keys after the parsed ones, and on a collision
+// the record's key wins (the parsed field of that name is dropped); rewrite_tag takes the first
 // matching rule, re-emits the record under the new tag through the emitter input (so it passes the filter chain
 // again from the top) and drops the original unless `keep` is true; a record no output matches is discarded.
 
@@ -22,9 +27,14 @@ import {
 } from './classic-config.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { repairEventLine } from '@workflow-index/core/event-line-repair';
 import { FLUENT_BIT_ROOT } from './load-config.js';
 import { type BuiltinMultilineParser, type TailRecord, isBuiltinMultilineParser, readTailRecords } from './builtin-multiline.js';
-import { type RecordPath, parseRecordAccessor, readPath } from './record-accessor.js';
+import { type RecordPath, parseRecordAccessor } from './record-accessor.js';
+import { type FluentValue, FluentMap, isMap, textOf, toPlain } from './fluent-value.js';
+import { type FluentBitVersion, parseFluentJson } from './flb-json-parser.js';
+import { type LuaFunction, luaRepack, partialLineJoiner, replaceLog } from './lua-filter.js';
+import { regexLineParser } from './regex-parser.js';
 
 export type FluentRecord = Readonly<Record<string, unknown>>;
 
@@ -32,6 +42,8 @@ export interface PodMetadata {
   readonly podId: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly host: string;
+  readonly podIp?: string;
+  readonly containerHash?: string;
   readonly containerImage: string;
 }
 
@@ -47,15 +59,22 @@ export interface PipelineOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** What the kubernetes filter would get from the API server; undefined = lookup failed. */
   readonly podMetadata?: (pod: PodReference) => PodMetadata | undefined;
-  /** Clock for lines no multiline parser recognizes (Fluent Bit stamps them with the read time). */
+  /** Clock for lines no parser recognizes (Fluent Bit stamps them with the read time). */
   readonly now?: () => number;
+  /** Whose JSON parser the parser filter uses (default: 4.0.13, the version the DaemonSet pins). */
+  readonly version?: FluentBitVersion;
+  /** Stand-ins for Lua scripts by file name, replacing the built-in ones (tests of other scripts). */
+  readonly luaScripts?: Readonly<Record<string, () => LuaFunction>>;
 }
 
 export interface DeliveredRecord {
   readonly output: string;
   readonly plugin: string;
   readonly tag: string;
+  /** Plain view of `value` for assertions (see toPlain). */
   readonly record: FluentRecord;
+  /** The record as Fluent Bit holds it. */
+  readonly value: FluentMap;
   readonly time: number;
   readonly sourceLines: readonly number[];
 }
@@ -71,6 +90,13 @@ export interface DroppedRecord {
 export interface PipelineResult {
   readonly delivered: readonly DeliveredRecord[];
   readonly dropped: readonly DroppedRecord[];
+  /** fluentbit_filter_drop_records_total by filter Alias, as the binary counts it (only filters that counted). */
+  readonly filterDrops: Readonly<Record<string, number>>;
+}
+
+export interface ReadOptions {
+  /** Seconds since the input started at which tail reads each physical line (1-based); default all at 0. */
+  readonly arrival?: (line: number) => number;
 }
 
 export interface OutputDefinition {
@@ -93,7 +119,7 @@ export interface FluentBitPipeline {
   /** Whether the tail input follows this file (its Path glob matches). */
   watches(path: string): boolean;
   /** Runs the whole content of one container log file through the pipeline. */
-  readLogFile(path: string, content: Buffer): PipelineResult;
+  readLogFile(path: string, content: Buffer, options?: ReadOptions): PipelineResult;
   readonly outputs: readonly OutputDefinition[];
   readonly rewriteRules: readonly RewriteRuleDefinition[];
   /** The expanded configuration the model runs. */
@@ -102,12 +128,19 @@ export interface FluentBitPipeline {
 
 interface RecordInFlight {
   readonly tag: string;
-  readonly record: FluentRecord;
+  readonly record: FluentMap;
   readonly time: number;
   readonly sourceLines: readonly number[];
 }
 
-type FilterStep = (item: RecordInFlight) => { readonly pass: readonly RecordInFlight[]; readonly reemit: readonly RecordInFlight[] };
+interface FilterOutcome {
+  readonly pass: readonly RecordInFlight[];
+  readonly reemit: readonly RecordInFlight[];
+  /** What the filter's drop counter adds (rewrite_tag counts a re-tag, lua counts -1). */
+  readonly counted: number;
+}
+
+type FilterStep = (item: RecordInFlight) => FilterOutcome;
 
 interface Filter {
   readonly alias: string;
@@ -121,6 +154,7 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   const config = expandEnvironment(options.config, options.env);
   const parsers = options.parsers;
   const now = options.now ?? (() => Date.now() / 1000);
+  const version = options.version ?? '4.0.13';
 
   const inputs = sectionsOf(config, 'INPUT');
   if (inputs.length !== 1) throw new ClassicConfigError(`${config.source}: the model expects exactly one [INPUT], found ${inputs.length}`);
@@ -132,11 +166,14 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   for (const name of multiline) {
     if (!isBuiltinMultilineParser(name)) throw new ClassicConfigError(`${config.source}: multiline parser ${name} is not a built-in the model knows`);
   }
-  if (property(input, 'Parser') !== undefined) throw new ClassicConfigError(`${config.source}: tail Parser is not modelled; use multiline.parser`);
+  const lineParserName = property(input, 'Parser');
+  if (lineParserName !== undefined && multiline.length > 0) throw new ClassicConfigError(`${config.source}: tail Parser together with multiline.parser is not modelled`);
+  const lineParser = lineParserName !== undefined ? regexLineParser(parsers, lineParserName) : undefined;
 
   // Relative script paths resolve against the configuration's directory, as in Fluent Bit.
   const configDirectory = join(FLUENT_BIT_ROOT, '..', dirname(config.source));
-  const filters = sectionsOf(config, 'FILTER').map((section, index) => buildFilter(section, index, parsers, options.podMetadata, configDirectory));
+  const filters = sectionsOf(config, 'FILTER').map((section, index) =>
+    buildFilter(section, index, { parsers, podMetadata: options.podMetadata, configDirectory, version, luaScripts: options.luaScripts ?? {} }));
   const outputs = sectionsOf(config, 'OUTPUT').map((section, index): OutputDefinition => {
     const plugin = requiredProperty(section, 'Name');
     const match = property(section, 'Match');
@@ -151,7 +188,7 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
     .filter((s) => requiredProperty(s, 'Name') === 'rewrite_tag')
     .flatMap((s) => parseRewriteRules(s));
 
-  const route = (item: RecordInFlight, depth: number, delivered: DeliveredRecord[], dropped: DroppedRecord[]): void => {
+  const route = (item: RecordInFlight, depth: number, result: { delivered: DeliveredRecord[]; dropped: DroppedRecord[]; filterDrops: Record<string, number> }): void => {
     if (depth > MAX_REEMIT_DEPTH) throw new ClassicConfigError(`rewrite_tag loop for tag ${item.tag}`);
     let batch: RecordInFlight[] = [item];
     for (const filter of filters) {
@@ -161,22 +198,45 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
           next.push(current);
           continue;
         }
-        const result = filter.apply(current);
-        next.push(...result.pass);
-        for (const emitted of result.reemit) route(emitted, depth + 1, delivered, dropped);
-        if (result.pass.length === 0 && result.reemit.length === 0) {
-          dropped.push({ stage: `filter ${filter.alias}`, tag: current.tag, record: current.record, sourceLines: current.sourceLines });
+        const outcome = filter.apply(current);
+        if (outcome.counted > 0) result.filterDrops[filter.alias] = (result.filterDrops[filter.alias] ?? 0) + outcome.counted;
+        next.push(...outcome.pass);
+        for (const emitted of outcome.reemit) route(emitted, depth + 1, result);
+        if (outcome.pass.length === 0 && outcome.reemit.length === 0) {
+          result.dropped.push({ stage: `filter ${filter.alias}`, tag: current.tag, record: plainRecord(current.record), sourceLines: current.sourceLines });
         }
       }
       batch = next;
     }
     for (const current of batch) {
       const targets = outputs.filter((o) => o.match(current.tag));
-      if (targets.length === 0) dropped.push({ stage: 'routing', tag: current.tag, record: current.record, sourceLines: current.sourceLines });
+      if (targets.length === 0) result.dropped.push({ stage: 'routing', tag: current.tag, record: plainRecord(current.record), sourceLines: current.sourceLines });
       for (const output of targets) {
-        delivered.push({ output: output.alias, plugin: output.plugin, tag: current.tag, record: current.record, time: current.time, sourceLines: current.sourceLines });
+        result.delivered.push({
+          output: output.alias, plugin: output.plugin, tag: current.tag, record: plainRecord(current.record), value: current.record, time: current.time, sourceLines: current.sourceLines,
+        });
       }
     }
+  };
+
+  const tailRecords = (content: Buffer, arrival: ((line: number) => number) | undefined): TailRecord[] => {
+    if (!lineParser) return readTailRecords(content, multiline as BuiltinMultilineParser[], now, arrival);
+    const records: TailRecord[] = [];
+    let start = 0;
+    let lineNo = 0;
+    while (start < content.length) {
+      let end = content.indexOf(0x0a, start);
+      if (end === -1) end = content.length;
+      const line = content.subarray(start, end);
+      start = end + 1;
+      lineNo += 1;
+      if (line.length === 0) continue;
+      const parsed = lineParser.parse(line);
+      records.push(parsed
+        ? { record: parsed.record, time: Number.isNaN(parsed.time) ? now() : parsed.time, sourceLines: [lineNo] }
+        : { record: new FluentMap([['log', Buffer.from(line)]]), time: now(), sourceLines: [lineNo] });
+    }
+    return records;
   };
 
   return {
@@ -184,16 +244,18 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
     outputs,
     rewriteRules,
     watches: (path) => pathGlob.test(path),
-    readLogFile(path, content) {
-      if (!pathGlob.test(path)) return { delivered: [], dropped: [] };
+    readLogFile(path, content, readOptions = {}) {
+      const result = { delivered: [] as DeliveredRecord[], dropped: [] as DroppedRecord[], filterDrops: {} as Record<string, number> };
+      if (!pathGlob.test(path)) return result;
       const tag = expandTailTag(tagTemplate, path);
-      const delivered: DeliveredRecord[] = [];
-      const dropped: DroppedRecord[] = [];
-      const records: TailRecord[] = readTailRecords(content, multiline as BuiltinMultilineParser[], now);
-      for (const r of records) route({ tag, record: r.fields, time: r.time, sourceLines: r.sourceLines }, 0, delivered, dropped);
-      return { delivered, dropped };
+      for (const r of tailRecords(content, readOptions.arrival)) route({ tag, record: r.record, time: r.time, sourceLines: r.sourceLines }, 0, result);
+      return result;
     },
   };
+}
+
+function plainRecord(record: FluentMap): FluentRecord {
+  return toPlain(record) as FluentRecord;
 }
 
 /** tail's `Tag kube.*`: the `*` becomes the file path with `/` turned into `.` (leading slash dropped). */
@@ -207,13 +269,27 @@ export function globToRegExp(pattern: string, crossesSlash: boolean): RegExp {
   return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join(any)}$`);
 }
 
-function buildFilter(
-  section: ConfigSection,
-  index: number,
-  parsers: ClassicConfig,
-  podMetadata: PipelineOptions['podMetadata'],
-  configDirectory: string,
-): Filter {
+interface FilterContext {
+  readonly parsers: ClassicConfig;
+  readonly podMetadata: PipelineOptions['podMetadata'];
+  readonly configDirectory: string;
+  readonly version: FluentBitVersion;
+  readonly luaScripts: Readonly<Record<string, () => LuaFunction>>;
+}
+
+/** The TypeScript stand-ins of our Lua scripts (see lua-filter.ts for how each is proved equal). */
+const BUILTIN_LUA_SCRIPTS: Readonly<Record<string, () => LuaFunction>> = {
+  'join-partial-lines.lua': () => partialLineJoiner(),
+  'repair-line.lua': () => (_tag, record) => {
+    const log = record.get('log');
+    const bytes = typeof log === 'string' ? Buffer.from(log, 'utf8') : Buffer.isBuffer(log) ? log : undefined;
+    if (!bytes) return { code: 0 };
+    const repaired = repairEventLine(bytes);
+    return repaired.repairs.length === 0 ? { code: 0 } : { code: 2, record: replaceLog(record, Buffer.from(repaired.text, 'utf8')) };
+  },
+};
+
+function buildFilter(section: ConfigSection, index: number, context: FilterContext): Filter {
   const name = requiredProperty(section, 'Name');
   const alias = property(section, 'Alias') ?? `${name}.${index}`;
   const matchText = property(section, 'Match');
@@ -223,41 +299,53 @@ function buildFilter(
   }
   const regex = matchText !== undefined ? globToRegExp(matchText, true) : new RegExp(matchRegex!);
   const match = (tag: string): boolean => regex.test(tag);
-  const keep = (item: RecordInFlight) => ({ pass: [item], reemit: [] });
-  const drop = () => ({ pass: [], reemit: [] });
+  const keep = (item: RecordInFlight): FilterOutcome => ({ pass: [item], reemit: [], counted: 0 });
+  const drop = (): FilterOutcome => ({ pass: [], reemit: [], counted: 1 });
 
   switch (name) {
     case 'parser': {
       const key = requiredProperty(section, 'Key_Name');
       const parserName = requiredProperty(section, 'Parser');
-      const parse = parserFunction(parsers, parserName);
+      const parse = parserFunction(context.parsers, parserName, context.version);
       const reserve = isOn(property(section, 'Reserve_Data'));
       const preserve = isOn(property(section, 'Preserve_Key'));
       return {
         alias,
         match,
         apply: (item) => {
-          const value = item.record[key];
-          const parsed = typeof value === 'string' ? parse(value) : undefined;
+          const value = item.record.get(key);
+          const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.isBuffer(value) ? value : undefined;
+          const parsed = bytes ? parse(bytes) : undefined;
           if (!parsed) return keep(item);
-          const rest = Object.fromEntries(Object.entries(item.record).filter(([k]) => preserve || k !== key));
-          return keep({ ...item, record: reserve ? { ...parsed, ...withoutKeys(rest, Object.keys(parsed)) } : preserve ? { [key]: value, ...parsed } : parsed });
+          const rest = preserve ? item.record : item.record.without([key]);
+          if (!reserve) return keep({ ...item, record: preserve ? new FluentMap([[key, value!], ...parsed.entries]) : parsed });
+          // Observed with 4.0.13 and 4.2.8: the record's own keys (time, stream, _p) win a collision, the parsed
+          // field of that name is dropped.
+          return keep({ ...item, record: new FluentMap([...parsed.without(rest.keys()).entries, ...rest.entries]) });
         },
       };
     }
     case 'grep': {
       const regexRules = properties(section, 'Regex').map(parseGrepRule);
       const excludeRules = properties(section, 'Exclude').map(parseGrepRule);
-      if (property(section, 'Logical_Op') !== undefined) throw new ClassicConfigError(`[FILTER] ${alias}: Logical_Op is not modelled`);
+      const logicalOp = (property(section, 'Logical_Op') ?? 'legacy').toLowerCase();
+      if (!['legacy', 'and', 'or'].includes(logicalOp)) throw new ClassicConfigError(`[FILTER] ${alias}: Logical_Op ${logicalOp}`);
+      if (logicalOp !== 'legacy' && regexRules.length > 0 && excludeRules.length > 0) {
+        throw new ClassicConfigError(`[FILTER] ${alias}: Both 'regex' and 'exclude' are set (Fluent Bit refuses this with Logical_Op)`);
+      }
       return {
         alias,
         match,
         apply: (item) => {
-          const value = (rule: GrepRule): unknown => readPath(item.record, rule.path);
           const matches = (rule: GrepRule): boolean => {
-            const v = value(rule);
-            return typeof v === 'string' && rule.regex.test(v);
+            const text = textOf(readValue(item.record, rule.path));
+            return text !== undefined && rule.regex.test(text);
           };
+          if (logicalOp !== 'legacy') {
+            const rules = regexRules.length > 0 ? regexRules : excludeRules;
+            const found = logicalOp === 'or' ? rules.some(matches) : rules.every(matches);
+            return (regexRules.length > 0) === found ? keep(item) : drop();
+          }
           if (!regexRules.every(matches)) return drop();
           if (excludeRules.some(matches)) return drop();
           return keep(item);
@@ -273,20 +361,22 @@ function buildFilter(
         match,
         apply: (item) => {
           const pod = podFromTag(item.tag, prefix);
-          const meta = pod && podMetadata ? podMetadata(pod) : undefined;
-          // The real filter leaves the record untouched when the API lookup fails.
+          const meta = pod && context.podMetadata ? context.podMetadata(pod) : undefined;
+          // plugins/filter_kubernetes: a failed API lookup leaves the record without `kubernetes` (lookup_pod_meta
+          // returns an empty buffer, nothing is appended).
           if (!pod || !meta) return keep(item);
-          const kubernetes: Record<string, unknown> = {
-            pod_name: pod.podName,
-            namespace_name: pod.namespace,
-            pod_id: meta.podId,
-            ...(labels ? { labels: { ...meta.labels } } : {}),
-            host: meta.host,
-            container_name: pod.containerName,
-            docker_id: pod.dockerId,
-            container_image: meta.containerImage,
-          };
-          return keep({ ...item, record: { ...item.record, kubernetes } });
+          const entries: [string, FluentValue][] = [
+            ['pod_name', pod.podName],
+            ['namespace_name', pod.namespace],
+            ['pod_id', meta.podId],
+          ];
+          if (labels) entries.push(['labels', new FluentMap(Object.entries(meta.labels))]);
+          entries.push(['host', meta.host]);
+          if (meta.podIp !== undefined) entries.push(['pod_ip', meta.podIp]);
+          entries.push(['container_name', pod.containerName], ['docker_id', pod.dockerId]);
+          if (meta.containerHash !== undefined) entries.push(['container_hash', meta.containerHash]);
+          entries.push(['container_image', meta.containerImage]);
+          return keep({ ...item, record: item.record.with('kubernetes', new FluentMap(entries)) });
         },
       };
     }
@@ -297,33 +387,58 @@ function buildFilter(
         match,
         apply: (item) => {
           const rule = rules.find((r) => {
-            const v = readPath(item.record, r.key);
-            return typeof v === 'string' && r.regex.test(v);
+            const text = textOf(readValue(item.record, r.key));
+            return text !== undefined && r.regex.test(text);
           });
           if (!rule) return keep(item);
           const emitted = { ...item, tag: rule.newTag };
-          return { pass: rule.keep ? [item] : [], reemit: [emitted] };
+          // Fluent Bit counts every record it does not keep under the old tag as a drop, re-tagged or not.
+          return { pass: rule.keep ? [item] : [], reemit: [emitted], counted: rule.keep ? 0 : 1 };
         },
       };
     }
     case 'lua': {
-      // The Lua filter only rewrites values that PostgreSQL would reject (it never changes eventType, tags or
-      // which records pass), so the model passes records through after checking that the script and its
-      // function exist; the script itself runs under luajit in fluent-bit/test/sanitize-lua.test.ts.
       const script = requiredProperty(section, 'script');
       const call = requiredProperty(section, 'call');
       let source: string;
       try {
-        source = readFileSync(join(configDirectory, script), 'utf8');
+        source = readFileSync(join(context.configDirectory, script), 'utf8');
       } catch {
         throw new ClassicConfigError(`[FILTER] ${alias}: script ${script} not found next to the configuration`);
       }
       if (!new RegExp(`^function ${call}\\(`, 'm').test(source)) throw new ClassicConfigError(`[FILTER] ${alias}: ${script} defines no function ${call}`);
-      return { alias, match, apply: keep };
+      const standIn = context.luaScripts[script] ?? BUILTIN_LUA_SCRIPTS[script];
+      if (!standIn) throw new ClassicConfigError(`[FILTER] ${alias}: no model of ${script}`);
+      const fn = standIn();
+      return {
+        alias,
+        match,
+        apply: (item) => {
+          const result = fn(item.tag, item.record);
+          if (result.code === -1) return drop();
+          if (!('record' in result)) return keep(item);
+          return keep({ ...item, record: luaRepack(result.record) as FluentMap });
+        },
+      };
     }
     default:
       throw new ClassicConfigError(`filter ${name} (${alias}) is not modelled`);
   }
+}
+
+/** Record accessor lookup on a msgpack-shaped record (the first entry of a repeated key). */
+export function readValue(record: FluentMap, path: RecordPath): FluentValue | undefined {
+  let value: FluentValue | undefined = record;
+  for (const segment of path) {
+    if (typeof segment === 'number') {
+      if (!Array.isArray(value)) return undefined;
+      value = value[segment];
+    } else {
+      if (!isMap(value)) return undefined;
+      value = value.get(segment);
+    }
+  }
+  return value;
 }
 
 interface GrepRule {
@@ -349,20 +464,13 @@ function parseRewriteRules(section: ConfigSection): RewriteRuleDefinition[] {
   });
 }
 
-function parserFunction(parsers: ClassicConfig, name: string): (text: string) => Record<string, unknown> | undefined {
+function parserFunction(parsers: ClassicConfig, name: string, version: FluentBitVersion): (bytes: Buffer) => FluentMap | undefined {
   const section = sectionsOf(parsers, 'PARSER').find((s) => property(s, 'Name') === name);
   if (!section) throw new ClassicConfigError(`parser ${name} is not defined in ${parsers.source}`);
   const format = requiredProperty(section, 'Format');
   if (format !== 'json') throw new ClassicConfigError(`parser ${name}: format ${format} is not modelled`);
   if (property(section, 'Time_Key') !== undefined) throw new ClassicConfigError(`parser ${name}: Time_Key is not modelled`);
-  return (text) => {
-    try {
-      const value: unknown = JSON.parse(text);
-      return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  return (bytes) => parseFluentJson(bytes, version);
 }
 
 interface PodFromTag extends PodReference {
@@ -383,6 +491,3 @@ function isOn(value: string | undefined): boolean {
   return value !== undefined && /^(on|true|yes|1)$/i.test(value);
 }
 
-function withoutKeys(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([k]) => !keys.includes(k)));
-}

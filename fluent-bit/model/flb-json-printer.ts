@@ -1,0 +1,75 @@
+// How Fluent Bit prints a record as JSON (src/flb_pack.c msgpack2json, src/flb_utils.c flb_utils_write_str),
+// which is what the pgsql output puts into its statement:
+//   - doubles: an integral value below 2^63 in magnitude as `%.1f` (`1778577243.0`), otherwise `%.16g`, so a
+//     double that needs 17 significant digits loses its last one; non-finite values as `inf`, `-inf`, `nan`
+//     (not JSON: PostgreSQL would reject the whole statement);
+//   - integers exactly (int64 and uint64);
+//   - strings: `"` `\` and control characters escaped (\n \r \t \b \f short, the others and DEL as \u00xx), and
+//     EVERY non-ASCII character as a lowercase `\uXXXX` escape (a surrogate pair above U+FFFF).
+// Invalid UTF-8 in a byte string is printed here as \ufffd per WHATWG decoding; the binary's exact treatment
+// differs by version (replaced or skipped), which the line repair makes unreachable (R1 runs first).
+
+import { type FluentMap, type FluentValue, textOf } from './fluent-value.js';
+
+const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
+
+export function printFluentString(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    const short = SHORT_ESCAPES[code];
+    if (short !== undefined) out += short;
+    else if (code < 0x20 || code === 0x7f) out += `\\u${hex4(code)}`;
+    else if (code < 0x80) out += char;
+    else if (code <= 0xffff) out += `\\u${hex4(code)}`;
+    else {
+      const offset = code - 0x10000;
+      out += `\\u${hex4(0xd800 + (offset >> 10))}\\u${hex4(0xdc00 + (offset & 0x3ff))}`;
+    }
+  }
+  return `${out}"`;
+}
+
+function hex4(code: number): string {
+  return code.toString(16).padStart(4, '0');
+}
+
+/** C's printf("%.16g", x) for finite x. */
+export function formatG16(x: number): string {
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const [mantissa, exponentText] = x.toExponential(15).split('e') as [string, string];
+  const exponent = Number(exponentText);
+  const strip = (digits: string): string => (digits.includes('.') ? digits.replace(/0+$/, '').replace(/\.$/, '') : digits);
+  if (exponent < -4 || exponent >= 16) {
+    const sign = exponent < 0 ? '-' : '+';
+    return `${strip(mantissa)}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  return strip(x.toFixed(15 - exponent));
+}
+
+const TWO_63 = 2 ** 63;
+
+/** A msgpack float64 as Fluent Bit prints it. */
+export function printFluentDouble(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  // `x == (double)(long long)x`: integral and inside the int64 range (the cast of anything else is undefined
+  // behaviour that yields INT64_MIN on x86-64, so only -2^63 itself would pass).
+  if (Number.isInteger(x) && x >= -TWO_63 && x < TWO_63) return `${Object.is(x, -0) ? '-' : ''}${BigInt(x).toString()}.0`;
+  return formatG16(x);
+}
+
+export function printFluentJson(value: FluentValue): string {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return printFluentDouble(value);
+  if (typeof value === 'string' || Buffer.isBuffer(value)) return printFluentString(textOf(value)!);
+  if (Array.isArray(value)) return `[${value.map(printFluentJson).join(',')}]`;
+  return printFluentMap(value);
+}
+
+export function printFluentMap(map: FluentMap, leading: readonly (readonly [string, FluentValue])[] = []): string {
+  return `{${[...leading, ...map.entries].map(([k, v]) => `${printFluentString(k)}:${printFluentJson(v)}`).join(',')}}`;
+}

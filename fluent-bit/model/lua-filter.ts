@@ -1,0 +1,98 @@
+// Fluent Bit's lua filter (plugins/filter_lua) around the scripts of fluent-bit/postgresql:
+//   return -1: the record is dropped (and counted in the filter's drop metric);
+//   return  0: the original record is kept byte for byte, whatever the script did to its table;
+//   return 1/2: the returned table is packed again (1 takes the returned timestamp as a double, 2 keeps the
+//     original one). That Lua → msgpack conversion is lossy: a key whose value is null does not exist in a Lua
+//     table and disappears, every number went through a Lua double, so integers above 2^53 are rounded, and a
+//     double with an integral value (1.0) is packed as the integer 1.
+// Our two scripts run before the JSON parser, while the record only holds strings, so the loss cannot touch an
+// event; the model applies it anyway so a script that ran later would show the damage.
+// Each script has a TypeScript stand-in here: join-partial-lines.lua (proved equal under luajit in
+// fluent-bit/test/join-partial-lines-lua.test.ts) and repair-line.lua (repairEventLine, its TypeScript twin).
+
+import { type FluentValue, FluentMap } from './fluent-value.js';
+
+export interface LuaRecord {
+  readonly tag: string;
+  readonly record: FluentMap;
+}
+
+/** What a filter function returned: the code, and the table when the code is 1 or 2. */
+export type LuaResult = { readonly code: -1 | 0 } | { readonly code: 1 | 2; readonly record: FluentMap };
+
+export type LuaFunction = (tag: string, record: FluentMap) => LuaResult;
+
+/** A value after the round trip msgpack → Lua → msgpack. */
+export function luaRepack(value: FluentValue): FluentValue {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string' || Buffer.isBuffer(value)) return value;
+  if (typeof value === 'bigint' || typeof value === 'number') {
+    const double = Number(value);
+    return Number.isInteger(double) && Math.abs(double) < 2 ** 63 ? BigInt(double) : double;
+  }
+  if (Array.isArray(value)) return value.map(luaRepack);
+  return new FluentMap(value.entries.filter(([, v]) => v !== null).map(([k, v]) => [k, luaRepack(v)]));
+}
+
+/** The default cap of join-partial-lines.lua (MAX_JOINED_BYTES). */
+export const MAX_JOINED_BYTES = 8 * 1024 * 1024;
+
+interface Held {
+  parts: Buffer[] | undefined;
+  size: number;
+  seen: number;
+  truncated: boolean;
+}
+
+const bytesOf = (value: FluentValue | undefined): Buffer | undefined =>
+  typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.isBuffer(value) ? value : undefined;
+
+/** Stand-in for join_partial_lines in join-partial-lines.lua: one instance per filter, state across files. */
+export function partialLineJoiner(maxJoinedBytes = MAX_JOINED_BYTES): LuaFunction {
+  const held = new Map<string, Held>();
+  return (tag, record) => {
+    const flag = record.get('_p');
+    const log = bytesOf(record.get('log'));
+    if ((flag !== 'P' && flag !== 'F') || !log) return { code: 0 };
+    const key = `${tag}\u0000${String(record.get('stream'))}`;
+    let state = held.get(key);
+    if (flag === 'P') {
+      if (!state) {
+        state = { parts: [], size: 0, seen: 0, truncated: false };
+        held.set(key, state);
+      }
+      if (!state.truncated) {
+        if (state.size + log.length > maxJoinedBytes) {
+          state.truncated = true;
+          state.seen = state.size + log.length;
+          const room = maxJoinedBytes - state.size;
+          if (room > 0) state.parts!.push(log.subarray(0, room));
+          const cut = new FluentMap([
+            ['time', record.get('time') ?? null], ['stream', record.get('stream') ?? null], ['_p', 'P'],
+            ['log', Buffer.concat(state.parts!)], ['wi_join_truncated', String(state.seen)],
+          ]);
+          state.parts = undefined;
+          return { code: 2, record: cut };
+        }
+        state.parts!.push(log);
+        state.size += log.length;
+      } else {
+        state.seen += log.length;
+      }
+      return { code: -1 };
+    }
+    if (!state) return { code: 0 };
+    held.delete(key);
+    if (state.truncated) return { code: -1 };
+    if (state.size + log.length > maxJoinedBytes) {
+      const room = maxJoinedBytes - state.size;
+      const parts = room > 0 ? [...state.parts!, log.subarray(0, room)] : state.parts!;
+      return { code: 2, record: replaceLog(record, Buffer.concat(parts)).with('wi_join_truncated', String(state.size + log.length)) };
+    }
+    return { code: 2, record: replaceLog(record, Buffer.concat([...state.parts!, log])) };
+  };
+}
+
+/** A Lua table assignment `record["log"] = x`: an existing key keeps its place. */
+export function replaceLog(record: FluentMap, log: FluentValue): FluentMap {
+  return record.has('log') ? new FluentMap(record.entries.map(([k, v]) => [k, k === 'log' ? log : v])) : record.with('log', log);
+}

@@ -1,0 +1,124 @@
+// fluent-bit/postgresql/join-partial-lines.lua executed for real under luajit (the LuaJIT Fluent Bit embeds), fed
+// the records the tail input's cri_line parser makes, in file order, with one Lua state for the whole run as
+// in the binary; and its TypeScript stand-in (partialLineJoiner, used by the pipeline model) held to the same
+// results on generated interleavings of split lines. Models observed defect 3 (a split line must be joined
+// however long the pause between its parts: the script has no timer at all).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FLUENT_BIT_ROOT } from '../model/load-config.js';
+import { FluentMap } from '../model/fluent-value.js';
+import { partialLineJoiner } from '../model/lua-filter.js';
+
+const SCRIPT = join(FLUENT_BIT_ROOT, 'postgresql', 'join-partial-lines.lua');
+const available = spawnSync('luajit', ['-v'], { encoding: 'utf8' }).status === 0;
+if (!available) {
+  if (process.env['CI'] === 'true') throw new Error('luajit is required in CI (apt-get install luajit)');
+  console.warn('[skip] join-partial-lines.lua tests skipped: no luajit on this machine (apt-get install luajit)');
+}
+
+interface Part {
+  readonly tag: string;
+  readonly stream: 'stdout' | 'stderr';
+  readonly flag: 'P' | 'F';
+  readonly log: string;
+}
+
+/** What came out for each input record: `drop`, `keep`, or `<code> <log> [truncated=<n>]` for a replaced record. */
+type Outcome = string;
+
+// Lua strings are bytes; the harness passes each log as hex so any byte survives the command line.
+const hex = (text: string): string => Buffer.from(text, 'utf8').toString('hex');
+
+function runLua(parts: readonly Part[], maxJoinedBytes?: number): Outcome[] {
+  const calls = parts.map((p) => `run(${JSON.stringify(p.tag)}, ${JSON.stringify(p.stream)}, ${JSON.stringify(p.flag)}, ${JSON.stringify(hex(p.log))})`).join('\n');
+  const program = `dofile(${JSON.stringify(SCRIPT)})
+${maxJoinedBytes === undefined ? '' : `MAX_JOINED_BYTES = ${maxJoinedBytes}`}
+local function unhex(s) return (s:gsub('..', function(h) return string.char(tonumber(h, 16)) end)) end
+function run(tag, stream, flag, loghex)
+  local record = { time = "2026-05-12T09:14:03.512700445Z", stream = stream, _p = flag, log = unhex(loghex) }
+  local code, ts, out = join_partial_lines(tag, 1778577243.5127, record)
+  if code == -1 then print("drop")
+  elseif code == 0 then print("keep")
+  else
+    local line = tostring(code) .. " " .. out.log
+    if out.wi_join_truncated ~= nil then line = line .. " truncated=" .. out.wi_join_truncated end
+    print(line)
+  end
+end
+${calls}`;
+  const result = spawnSync('luajit', ['-'], { input: program, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  return result.stdout.split('\n').slice(0, -1);
+}
+
+function runModel(parts: readonly Part[], maxJoinedBytes?: number): Outcome[] {
+  const join = partialLineJoiner(maxJoinedBytes);
+  return parts.map((p) => {
+    const result = join(p.tag, new FluentMap([['time', '2026-05-12T09:14:03.512700445Z'], ['stream', p.stream], ['_p', p.flag], ['log', Buffer.from(p.log, 'utf8')]]));
+    if (result.code === -1) return 'drop';
+    if (!('record' in result)) return 'keep';
+    const truncated = result.record.get('wi_join_truncated');
+    return `${result.code} ${(result.record.get('log') as Buffer).toString('utf8')}${truncated === undefined ? '' : ` truncated=${String(truncated)}`}`;
+  });
+}
+
+const A = 'kube.var.log.containers.a.log';
+const B = 'kube.var.log.containers.b.log';
+
+describe.skipIf(!available)('join-partial-lines.lua under luajit', () => {
+  it('holds P parts (dropped records) and emits the joined line on F, per file and stream, whatever lies in between', () => {
+    const parts: Part[] = [
+      { tag: A, stream: 'stdout', flag: 'P', log: '{"eventType":"x",' },
+      { tag: A, stream: 'stderr', flag: 'F', log: 'stack trace' },
+      { tag: B, stream: 'stdout', flag: 'P', log: '{"other":' },
+      { tag: A, stream: 'stdout', flag: 'P', log: '"input":"é' },
+      { tag: B, stream: 'stdout', flag: 'F', log: '1}' },
+      { tag: A, stream: 'stdout', flag: 'F', log: '"}' },
+      { tag: A, stream: 'stdout', flag: 'F', log: '{"whole":true}' },
+    ];
+    const expected = ['drop', 'keep', 'drop', 'drop', '2 {"other":1}', '2 {"eventType":"x","input":"é"}', 'keep'];
+    expect(runLua(parts)).toEqual(expected);
+    expect(runModel(parts)).toEqual(expected);
+  });
+
+  it('passes records without a P/F flag untouched (a line the CRI regex did not match)', () => {
+    const program = `dofile(${JSON.stringify(SCRIPT)})
+local r = { log = "not a cri line" }
+local code, ts, out = join_partial_lines("t", 1.5, r)
+print(code, ts, out == r)`;
+    const result = spawnSync('luajit', ['-'], { input: program, encoding: 'utf8' });
+    expect(result.stdout).toBe('0\t1.5\ttrue\n');
+  });
+
+  it('caps a joined line: the text up to the cap is emitted once, marked, the rest of that line is discarded', () => {
+    const parts: Part[] = [
+      { tag: A, stream: 'stdout', flag: 'P', log: '{"eventType"' },
+      { tag: A, stream: 'stdout', flag: 'P', log: ':"io.x","a":"0123' },
+      { tag: A, stream: 'stdout', flag: 'P', log: '456789' },
+      { tag: A, stream: 'stdout', flag: 'F', log: '"}' },
+      { tag: A, stream: 'stdout', flag: 'F', log: '{"next":1}' },
+    ];
+    const expected = ['drop', '2 {"eventType":"io.x", truncated=29', 'drop', 'drop', 'keep'];
+    expect(runLua(parts, 20)).toEqual(expected);
+    expect(runModel(parts, 20)).toEqual(expected);
+    // Exceeding the cap only with the F part: the joined text is cut there.
+    const late: Part[] = [{ tag: A, stream: 'stdout', flag: 'P', log: '0123456789' }, { tag: A, stream: 'stdout', flag: 'F', log: 'abcdefghijklmn' }];
+    expect(runLua(late, 20)).toEqual(['drop', '2 0123456789abcdefghij truncated=24']);
+    expect(runModel(late, 20)).toEqual(['drop', '2 0123456789abcdefghij truncated=24']);
+  });
+
+  it('the TypeScript stand-in answers exactly as the script for any interleaving of files, streams and flags', () => {
+    const part = fc.record({
+      tag: fc.constantFrom(A, B),
+      stream: fc.constantFrom('stdout' as const, 'stderr' as const),
+      flag: fc.constantFrom('P' as const, 'F' as const),
+      log: fc.string({ unit: fc.constantFrom('a', '{', '"', 'é', '東', '\\', ' '), maxLength: 8 }),
+    });
+    fc.assert(fc.property(fc.array(part, { maxLength: 30 }), fc.integer({ min: 4, max: 40 }), (parts, cap) => {
+      expect(runModel(parts, cap)).toEqual(runLua(parts, cap));
+    }), { numRuns: 40 });
+  });
+});
