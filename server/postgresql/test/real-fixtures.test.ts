@@ -4,80 +4,22 @@
 // re-deliveries with other record times and metadata, and a backfill over a Fluent Bit delivery — must serve
 // each instance's real final status (outcomes.jsonl, what the runtime itself reported) and exactly the
 // executions, errors and payloads the oracle (support/expected-executions.ts) derives from the events alone.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestEventLogs } from '../src/event-log-ingest.js';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { snapshot } from './support/load-events.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { REAL_FORMATS, realFixture, type RealFixture } from './support/real-fixtures.js';
-import { expectedIndex, tiedInstants, timeMicros, type ExpectedIndex } from './support/expected-executions.js';
+import { expectedIndex, tiedInstants, type ExpectedIndex } from './support/expected-executions.js';
 import { criLog, type PrintedLine } from './support/cri-log.js';
 import { rawFlushes, type RawRecord } from './support/raw-statement.js';
-import { loadFluentBitConfig } from '../../../fluent-bit/model/load-config.js';
-import { createPipeline } from '../../../fluent-bit/model/pipeline.js';
-import { flushStatements, startupStatements } from '../../../fluent-bit/model/pgsql-output.js';
-import { deployedEnvironment } from '../../../fluent-bit/test/support/deployed-environment.js';
-import { containerLogPath } from '../../../e2e/support/container-runtime-log.js';
+import { seededRandom as seeded, shuffled } from './support/seeded-random.js';
+import {
+  POD, deliveryPaths, dropRole, lineTimeNanos, printedLines, recordTimeText, withSuffix as rename, type DeliveryPaths, type Snapshot,
+} from './support/delivery-paths.js';
 
 const available = await postgresReachable();
-const EVENT_LINE = /^\s*\{.*"eventType"\s*:\s*"io\.serverlessworkflow\./;
-const POD = 'capture-app-7c9d8f6b5-q2w3e';
-const CONTAINER_LOG = containerLogPath(POD, 'workflows', 'app');
-
-/** A small seeded generator (mulberry32), so every "random" order or latency here is reproducible. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
-
 /** Each instance id gets the suffix, so many deliveries share one database without sharing instances. */
-function withSuffix(text: string, fixture: RealFixture, suffix: string): string {
-  let out = text;
-  for (const { instanceId } of fixture.instances) out = out.split(instanceId).join(`${instanceId}${suffix}`);
-  return out;
-}
+const withSuffix = (text: string, fixture: RealFixture, suffix: string): string => rename(text, fixture.instances.map((i) => i.instanceId), suffix);
 
-function stripSuffix<T>(value: T, suffix: string): T {
-  return JSON.parse(JSON.stringify(value).split(suffix).join('')) as T;
-}
-
-/** When the runtime read each stdout line: an event line shortly after its own timestamp, ns precision. */
-function runtimeTimes(lines: readonly string[], random: () => number): bigint[] {
-  const firstEvent = lines.find((l) => EVENT_LINE.test(l));
-  let previous = (timeMicros((JSON.parse(firstEvent!) as { timestamp: unknown }).timestamp)! - 10_000_000n) * 1000n;
-  return lines.map((line) => {
-    let at = previous + BigInt(1000 + Math.floor(random() * 40_000));
-    if (EVENT_LINE.test(line)) {
-      const own = timeMicros((JSON.parse(line) as { timestamp: unknown }).timestamp)! * 1000n + BigInt(30_000 + Math.floor(random() * 400_000));
-      if (own > at) at = own;
-    }
-    previous = at;
-    return at;
-  });
-}
-
-const recordTimeText = (nanos: bigint): string => (Number(nanos) / 1e9).toPrecision(16);
-
-type Served = Awaited<ReturnType<typeof snapshot>>;
+type Served = Snapshot;
 const outline = (index: ExpectedIndex | Served) => ({
   instances: index.instances.map((i) => [i.id, i.status, i.start_time, i.end_time, i.placeholder]),
   tasks: index.tasks.map((t) => [t.id, t.status, t.start_time, t.end_time, t.error_type]),
@@ -88,42 +30,26 @@ for (const format of REAL_FORMATS) {
     const fixture = realFixture(format);
     const expected = expectedIndex(fixture.events);
     const instanceIds = fixture.instances.map((i) => i.instanceId);
-    const forwarderRole = `wi_real_fwd_${randomBytes(4).toString('hex')}`;
     let db: TestDatabase;
-    let forwarder: pg.Client;
-    let dir: string;
+    let paths: DeliveryPaths;
     let run = 0;
 
     const nextSuffix = (name: string): string => `~${name}${String(run++).padStart(2, '0')}`;
-    const served = async (suffix: string): Promise<Served> => stripSuffix(await snapshot(db.pool, instanceIds.map((id) => `${id}${suffix}`)), suffix);
-    const asForwarder = async (statements: readonly string[]): Promise<void> => {
-      for (const sql of statements) await forwarder.query(sql);
-    };
-    const ingestText = async (name: string, content: string | Buffer): Promise<void> => {
-      const file = join(dir, `${name}-${run}.log`);
-      writeFileSync(file, content);
-      await ingestEventLogs(db.pool, [file], { retry: { attempts: 1 } });
-    };
-    const ingestErrors = async (suffix: string): Promise<unknown[]> =>
-      (await db.pool.query(`SELECT instance_id, event_type, reason FROM workflow_index.ingest_errors WHERE instance_id LIKE $1`, [`%${suffix}`])).rows;
+    const served = (suffix: string): Promise<Served> => paths.served(instanceIds, suffix);
+    const asForwarder = (statements: readonly string[]): Promise<void> => paths.asForwarder(statements);
+    const ingestText = (_name: string, content: string | Buffer): Promise<void> => paths.ingestFile(content);
     const printed = (suffix: string, seed: number): PrintedLine[] => {
       const lines = withSuffix(fixture.stdout.toString('utf8'), fixture, suffix).split('\n');
       if (lines[lines.length - 1] === '') lines.pop();
-      const times = runtimeTimes(lines, seeded(seed));
-      return lines.map((content, i) => ({ content, timeNanos: times[i]! }));
+      return printedLines(lines, seeded(seed));
     };
-    const fluentBit = () => createPipeline({
-      ...loadFluentBitConfig('postgresql'),
-      env: deployedEnvironment({ DATABASE_USERNAME: forwarderRole, DATABASE_PASSWORD: 'test-password' }),
-      podMetadata: () => ({ podId: '3b8e2a4c-9d1f-4e6a-8b7c-0d1e2f3a4b5c', labels: { app: 'capture-app' }, host: 'node-1', containerImage: 'capture/app:1.0.0' }),
-    });
     /** The event lines (suffixed) as a forwarder without filters would send them. */
     const rawRecords = (suffix: string, recordTime: (line: string, i: number) => string, metadata?: (i: number) => string): RawRecord[] =>
       fixture.eventLines.map((l, i) => {
         const line = withSuffix(l, fixture, suffix);
         return { line, recordTime: recordTime(line, i), ...(metadata ? { metadata: metadata(i) } : {}) };
       });
-    const eventTimeText = (line: string): string => recordTimeText(timeMicros((JSON.parse(line) as { timestamp: unknown }).timestamp)! * 1000n);
+    const eventTimeText = (line: string): string => recordTimeText(lineTimeNanos(line));
 
     /** Every delivery must serve the runtime's own final statuses and exactly the oracle's rows. */
     const expectRealResult = async (suffix: string): Promise<void> => {
@@ -132,24 +58,17 @@ for (const format of REAL_FORMATS) {
         .toEqual(Object.fromEntries(fixture.outcomes.map((o) => [o.label, o.status])));
       expect(outline(got)).toEqual(outline(expected));
       expect(got).toEqual(expected);
-      expect(await ingestErrors(suffix)).toEqual([]);
+      expect(await paths.ingestErrors(suffix)).toEqual([]);
     };
 
     beforeAll(async () => {
       db = await createTestDatabase();
-      await ensureLoginRole(forwarderRole, 'workflow_index_forwarder');
-      forwarder = new pg.Client({ connectionString: db.urlAs(forwarderRole, 'test-password') });
-      await forwarder.connect();
-      dir = mkdtempSync(join(tmpdir(), `wi-real-${format}-`));
+      paths = await deliveryPaths(db, `real_${format.replace('-', '_')}`);
     }, 60_000);
     afterAll(async () => {
-      await forwarder?.end().catch(() => undefined);
+      await paths?.close();
       await db?.drop();
-      const admin = new pg.Client({ connectionString: ADMIN_URL });
-      await admin.connect();
-      await admin.query(`DROP ROLE IF EXISTS ${forwarderRole}`).catch(() => undefined);
-      await admin.end();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (paths) await dropRole(paths.forwarderRole);
     });
 
     it('the oracle agrees with the runtime on every final status, and the stream has no ties at one position', () => {
@@ -215,11 +134,7 @@ for (const format of REAL_FORMATS) {
 
     it('the Fluent Bit pipeline model reading the CRI log, its pgsql statements sent as the forwarder login', async () => {
       const suffix = nextSuffix('fb');
-      const pipeline = fluentBit();
-      const delivered = pipeline.readLogFile(CONTAINER_LOG, criLog(printed(suffix, 13))).delivered;
-      expect(delivered).toHaveLength(181);
-      await asForwarder(startupStatements(pipeline));
-      await asForwarder(flushStatements(pipeline, delivered, 10).map((f) => f.sql));
+      expect(await paths.viaFluentBit(criLog(printed(suffix, 13)), 10)).toBe(181);
       await expectRealResult(suffix);
     }, 60_000);
 
@@ -246,8 +161,7 @@ for (const format of REAL_FORMATS) {
 
     it('backfill: a Fluent-Bit-shaped delivery, then init-job ingest of the same events (other record times), gives the rows of one clean delivery', async () => {
       const suffix = nextSuffix('backfill');
-      const pipeline = fluentBit();
-      await asForwarder(flushStatements(pipeline, pipeline.readLogFile(CONTAINER_LOG, criLog(printed(suffix, 16))).delivered, 25).map((f) => f.sql));
+      await paths.viaFluentBit(criLog(printed(suffix, 16)), 25);
       const first = await served(suffix);
       await ingestText('backfill', `${fixture.eventLines.map((l) => withSuffix(l, fixture, suffix)).join('\n')}\n`);
       await ingestText('backfill-cri', criLog(printed(suffix, 17)));
@@ -261,8 +175,7 @@ for (const format of REAL_FORMATS) {
       const a = nextSuffix('same');
       const b = nextSuffix('same');
       await ingestText('same-a', criLog(printed(a, 18)));
-      const pipeline = fluentBit();
-      await asForwarder(flushStatements(pipeline, pipeline.readLogFile(CONTAINER_LOG, criLog(printed(b, 19))).delivered, 7).map((f) => f.sql));
+      await paths.viaFluentBit(criLog(printed(b, 19)), 7);
       expect(await served(b)).toEqual(await served(a));
     }, 60_000);
   });
