@@ -1,0 +1,72 @@
+// Creates or updates the raw-event schema objects (the ingest pipeline, then the two index templates that name it)
+// and says, per object, what it did. Idempotent: an object whose stored definition already matches is left alone,
+// so `opensearch-setup` can run on every deployment. Templates shape only indices created after them; existing
+// daily indices keep their settings until the next day's index.
+import type { Client } from '@opensearch-project/opensearch';
+import { isDeepStrictEqual } from 'node:util';
+import { createHash } from 'node:crypto';
+import { rawEventPipeline, rawEventPipelineName } from './raw-event-pipeline.js';
+import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexTemplate, rawTemplateName } from './raw-index-templates.js';
+
+export type SchemaAction = 'created' | 'updated' | 'unchanged';
+
+export interface SchemaObjectResult {
+  readonly kind: 'ingest pipeline' | 'index template';
+  readonly name: string;
+  readonly action: SchemaAction;
+}
+
+export interface RawSchemaOptions {
+  /** Prepended to every object and index name; tests use it to keep their indices apart. Production: ''. */
+  readonly prefix?: string;
+  /** Report what would change without changing anything. */
+  readonly dryRun?: boolean;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]));
+  }
+  return value;
+}
+
+/** A template's settings come back normalized (numbers as strings, flattened keys), so templates carry the hash of
+ * their definition in `_meta` and are compared by it. */
+function definitionHash(definition: unknown): string {
+  return createHash('sha256').update(JSON.stringify(canonical(definition))).digest('hex');
+}
+
+async function applyPipeline(client: Client, name: string, body: Record<string, unknown>, dryRun: boolean): Promise<SchemaAction> {
+  const current = await client.transport.request({ method: 'GET', path: `/_ingest/pipeline/${encodeURIComponent(name)}` }, { ignore: [404] });
+  const stored = current.statusCode === 404 ? undefined : (current.body as Record<string, unknown>)[name];
+  // A pipeline is returned exactly as it was stored, so a structural comparison is exact.
+  if (stored !== undefined && isDeepStrictEqual(canonical(stored), canonical(JSON.parse(JSON.stringify(body))))) return 'unchanged';
+  if (!dryRun) await client.transport.request({ method: 'PUT', path: `/_ingest/pipeline/${encodeURIComponent(name)}`, body });
+  return stored === undefined ? 'created' : 'updated';
+}
+
+async function applyTemplate(client: Client, name: string, definition: Record<string, unknown>, dryRun: boolean): Promise<SchemaAction> {
+  const hash = definitionHash(definition);
+  const body = { ...definition, _meta: { ...(definition['_meta'] as Record<string, unknown>), definition_sha256: hash } };
+  const current = await client.transport.request({ method: 'GET', path: `/_index_template/${encodeURIComponent(name)}` }, { ignore: [404] });
+  const templates = current.statusCode === 404 ? [] : ((current.body as { index_templates?: { index_template?: { _meta?: { definition_sha256?: unknown } } }[] }).index_templates ?? []);
+  const stored = templates[0]?.index_template;
+  if (stored?._meta?.definition_sha256 === hash) return 'unchanged';
+  if (!dryRun) await client.transport.request({ method: 'PUT', path: `/_index_template/${encodeURIComponent(name)}`, body });
+  return stored === undefined ? 'created' : 'updated';
+}
+
+export async function applyRawSchema(client: Client, options: RawSchemaOptions = {}): Promise<SchemaObjectResult[]> {
+  const prefix = options.prefix ?? '';
+  const dryRun = options.dryRun ?? false;
+  const results: SchemaObjectResult[] = [];
+  // The pipeline first: a template naming a missing default pipeline would make every raw write fail.
+  const pipeline = rawEventPipelineName(prefix);
+  results.push({ kind: 'ingest pipeline', name: pipeline, action: await applyPipeline(client, pipeline, rawEventPipeline(), dryRun) });
+  for (const raw of [WORKFLOW_RAW_PREFIX, TASK_RAW_PREFIX] as const) {
+    const name = rawTemplateName(raw, prefix);
+    results.push({ kind: 'index template', name, action: await applyTemplate(client, name, rawIndexTemplate(raw, prefix), dryRun) });
+  }
+  return results;
+}

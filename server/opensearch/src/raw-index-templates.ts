@@ -1,0 +1,52 @@
+// Index templates for the daily raw indices Fluent Bit writes (Logstash_Format, CONTRACT §7). Nothing of the
+// event itself is mapped (`dynamic: false`): the event stays in `_source` as sent, so no producer value can make
+// a bulk item fail on a mapping conflict (a string `timestamp` after a numeric one, an object `instanceId` in a
+// keyword field). What the normalizer searches on is derived by the ingest pipeline under `wi` and mapped here.
+import { rawEventPipelineName } from './raw-event-pipeline.js';
+
+export const WORKFLOW_RAW_PREFIX = 'workflow-instance-events-raw';
+export const TASK_RAW_PREFIX = 'task-execution-events-raw';
+export type RawPrefix = typeof WORKFLOW_RAW_PREFIX | typeof TASK_RAW_PREFIX;
+
+export function rawTemplateName(raw: RawPrefix, prefix = ''): string {
+  return `${prefix}${raw}-template`;
+}
+
+export function rawIndexPattern(raw: RawPrefix, prefix = ''): string {
+  return `${prefix}${raw}-*`;
+}
+
+export function rawIndexTemplate(raw: RawPrefix, prefix = ''): Record<string, unknown> {
+  return {
+    index_patterns: [rawIndexPattern(raw, prefix)],
+    priority: 100,
+    _meta: { managed_by: 'workflow-index', description: `raw ${raw === WORKFLOW_RAW_PREFIX ? 'workflow' : 'task'} events as Fluent Bit sends them` },
+    template: {
+      settings: {
+        index: {
+          number_of_shards: 1,
+          // One replica where the cluster has a second node, none on a single node (which stays green).
+          auto_expand_replicas: '0-1',
+          default_pipeline: rawEventPipelineName(prefix),
+        },
+      },
+      mappings: {
+        dynamic: false,
+        properties: {
+          wi: {
+            properties: {
+              instance_id: { type: 'keyword' },
+              event_type: { type: 'keyword' },
+              timestamp_us: { type: 'long' },
+              start_time_us: { type: 'long' },
+              end_time_us: { type: 'long' },
+              last_update_time_us: { type: 'long' },
+              ingest_time: { type: 'date' },
+              errors: { type: 'keyword', ignore_above: 4096 },
+            },
+          },
+        },
+      },
+    },
+  };
+}
