@@ -92,6 +92,8 @@ export interface PipelineResult {
   readonly dropped: readonly DroppedRecord[];
   /** fluentbit_filter_drop_records_total by filter Alias, as the binary counts it (only filters that counted). */
   readonly filterDrops: Readonly<Record<string, number>>;
+  /** Source lines of split-line parts still held by the join script when the input ended (awaiting their F). */
+  readonly held: readonly number[];
 }
 
 export interface ReadOptions {
@@ -138,6 +140,8 @@ interface FilterOutcome {
   readonly reemit: readonly RecordInFlight[];
   /** What the filter's drop counter adds (rewrite_tag counts a re-tag, lua counts -1). */
   readonly counted: number;
+  /** Dropped by the join script but held in its state: not lost, so not reported as dropped. */
+  readonly held?: boolean;
 }
 
 type FilterStep = (item: RecordInFlight) => FilterOutcome;
@@ -146,6 +150,8 @@ interface Filter {
   readonly alias: string;
   readonly match: (tag: string) => boolean;
   readonly apply: FilterStep;
+  /** Source lines the filter holds in its state (the join script's parts). */
+  readonly held?: () => number[];
 }
 
 const MAX_REEMIT_DEPTH = 4; // a rewrite loop (new tag matched by the same rewrite_tag) is a config error
@@ -202,7 +208,7 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
         if (outcome.counted > 0) result.filterDrops[filter.alias] = (result.filterDrops[filter.alias] ?? 0) + outcome.counted;
         next.push(...outcome.pass);
         for (const emitted of outcome.reemit) route(emitted, depth + 1, result);
-        if (outcome.pass.length === 0 && outcome.reemit.length === 0) {
+        if (outcome.pass.length === 0 && outcome.reemit.length === 0 && !outcome.held) {
           result.dropped.push({ stage: `filter ${filter.alias}`, tag: current.tag, record: plainRecord(current.record), sourceLines: current.sourceLines });
         }
       }
@@ -246,10 +252,10 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
     watches: (path) => pathGlob.test(path),
     readLogFile(path, content, readOptions = {}) {
       const result = { delivered: [] as DeliveredRecord[], dropped: [] as DroppedRecord[], filterDrops: {} as Record<string, number> };
-      if (!pathGlob.test(path)) return result;
+      if (!pathGlob.test(path)) return { ...result, held: [] };
       const tag = expandTailTag(tagTemplate, path);
       for (const r of tailRecords(content, readOptions.arrival)) route({ tag, record: r.record, time: r.time, sourceLines: r.sourceLines }, 0, result);
-      return result;
+      return { ...result, held: filters.flatMap((f) => f.held?.() ?? []).sort((a, b) => a - b) };
     },
   };
 }
@@ -410,14 +416,36 @@ function buildFilter(section: ConfigSection, index: number, context: FilterConte
       const standIn = context.luaScripts[script] ?? BUILTIN_LUA_SCRIPTS[script];
       if (!standIn) throw new ClassicConfigError(`[FILTER] ${alias}: no model of ${script}`);
       const fn = standIn();
+      // Bookkeeping of the model, not of Fluent Bit: which physical lines a joined record was made of. The join
+      // script holds parts per (tag, stream); a part it drops is held, and its lines go to the next record it
+      // emits for that key.
+      const joins = script === 'join-partial-lines.lua';
+      const heldLines = new Map<string, number[]>();
+      const keyOf = (item: RecordInFlight): string => `${item.tag}\u0000${textOf(item.record.get('stream')) ?? ''}`;
       return {
         alias,
         match,
+        held: () => [...heldLines.values()].flat(),
         apply: (item) => {
           const result = fn(item.tag, item.record);
-          if (result.code === -1) return drop();
-          if (!('record' in result)) return keep(item);
-          return keep({ ...item, record: luaRepack(result.record) as FluentMap });
+          if (result.code === -1) {
+            if (!joins) return drop();
+            const key = keyOf(item);
+            if (item.record.get('_p') === 'F') {
+              // The end of a line cut at the cap: its discarded parts are gone with it.
+              heldLines.delete(key);
+              return drop();
+            }
+            heldLines.set(key, [...(heldLines.get(key) ?? []), ...item.sourceLines]);
+            return { ...drop(), held: true };
+          }
+          let sourceLines = item.sourceLines;
+          if (joins && (item.record.get('_p') === 'F' || ('record' in result && result.record.has('wi_join_truncated')))) {
+            sourceLines = [...(heldLines.get(keyOf(item)) ?? []), ...item.sourceLines];
+            heldLines.delete(keyOf(item));
+          }
+          if (!('record' in result)) return keep({ ...item, sourceLines });
+          return keep({ ...item, sourceLines, record: luaRepack(result.record) as FluentMap });
         },
       };
     }

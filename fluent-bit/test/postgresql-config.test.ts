@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLUENT_BIT_TIMESTAMP_KEY, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql/fluent-bit-statement';
 import { environmentReferences, properties, property, requiredProperty, sectionsOf } from '../model/classic-config.js';
-import { isBuiltinMultilineParser } from '../model/builtin-multiline.js';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';
 import { pgsqlTargets } from '../model/pgsql-output.js';
@@ -21,13 +20,11 @@ const outputs = sectionsOf(config, 'OUTPUT');
 const available = kubectlAvailable();
 
 describe('fluent-bit/postgresql configuration', () => {
-  it('tails the watched namespace with the built-in CRI and docker multiline parsers and a persistent position database', () => {
+  it('tails the watched namespace with a plain CRI line parser (no multiline engine, no flush timer) and a persistent position database', () => {
     expect(requiredProperty(input, 'Name')).toBe('tail');
     expect(requiredProperty(input, 'Path')).toBe('/var/log/containers/*_${WORKFLOW_NAMESPACE}_*.log');
-    const multiline = requiredProperty(input, 'multiline.parser').split(',').map((s) => s.trim());
-    expect(multiline).toEqual(['docker', 'cri']);
-    expect(multiline.every(isBuiltinMultilineParser)).toBe(true);
-    expect(property(input, 'Parser')).toBeUndefined();
+    expect(property(input, 'multiline.parser')).toBeUndefined();
+    expect(property(input, 'Parser')).toBe('cri_line');
     expect(property(input, 'DB')).toBe('/var/fluent-bit/state/tail.db');
     expect(property(input, 'Read_from_Head')).toBe('On');
     expect(property(input, 'storage.type')).toBe('filesystem');
@@ -36,35 +33,43 @@ describe('fluent-bit/postgresql configuration', () => {
     expect(requiredProperty(input, 'Buffer_Max_Size')).toBe('256k');
   });
 
-  it('defines every parser a filter uses; multiline parsers are Fluent Bit built-ins', () => {
+  it('defines every parser the input and the filters use', () => {
     const defined = sectionsOf(parsers, 'PARSER').map((p) => requiredProperty(p, 'Name'));
     const used = filters.filter((f) => requiredProperty(f, 'Name') === 'parser').map((f) => requiredProperty(f, 'Parser'));
     expect(used).toEqual(['workflow_event_json']);
-    expect(used.filter((p) => !defined.includes(p))).toEqual([]);
+    expect([...used, 'cri_line'].filter((p) => !defined.includes(p))).toEqual([]);
+    const cri = sectionsOf(parsers, 'PARSER').find((p) => property(p, 'Name') === 'cri_line')!;
+    expect([property(cri, 'Format'), property(cri, 'Time_Key'), property(cri, 'Time_Keep')]).toEqual(['regex', 'time', 'On']);
     const parser = sectionsOf(parsers, 'PARSER').find((p) => property(p, 'Name') === 'workflow_event_json')!;
     expect([property(parser, 'Format'), property(parser, 'Time_Key')]).toEqual(['json', undefined]);
   });
 
-  it('runs the filters in the order parse → keep lifecycle events → pod metadata → sanitize → opt-out → route', () => {
+  it('runs the filters in the order join → repair → parse → keep events → pod metadata → require metadata → opt-out → route', () => {
     expect(filters.map((f) => [requiredProperty(f, 'Name'), property(f, 'Alias'), property(f, 'Match')])).toEqual([
+      ['lua', 'join_split_lines', 'kube.*'],
+      ['lua', 'repair_event_line', 'kube.*'],
       ['parser', 'parse_event_json', 'kube.*'],
       ['grep', 'keep_lifecycle_events', 'kube.*'],
       ['kubernetes', 'pod_metadata', 'kube.*'],
-      ['lua', 'sanitize_for_jsonb', 'kube.*'],
+      ['grep', 'require_pod_metadata', 'kube.*'],
       ['grep', 'skip_opted_out_pods', 'kube.*'],
       ['rewrite_tag', 'route_by_event_kind', 'kube.*'],
     ]);
-    const parse = filters[0]!;
+    expect([property(filters[0]!, 'script'), property(filters[0]!, 'call')]).toEqual(['join-partial-lines.lua', 'join_partial_lines']);
+    expect([property(filters[1]!, 'script'), property(filters[1]!, 'call')]).toEqual(['repair-line.lua', 'repair_log']);
+    const parse = filters[2]!;
     expect([property(parse, 'Key_Name'), property(parse, 'Reserve_Data'), property(parse, 'Preserve_Key')]).toEqual(['log', 'On', 'Off']);
-    expect(properties(filters[1]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}']);
-    expect([property(filters[3]!, 'script'), property(filters[3]!, 'call')]).toEqual(['sanitize.lua', 'sanitize_record']);
-    expect(properties(filters[4]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);
-    expect(property(filters[2]!, 'Labels')).toBe('On');
-    const route = filters[5]!;
+    expect(property(filters[3]!, 'Logical_Op')).toBe('or');
+    expect(properties(filters[3]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .']);
+    expect(property(filters[4]!, 'Labels')).toBe('On');
+    expect(properties(filters[5]!, 'Regex')).toEqual(["$kubernetes['pod_id'] ."]);
+    expect(properties(filters[6]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);
+    const route = filters[7]!;
     expect(properties(route, 'Rule').map((r) => r.split(/\s+/))).toEqual([
       ['$eventType', '\\.task\\.', 'workflow-index.task', 'false'],
       ['$eventType', '\\.workflow\\.', 'workflow-index.workflow', 'false'],
       ['$eventType', '.', 'workflow-index.unrecognized', 'false'],
+      ['$log', '.', 'workflow-index.unparsed', 'false'],
     ]);
     expect(property(route, 'Emitter_Storage.type')).toBe('filesystem');
   });
@@ -121,7 +126,7 @@ describe.skipIf(!available).each(OVERLAYS)('fluent-bit/postgresql as deployed by
   });
 
   it('mounts exactly these files where the command line expects them', () => {
-    expect(Object.keys(deployment.configFiles).sort()).toEqual(['fluent-bit.conf', 'parsers.conf', 'sanitize.lua']);
+    expect(Object.keys(deployment.configFiles).sort()).toEqual(['fluent-bit.conf', 'join-partial-lines.lua', 'parsers.conf', 'repair-line.lua']);
     for (const [name, text] of Object.entries(deployment.configFiles)) expect(text, name).toBe(readFileSync(join(directory, name), 'utf8'));
     expect(deployment.container.args).toEqual([`--config=${deployment.configMountPath}/fluent-bit.conf`]);
   });

@@ -97,13 +97,17 @@ describe('routing of a workflow pod\'s CRI log (containerd, CRI-O)', () => {
   });
 });
 
-describe('routing of a docker json-file log', () => {
-  it('joins split lines and routes every event exactly as for CRI', () => {
+describe('a docker json-file log (dockershim, removed in Kubernetes 1.24) is not read as events', () => {
+  it('delivers each line naming an eventType as an unparsed row (recorded in ingest_errors), never as an event', () => {
     const app = workflowAppOutput(asciiPackingNotes());
     const file = dockerJsonLogFile(app);
     const result = pipelineWith().readLogFile(LOG_PATH, file.content);
-    expect(file.lines.filter((l) => l.partial).length).toBe(2);
-    expect(destinations(app, (l) => file.lines[l - 1]!.source, result)).toEqual(app.map((l) => [expectedDestination(l)]));
+    // The CRI regex does not match; the JSON parser unwraps docker's envelope into {log, stream, time}, whose
+    // `log` is the event text: the unparsed-line rule keeps it.
+    const naming = file.content.toString('utf8').split('\n').filter((l) => l !== '' && (JSON.parse(l) as { log: string }).log.includes('"eventType"'));
+    expect(result.delivered.map((d) => [d.output, d.tag, 'eventType' in d.record])).toEqual(naming.map(() => ['workflow_events', 'workflow-index.unparsed', false]));
+    // 80 event lines (the split one by its part holding eventType), the JSON log with a nested eventType, the foreign event.
+    expect(naming.length).toBe(82);
   });
 });
 
@@ -146,18 +150,22 @@ describe('routing rules', () => {
     expect(pipelineWith().watches(LOG_PATH)).toBe(true);
   });
 
-  it('leaves out pods labelled workflow-index/enabled=false, and keeps events whose pod metadata could not be fetched', () => {
+  it('leaves out pods labelled workflow-index/enabled=false, and fails closed when pod metadata could not be fetched (observed defect 5), counting what it held back', () => {
     const line = [event('io.serverlessworkflow.workflow.started.v1')];
     expect(route(line, {}, { ...METADATA, labels: { 'workflow-index/enabled': 'false' } })).toEqual(['dropped: filter skip_opted_out_pods']);
     expect(route(line, {}, { ...METADATA, labels: { 'workflow-index/enabled': 'true' } })).toEqual(['workflow_events workflow-index.workflow']);
-    const result = pipelineWith({}, null).readLogFile(LOG_PATH, criLogFile(line).content);
-    expect(result.delivered.map((d) => [d.output, 'kubernetes' in d.record])).toEqual([['workflow_events', false]]);
+    // A failed lookup leaves the record without `kubernetes` (filter_kubernetes appends nothing): the label
+    // cannot be checked, so the event is held back and counted under the filter's Alias.
+    const result = pipelineWith({}, null).readLogFile(LOG_PATH, criLogFile([...line, ...line]).content);
+    expect(result.delivered).toEqual([]);
+    expect(result.dropped.map((d) => [d.stage, 'kubernetes' in d.record])).toEqual([['filter require_pod_metadata', false], ['filter require_pod_metadata', false]]);
+    expect(result.filterDrops['require_pod_metadata']).toBe(2);
   });
 
-  it('takes events from stderr too (the stream is not a filter), and drops a partial line the pod never finished', () => {
+  it('takes events from stderr too (the stream is not a filter), and holds a partial line the pod has not finished', () => {
     expect(route([{ ...event('io.serverlessworkflow.task.completed.v1'), stream: 'stderr' }])).toEqual(['task_events workflow-index.task']);
     const unfinished = Buffer.from(`${criTimestamp(1_778_577_241_000_000)} stdout P {"eventType":"io.serverlessworkflow.task.started.v1","instanceId":"X"\n`);
     const result = pipelineWith().readLogFile(LOG_PATH, unfinished);
-    expect(result.dropped.map((d) => d.stage)).toEqual(['filter keep_lifecycle_events']);
+    expect([result.delivered, result.dropped, result.held, result.filterDrops]).toEqual([[], [], [1], { join_split_lines: 1 }]);
   });
 });
