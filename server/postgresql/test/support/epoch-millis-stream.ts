@@ -72,7 +72,8 @@ export function printTime(nanos: bigint, format: ProducerTimeFormat): string {
     case 'epoch-millis':
       return String(nanos / NS_PER_MS);
     case 'epoch-seconds':
-      return javaDouble(Number(nanos / 1000n) / 1e6);
+      // epochSecond + nano / 1e9 in double arithmetic: 17 significant digits, as the real output shows.
+      return javaDouble(Number(nanos / 1_000_000_000n) + Number(nanos % 1_000_000_000n) / 1e9);
     case 'iso8601':
       return JSON.stringify(javaIsoInstant(nanos));
   }
