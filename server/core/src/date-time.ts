@@ -1,5 +1,6 @@
 // ISO-8601 instants with microsecond precision. JavaScript Dates stop at milliseconds, so the
 // arithmetic runs on epoch microseconds as bigint.
+import { excerpt } from './client-text.js';
 import type { Timestamp } from './reader.js';
 
 export class DateTimeParseError extends Error {
@@ -19,7 +20,7 @@ export function parseDateTime(text: string): Timestamp {
 }
 
 export function parseDateTimeToMicros(text: string): bigint {
-  const quoted = JSON.stringify(text);
+  const quoted = excerpt(text, 64);
   if (DATE_ONLY.test(text)) {
     throw new DateTimeParseError(`DateTime needs a time and a time zone offset, ${EXAMPLE}; got ${quoted}`);
   }

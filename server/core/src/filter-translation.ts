@@ -1,6 +1,7 @@
 // GraphQL filter inputs (already coerced by graphql-js, shorthand already expanded) → the
 // backend-neutral filter tree of reader.ts. All validation that the schema types cannot express
 // happens here, so backends receive only well-formed trees.
+import { checkClientText, excerpt } from './client-text.js';
 import { badUserInput } from './errors.js';
 import { parseLikePattern } from './like-pattern.js';
 import type {
@@ -116,6 +117,7 @@ function isSet<V>(value: Maybe<V>): value is V {
 function stringLeaves<S extends string, T extends string>(
   field: S,
   arg: Maybe<StringFilterArg>,
+  path: string,
   normalize: (value: string) => string = (v) => v,
 ): Node<S, T>[] {
   if (!isSet(arg)) return [];
@@ -125,10 +127,16 @@ function stringLeaves<S extends string, T extends string>(
   };
   for (const op of ['eq', 'ne', 'contains', 'startsWith', 'endsWith'] as const) {
     const value = arg[op];
-    if (isSet(value)) leaf({ op, value: op === 'contains' || op === 'endsWith' ? value : normalize(value) });
+    if (isSet(value)) {
+      checkClientText(value, `${path}${field}.${op}`);
+      leaf({ op, value: op === 'contains' || op === 'endsWith' ? value : normalize(value) });
+    }
   }
-  if (isSet(arg.in)) leaf({ op: 'in', values: arg.in.map(normalize) });
-  if (isSet(arg.like)) leaf({ op: 'like', pattern: parseLikePattern(arg.like.startsWith('*') || arg.like.startsWith('?') ? arg.like : normalize(arg.like)) });
+  if (isSet(arg.in)) leaf({ op: 'in', values: arg.in.map((v, i) => normalize(checkClientText(v, `${path}${field}.in[${i}]`))) });
+  if (isSet(arg.like)) {
+    const like = checkClientText(arg.like, `${path}${field}.like`);
+    leaf({ op: 'like', pattern: parseLikePattern(like.startsWith('*') || like.startsWith('?') ? like : normalize(like)) });
+  }
   if (isSet(arg.isNull)) leaf({ op: 'isNull', value: arg.isNull });
   return out;
 }
@@ -175,38 +183,68 @@ function statusLeaves<S extends string, T extends string>(field: S, arg: Maybe<S
 
 function jsonLeaves<S extends string, T extends string>(field: JsonField, graphqlName: string, arg: Maybe<JsonFilterArg>, path: string): Node<S, T>[] {
   if (!isSet(arg) || !isSet(arg.eq)) return [];
-  return arg.eq.map((pair, i) => ({ kind: 'json', field, path: parseJsonKey(pair.key, `${path}${graphqlName}.eq[${i}].key`), value: pair.value }));
+  return arg.eq.map((pair, i) => {
+    const where = `${path}${graphqlName}.eq[${i}]`;
+    const keyPath = parseJsonKey(checkClientText(pair.key, `${where}.key`), `${where}.key`);
+    return { kind: 'json', field, path: keyPath, value: checkJsonNumber(checkClientText(pair.value, `${where}.value`), `${where}.value`) };
+  });
+}
+
+// RFC 8259's number grammar: such a value is also compared as a number (CONTRACT.md, JSON filters).
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const MAX_NUMBER_LENGTH = 1000;
+
+/**
+ * A value written as a JSON number must be one every backend can compare: a finite double that does not
+ * underflow to 0, in at most 1000 characters (PostgreSQL's numeric rejects longer fractions outright).
+ */
+function checkJsonNumber(value: string, where: string): string {
+  if (!JSON_NUMBER.test(value)) return value;
+  const number = Number(value);
+  const mantissaIsZero = !/[1-9]/.test(value.replace(/[eE].*$/, ''));
+  if (value.length <= MAX_NUMBER_LENGTH && Number.isFinite(number) && (number !== 0 || mantissaIsZero)) return value;
+  throw badUserInput(
+    `${where} ${excerpt(value)} is a number out of range: JSON filter numbers must be 0 or have a magnitude between 5e-324 and 1.7976931348623157e308, written in at most ${MAX_NUMBER_LENGTH} characters`,
+  );
 }
 
 /** `a.b.0.c` → ['a', 'b', '0', 'c']; empty segments are rejected. */
 export function parseJsonKey(key: string, where = 'key'): string[] {
   const segments = key.split('.');
   if (segments.some((s) => s === '')) {
-    throw badUserInput(`${where} must be a dot path of non-empty segments, e.g. customer.address.city or items.0.sku; got ${JSON.stringify(key)}`);
+    throw badUserInput(`${where} must be a dot path of non-empty segments, e.g. customer.address.city or items.0.sku; got ${excerpt(key)}`);
   }
   return segments;
 }
 
 type ErrorStringField = 'error.type' | 'error.title' | 'error.detail' | 'error.instance';
 
-function errorLeaves<S extends string, T extends string>(arg: Maybe<ErrorFilterArg>): Node<S | ErrorStringField, T>[] {
+function errorLeaves<S extends string, T extends string>(arg: Maybe<ErrorFilterArg>, path: string): Node<S | ErrorStringField, T>[] {
   if (!isSet(arg)) return [];
   return [
-    ...stringLeaves<S | ErrorStringField, T>('error.type', arg.type),
-    ...stringLeaves<S | ErrorStringField, T>('error.title', arg.title),
-    ...stringLeaves<S | ErrorStringField, T>('error.detail', arg.detail),
+    ...stringLeaves<S | ErrorStringField, T>('error.type', arg.type, path),
+    ...stringLeaves<S | ErrorStringField, T>('error.title', arg.title, path),
+    ...stringLeaves<S | ErrorStringField, T>('error.detail', arg.detail, path),
     ...intLeaves<S | ErrorStringField, T>(arg.status),
-    ...stringLeaves<S | ErrorStringField, T>('error.instance', arg.instance),
+    ...stringLeaves<S | ErrorStringField, T>('error.instance', arg.instance, path),
   ];
 }
 
-function instanceNode(arg: InstanceFilterArg, path: string): InstanceFilter {
+/** Where a filter is translated and how deep its and/or/not may nest. */
+interface Walk {
+  readonly path: string;
+  readonly depth: number;
+  readonly maxDepth: number;
+}
+
+function instanceNode(arg: InstanceFilterArg, walk: Walk): InstanceFilter {
   type N = Node<InstanceStringField, InstanceTimeField>;
+  const { path } = walk;
   const nodes: N[] = [
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('id', arg.id),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.name),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.namespace),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.version),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('id', arg.id, path),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.name, path),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.namespace, path),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.version, path),
     // The enum type has already restricted the values.
     ...statusLeaves<InstanceStringField, InstanceTimeField>('status', arg.status, (v) => v),
     ...timeLeaves<InstanceStringField, InstanceTimeField>('startDate', arg.startTime),
@@ -216,21 +254,29 @@ function instanceNode(arg: InstanceFilterArg, path: string): InstanceFilter {
     ...timeLeaves<InstanceStringField, InstanceTimeField>('lastUpdate', arg.lastUpdate),
     ...jsonLeaves<InstanceStringField, InstanceTimeField>('input', 'input', arg.input, path),
     ...jsonLeaves<InstanceStringField, InstanceTimeField>('output', 'output', arg.output, path),
-    ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error),
+    ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error, path),
   ];
-  return withLogic(nodes, arg, path, instanceNode);
+  return withLogic(nodes, arg, walk, instanceNode);
 }
 
 /** The field leaves of one filter object ANDed with its `and` / `or` / `not` combinations, translated recursively. */
 function withLogic<S extends string, T extends string, A>(
   nodes: Node<S, T>[],
   arg: { readonly and?: readonly A[] | null | undefined; readonly or?: readonly A[] | null | undefined; readonly not?: A | null | undefined },
-  path: string,
-  translate: (filter: A, path: string) => Node<S, T>,
+  walk: Walk,
+  translate: (filter: A, walk: Walk) => Node<S, T>,
 ): Node<S, T> {
-  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => translate(f, `${path}and[${i}].`)) });
-  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => translate(f, `${path}or[${i}].`)) });
-  if (isSet(arg.not)) nodes.push({ kind: 'not', node: translate(arg.not, `${path}not.`) });
+  const { path, depth, maxDepth } = walk;
+  const inner = (suffix: string): Walk => {
+    // Backends translate the tree recursively: its depth must stay small whatever the client sends.
+    if (depth >= maxDepth) {
+      throw badUserInput(`${path}${suffix} is nested in and/or/not more than ${maxDepth} levels deep (GRAPHQL_MAX_FILTER_DEPTH); flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]`);
+    }
+    return { path: `${path}${suffix}.`, depth: depth + 1, maxDepth };
+  };
+  if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => translate(f, inner(`and[${i}]`))) });
+  if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => translate(f, inner(`or[${i}]`))) });
+  if (isSet(arg.not)) nodes.push({ kind: 'not', node: translate(arg.not, inner('not')) });
   return all(nodes);
 }
 
@@ -243,17 +289,18 @@ function taskStatus(path: string): (value: string, op: string) => string {
   return (value, op) => {
     if (value === 'FAILED') return 'FAULTED';
     if ((TASK_STATUSES as readonly string[]).includes(value)) return value;
-    throw badUserInput(`${path}status.${op} must be one of ${TASK_STATUSES.join(', ')} (FAILED means FAULTED); got ${JSON.stringify(value)}`);
+    throw badUserInput(`${path}status.${op} must be one of ${TASK_STATUSES.join(', ')} (FAILED means FAULTED); got ${excerpt(value)}`);
   };
 }
 
-function taskNode(arg: TaskFilterArg, path: string): TaskFilter {
+function taskNode(arg: TaskFilterArg, walk: Walk): TaskFilter {
   type N = Node<TaskStringField, TaskTimeField>;
+  const { path } = walk;
   const nodes: N[] = [
-    ...stringLeaves<TaskStringField, TaskTimeField>('id', arg.id),
-    ...stringLeaves<TaskStringField, TaskTimeField>('workflowInstanceId', arg.workflowInstanceId),
-    ...stringLeaves<TaskStringField, TaskTimeField>('taskName', arg.taskName),
-    ...stringLeaves<TaskStringField, TaskTimeField>('taskPosition', arg.taskPosition, normalizeTaskPosition),
+    ...stringLeaves<TaskStringField, TaskTimeField>('id', arg.id, path),
+    ...stringLeaves<TaskStringField, TaskTimeField>('workflowInstanceId', arg.workflowInstanceId, path),
+    ...stringLeaves<TaskStringField, TaskTimeField>('taskName', arg.taskName, path),
+    ...stringLeaves<TaskStringField, TaskTimeField>('taskPosition', arg.taskPosition, path, normalizeTaskPosition),
     ...statusLeaves<TaskStringField, TaskTimeField>('status', arg.status, taskStatus(path)),
     ...timeLeaves<TaskStringField, TaskTimeField>('startDate', arg.enter),
     ...timeLeaves<TaskStringField, TaskTimeField>('endDate', arg.exit),
@@ -261,20 +308,23 @@ function taskNode(arg: TaskFilterArg, path: string): TaskFilter {
     ...timeLeaves<TaskStringField, TaskTimeField>('endDate', arg.endDate),
     ...jsonLeaves<TaskStringField, TaskTimeField>('input', 'inputArgs', arg.inputArgs, path),
     ...jsonLeaves<TaskStringField, TaskTimeField>('output', 'outputArgs', arg.outputArgs, path),
-    ...errorLeaves<TaskStringField, TaskTimeField>(arg.error),
+    ...errorLeaves<TaskStringField, TaskTimeField>(arg.error, path),
   ];
-  return withLogic(nodes, arg, path, taskNode);
+  return withLogic(nodes, arg, walk, taskNode);
 }
 
 function orNull<S extends string, T extends string>(node: Node<S, T>): Node<S, T> | null {
   return node.kind === 'and' && node.nodes.length === 0 ? null : node;
 }
 
+/** The default of GRAPHQL_MAX_FILTER_DEPTH. */
+export const DEFAULT_MAX_FILTER_DEPTH = 32;
+
 /** null when the filter places no condition. Explicit nulls inside a filter mean "no condition". */
-export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>): InstanceFilter | null {
-  return isSet(arg) ? orNull(instanceNode(arg, 'filter.')) : null;
+export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): InstanceFilter | null {
+  return isSet(arg) ? orNull(instanceNode(arg, { path: 'filter.', depth: 0, maxDepth })) : null;
 }
 
-export function translateTaskFilter(arg: Maybe<TaskFilterArg>): TaskFilter | null {
-  return isSet(arg) ? orNull(taskNode(arg, 'filter.')) : null;
+export function translateTaskFilter(arg: Maybe<TaskFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): TaskFilter | null {
+  return isSet(arg) ? orNull(taskNode(arg, { path: 'filter.', depth: 0, maxDepth })) : null;
 }

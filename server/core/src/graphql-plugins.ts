@@ -1,10 +1,11 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ASTVisitor, ExecutionResult, GraphQLSchema, ValidationContext } from 'graphql';
 import { createGraphQLError, isAsyncIterable } from 'graphql-yoga';
 import type { FetchAPI, Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
 import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, badUserInput, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
 import { graphql, isGraphQLError } from './graphql-runtime.js';
+import { jsonDepthExceeds } from './json-depth.js';
 import type { Logger } from './logger.js';
 import type { ServerContext } from './request-state.js';
 import { costMessage, operationCost } from './query-cost.js';
@@ -29,6 +30,47 @@ export function useShorthandFilters(schema: GraphQLSchema): Plugin<Context> {
       if (operation === null || operation === undefined) return;
       const expanded = expandShorthandInVariables(args.schema, operation, variables);
       setExecuteFn((executeArgs) => executeFn({ ...executeArgs, variableValues: expanded }));
+    },
+  };
+}
+
+/**
+ * Variables nested deeper than any filter the depth limit allows are refused before graphql-js coerces them
+ * (recursively: 10,000 levels overflowed the stack). An `and` level is two JSON levels (list, object), a
+ * `not` one; the leaves need a few more.
+ */
+export function useVariablesDepthLimit(maxFilterDepth: number): Plugin<Context> {
+  const maxJsonDepth = 2 * maxFilterDepth + 8;
+  return {
+    onParams({ params, setResult }) {
+      if (!jsonDepthExceeds(params.variables, maxJsonDepth)) return;
+      setResult({
+        errors: [
+          badUserInput(
+            `variables nest more than ${maxJsonDepth} levels deep; filters may nest and/or/not at most ${maxFilterDepth} levels (GRAPHQL_MAX_FILTER_DEPTH): flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]`,
+          ),
+        ],
+      });
+    },
+  };
+}
+
+/** The API is read-only: a mutation or subscription is the client's mistake, reported before anything runs. */
+export function useReadOnlyOperations(): Plugin<Context> {
+  const rule = (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(node) {
+      if (node.operation === 'query') return;
+      context.reportError(
+        new graphql.GraphQLError(`This API is read-only: ${node.operation} operations are not supported. Send a query, e.g. query { getWorkflowInstances { id status } }.`, {
+          nodes: node,
+          extensions: { code: ErrorCode.BAD_USER_INPUT },
+        }),
+      );
+    },
+  });
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(rule);
     },
   };
 }
@@ -161,8 +203,10 @@ export function useOperationFacts(): Plugin<Context, ServerContext> {
       };
     },
     onExecutionResult({ result, context }) {
-      if (context.requestState.operationName === null && typeof context.params.operationName === 'string') {
-        context.requestState.operationName = context.params.operationName;
+      // No params when a plugin answered in onParams (e.g. variables nested too deep).
+      const params = context.params as YogaInitialContext['params'] | undefined;
+      if (context.requestState.operationName === null && typeof params?.operationName === 'string') {
+        context.requestState.operationName = params.operationName;
       }
       const results = Array.isArray(result) ? result : [result];
       for (const r of results) {

@@ -5,7 +5,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
-import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useRequestBodyLimit, useShorthandFilters } from './graphql-plugins.js';
+import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
 import type { Reader } from './reader.js';
 import type { ServerContext } from './request-state.js';
@@ -57,7 +57,9 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
     plugins: [
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-requested-with', 'apollo-require-preflight'] }),
       useOperationFacts(),
+      useVariablesDepthLimit(config.graphql.maxFilterDepth),
       useQueryLimits(config.graphql),
+      useReadOnlyOperations(),
       // Before useShorthandFilters, whose onExecute already works on the variables.
       useQueryCost(config.graphql),
       useShorthandFilters(schema),

@@ -1,5 +1,6 @@
 import { Kind } from 'graphql';
 import type { GraphQLResolveInfo, ValueNode } from 'graphql';
+import { checkClientText, truncate } from './client-text.js';
 import type { CoreConfig } from './config.js';
 import { DateTimeParseError, formatTimestampForOutput, parseDateTime } from './date-time.js';
 import { ErrorCode } from './errors.js';
@@ -27,7 +28,7 @@ interface ListArgs<F> {
 
 function dateTimeInput(value: unknown, node?: ValueNode): Timestamp {
   if (typeof value !== 'string') {
-    throw new graphql.GraphQLError(`DateTime must be a string such as "2026-05-12T09:14:03Z", got ${node === undefined ? JSON.stringify(value) : graphql.print(node)}`, {
+    throw new graphql.GraphQLError(`DateTime must be a string such as "2026-05-12T09:14:03Z", got ${truncate(node === undefined ? String(JSON.stringify(value)) : graphql.print(node), 64)}`, {
       nodes: node,
       extensions: { code: ErrorCode.BAD_USER_INPUT },
     });
@@ -62,26 +63,26 @@ export function createResolvers(deps: { readonly config: CoreConfig; readonly re
     Query: {
       async getWorkflowInstances(_: unknown, args: ListArgs<InstanceFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
-        const filter = translateInstanceFilter(args.filter);
+        const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), INSTANCE_SORT_FIELDS);
         if (page.limit === 0) return [];
         return reader.listInstances({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
       },
       async getWorkflowInstance(_: unknown, args: { readonly id: string }, _ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
-        return reader.getInstance(args.id, { payloads: selectsPayloads(info) });
+        return reader.getInstance(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
       },
       async getTaskExecutions(_: unknown, args: ListArgs<TaskFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
-        const filter = translateTaskFilter(args.filter);
+        const filter = translateTaskFilter(args.filter, config.graphql.maxFilterDepth);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), TASK_SORT_FIELDS);
         if (page.limit === 0) return [];
         return reader.listTasks({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
       },
       async getTaskExecution(_: unknown, args: { readonly id: string }, _ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord | null> {
-        return reader.getTask(args.id, { payloads: selectsPayloads(info) });
+        return reader.getTask(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
       },
       async getTaskExecutionsByWorkflowInstance(_: unknown, args: { readonly workflowInstanceId: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
-        return ctx.loaders.load(args.workflowInstanceId, selectsPayloads(info));
+        return ctx.loaders.load(checkClientText(args.workflowInstanceId, 'workflowInstanceId'), selectsPayloads(info));
       },
     },
     WorkflowInstance: {

@@ -1,0 +1,301 @@
+// Input that is the client's fault answers BAD_USER_INPUT, never INTERNAL_SERVER_ERROR, and never reaches
+// the Reader: NUL characters, lone surrogates, numbers no backend can compare, filters nested without end,
+// mutations and subscriptions. The listed cases, then fast-check over every filter input as variables.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ReaderCall } from './recording-reader.js';
+import { codes, postGraphQL, testApp } from './helpers.js';
+import type { TestApp } from './helpers.js';
+
+const INSTANCES = 'query ($f: WorkflowInstanceFilterInput) { getWorkflowInstances(filter: $f) { id } }';
+const TASKS = 'query ($f: TaskExecutionFilterInput) { getTaskExecutions(filter: $f) { id } }';
+
+async function rawPost(t: TestApp, body: string): Promise<{ status: number; body: { errors?: { message: string; extensions?: Record<string, unknown> }[] } }> {
+  const response = await t.app.fetch(new Request('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+  return { status: response.status, body: (await response.json()) as { errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+}
+
+/** One error: its code and message. */
+async function refusal(t: TestApp, query: string, variables?: Record<string, unknown>): Promise<[string, string]> {
+  const { status, body } = await postGraphQL(t.app, query, variables);
+  // 400 when the request fails as a whole (variables), as graphql-response+json answers it.
+  expect([200, 400]).toContain(status);
+  expect(body.errors).toHaveLength(1);
+  return [String(body.errors?.[0]?.extensions?.['code']), String(body.errors?.[0]?.message)];
+}
+
+describe('the listed hostile inputs', () => {
+  it('a NUL character in a filter value, an `in` item, a like pattern, a JSON key or value, an id', async () => {
+    const t = testApp();
+    const nul = 'a\u0000b';
+    expect(await refusal(t, INSTANCES, { f: { name: { eq: nul } } })).toEqual(['BAD_USER_INPUT', 'filter.name.eq must not contain a NUL character (U+0000); found one at index 1']);
+    expect(await refusal(t, INSTANCES, { f: { or: [{ id: 'ok' }, { namespace: { in: ['x', nul] } }] } })).toEqual([
+      'BAD_USER_INPUT',
+      'filter.or[1].namespace.in[1] must not contain a NUL character (U+0000); found one at index 1',
+    ]);
+    expect(await refusal(t, TASKS, { f: { error: { detail: { like: nul } } } })).toEqual(['BAD_USER_INPUT', 'filter.error.detail.like must not contain a NUL character (U+0000); found one at index 1']);
+    expect(await refusal(t, INSTANCES, { f: { input: { eq: [{ key: `order.${nul}`, value: '1' }] } } })).toEqual([
+      'BAD_USER_INPUT',
+      'filter.input.eq[0].key must not contain a NUL character (U+0000); found one at index 7',
+    ]);
+    expect(await refusal(t, TASKS, { f: { not: { outputArgs: { eq: [{ key: 'a', value: nul }] } } } })).toEqual([
+      'BAD_USER_INPUT',
+      'filter.not.outputArgs.eq[0].value must not contain a NUL character (U+0000); found one at index 1',
+    ]);
+    expect(await refusal(t, 'query ($id: ID!) { getTaskExecutionsByWorkflowInstance(workflowInstanceId: $id) { id } }', { id: nul })).toEqual([
+      'BAD_USER_INPUT',
+      'workflowInstanceId must not contain a NUL character (U+0000); found one at index 1',
+    ]);
+    expect(await refusal(t, '{ getWorkflowInstance(id: "\\u0000") { id } }')).toEqual(['BAD_USER_INPUT', 'id must not contain a NUL character (U+0000); found one at index 0']);
+    expect(t.reader.calls).toEqual([]);
+  });
+
+  it('lone surrogates (high or low half alone); a proper pair passes', async () => {
+    const t = testApp();
+    expect(await refusal(t, INSTANCES, { f: { name: 'x\ud800' } })).toEqual(['BAD_USER_INPUT', 'filter.name.eq is not valid Unicode text: a lone UTF-16 surrogate at index 1 (\\uD800 without its pair)']);
+    expect(await refusal(t, TASKS, { f: { taskName: { startsWith: '\udc00y' } } })).toEqual([
+      'BAD_USER_INPUT',
+      'filter.taskName.startsWith is not valid Unicode text: a lone UTF-16 surrogate at index 0 (\\uDC00 without its pair)',
+    ]);
+    expect(await refusal(t, 'query ($id: ID!) { getTaskExecution(id: $id) { id } }', { id: '\udbff' })).toEqual([
+      'BAD_USER_INPUT',
+      'id is not valid Unicode text: a lone UTF-16 surrogate at index 0 (\\uDBFF without its pair)',
+    ]);
+    // In a literal, the GraphQL parser refuses the escape itself.
+    expect(await refusal(t, '{ getTaskExecution(id: "\\uDBFF") { id } }')).toEqual(['GRAPHQL_PARSE_FAILED', 'Syntax Error: Invalid Unicode escape sequence: "\\uDBFF".']);
+    expect(t.reader.calls).toEqual([]);
+    expect((await postGraphQL(t.app, INSTANCES, { f: { name: 'order \ud83d\ude00' } })).body.errors).toBeUndefined();
+    expect(t.reader.callsOf('listInstances')[0]?.query.filter).toEqual({ kind: 'string', field: 'name', predicate: { op: 'eq', value: 'order \ud83d\ude00' } });
+  });
+
+  it('numbers in JSON filters that no backend compares: above the double range, underflowing to 0, too long', async () => {
+    const t = testApp();
+    const range = 'is a number out of range: JSON filter numbers must be 0 or have a magnitude between 5e-324 and 1.7976931348623157e308, written in at most 1000 characters';
+    expect(await refusal(t, INSTANCES, { f: { input: { eq: [{ key: 'amount', value: '1e400' }] } } })).toEqual(['BAD_USER_INPUT', `filter.input.eq[0].value "1e400" ${range}`]);
+    expect(await refusal(t, INSTANCES, { f: { output: { eq: [{ key: 'a', value: '-2.5e-400' }] } } })).toEqual(['BAD_USER_INPUT', `filter.output.eq[0].value "-2.5e-400" ${range}`]);
+    const long = `0.${'1'.repeat(2000)}`;
+    expect(await refusal(t, TASKS, { f: { inputArgs: { eq: [{ key: 'a', value: long }] } } })).toEqual([
+      'BAD_USER_INPUT',
+      `filter.inputArgs.eq[0].value "0.11111111111111111111111111111111111111"… (2002 characters) ${range}`,
+    ]);
+    expect(t.reader.calls).toEqual([]);
+    // In range, zero written any way, and text that only looks numeric-ish pass.
+    for (const value of ['1.7976931348623157e308', '5e-324', '0e-999', '-0.000', '1e400x', '1000']) {
+      expect((await postGraphQL(t.app, INSTANCES, { f: { input: { eq: [{ key: 'a', value }] } } })).body.errors, value).toBeUndefined();
+    }
+  });
+
+  it('`and` nested 1,000 deep and `not` 10,000 deep in variables (was a stack overflow); literals too', async () => {
+    const t = testApp();
+    const message =
+      'variables nest more than 72 levels deep; filters may nest and/or/not at most 32 levels (GRAPHQL_MAX_FILTER_DEPTH): flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]';
+    // Built as text: JSON.stringify itself recurses.
+    const deepAnd = `${'{"and":['.repeat(1000)}{"name":"x"}${']}'.repeat(1000)}`;
+    const deepNot = `${'{"not":'.repeat(10_000)}{"name":"x"}${'}'.repeat(10_000)}`;
+    for (const filter of [deepAnd, deepNot]) {
+      const { status, body } = await rawPost(t, `{"query":${JSON.stringify(INSTANCES)},"variables":{"f":${filter}}}`);
+      expect(status).toBe(200);
+      expect(body).toEqual({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] });
+    }
+    const literal = `{ getWorkflowInstances(filter: ${'{not: '.repeat(900)}{name: "x"}${'}'.repeat(900)}) { id } }`;
+    const [code, text] = await refusal(t, literal);
+    expect(code).toBe('BAD_USER_INPUT');
+    expect(text).toBe(`filter${'.not'.repeat(33)} is nested in and/or/not more than 32 levels deep (GRAPHQL_MAX_FILTER_DEPTH); flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]`);
+    expect(t.reader.calls).toEqual([]);
+    expect(t.log.entries.filter((e) => e['level'] === 'error')).toEqual([]);
+  });
+
+  it('GRAPHQL_MAX_FILTER_DEPTH: exactly the limit runs, one level more is refused', async () => {
+    const t = testApp({ env: { GRAPHQL_MAX_FILTER_DEPTH: '3' } });
+    const nest = (n: number): Record<string, unknown> => (n === 0 ? { name: 'x' } : { and: [{ id: 'y' }, nest(n - 1)] });
+    expect((await postGraphQL(t.app, INSTANCES, { f: nest(3) })).body.errors).toBeUndefined();
+    expect(await refusal(t, INSTANCES, { f: nest(4) })).toEqual([
+      'BAD_USER_INPUT',
+      'filter.and[1].and[1].and[1].and[0] is nested in and/or/not more than 3 levels deep (GRAPHQL_MAX_FILTER_DEPTH); flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]',
+    ]);
+    expect(t.reader.callsOf('listInstances')).toHaveLength(1);
+  });
+
+  it('mutation and subscription operations: the API is read-only', async () => {
+    const t = testApp();
+    for (const operation of ['mutation', 'subscription']) {
+      const { status, body } = await postGraphQL(t.app, `${operation} Change { getWorkflowInstances { id } }`);
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        errors: [
+          {
+            message: `This API is read-only: ${operation} operations are not supported. Send a query, e.g. query { getWorkflowInstances { id status } }.`,
+            locations: [{ line: 1, column: 1 }],
+            extensions: { code: 'BAD_USER_INPUT' },
+          },
+        ],
+      });
+    }
+    expect(t.reader.calls).toEqual([]);
+    expect(t.log.entries.filter((e) => e['level'] === 'error')).toEqual([]);
+  });
+
+  it('error messages quote at most an excerpt of a long client value', async () => {
+    const t = testApp();
+    const [, text] = await refusal(t, TASKS, { f: { status: 'X'.repeat(100_000) } });
+    expect(text).toBe(`filter.status.eq must be one of RUNNING, COMPLETED, FAULTED, CANCELLED, SUSPENDED (FAILED means FAULTED); got "${'X'.repeat(40)}"… (100000 characters)`);
+    const [, key] = await refusal(t, INSTANCES, { f: { input: { eq: [{ key: `a..${'b'.repeat(100_000)}`, value: '1' }] } } });
+    expect(key).toBe(`filter.input.eq[0].key must be a dot path of non-empty segments, e.g. customer.address.city or items.0.sku; got "a..${'b'.repeat(37)}"… (100003 characters)`);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Fuzz: every filter input, as variables, with well-formed, malformed and wrongly typed values.
+// ---------------------------------------------------------------------------------------------
+
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 6 }).map((units) => String.fromCharCode(...units)),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000',
+    '\ud800',
+    'x\udfff',
+    '\ud83d\ude00',
+    '',
+    '.',
+    'a..b',
+    '*',
+    '?',
+    '%_\\',
+    'true',
+    '1000',
+    '1000.0',
+    '1e400',
+    '-1e-400',
+    '0e99999',
+    'FAILED',
+    'COMPLETED',
+    '2026-05-12T09:14:03Z',
+    '2026-05-12T09:14:03.1234567+02:00',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.9999999Z',
+    '2026-05-12',
+    '1778577309',
+  ),
+);
+/** Values of the wrong type where the schema expects something else. */
+const wrong = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.double(), fc.constant(2 ** 31), fc.constant(-(2 ** 53)));
+const maybeWrong = <T>(proper: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ weight: 12, arbitrary: proper }, { weight: 1, arbitrary: wrong });
+const partial = (fields: Record<string, fc.Arbitrary<unknown>>) => fc.record(fields, { requiredKeys: [] });
+
+const stringFilter = fc.oneof(
+  text,
+  partial({ eq: text, ne: text, like: text, in: fc.array(text, { maxLength: 3 }), contains: text, startsWith: text, endsWith: text, isNull: fc.boolean() }),
+);
+const dateFilter = fc.oneof(
+  text,
+  partial({ eq: text, ne: text, gt: text, gte: text, lt: text, lte: text, between: fc.record({ from: text, to: text }), isNull: fc.boolean() }),
+);
+const intFilter = partial({ eq: fc.integer(), ne: fc.integer(), gt: fc.integer(), lte: fc.integer(), in: fc.array(fc.integer(), { maxLength: 3 }) });
+const jsonFilter = fc.record({ eq: fc.array(fc.record({ key: text, value: text }), { maxLength: 3 }) });
+const errorFilter = partial({ type: maybeWrong(stringFilter), title: maybeWrong(stringFilter), detail: maybeWrong(stringFilter), status: maybeWrong(intFilter), instance: maybeWrong(stringFilter) });
+const instanceStatus = fc.constantFrom('RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED', 'FAILED', 'nope');
+const taskStatus = fc.oneof(fc.constantFrom('RUNNING', 'COMPLETED', 'FAULTED', 'FAILED', 'CANCELLED', 'SUSPENDED'), text);
+
+const instanceLeaves = {
+  id: maybeWrong(stringFilter),
+  name: maybeWrong(stringFilter),
+  namespace: maybeWrong(stringFilter),
+  version: maybeWrong(stringFilter),
+  status: maybeWrong(fc.oneof(instanceStatus, partial({ eq: instanceStatus, ne: instanceStatus, in: fc.array(instanceStatus, { maxLength: 3 }) }))),
+  startTime: maybeWrong(dateFilter),
+  endTime: maybeWrong(dateFilter),
+  startDate: maybeWrong(dateFilter),
+  endDate: maybeWrong(dateFilter),
+  lastUpdate: maybeWrong(dateFilter),
+  input: maybeWrong(jsonFilter),
+  output: maybeWrong(jsonFilter),
+  error: maybeWrong(errorFilter),
+};
+const taskLeaves = {
+  id: maybeWrong(stringFilter),
+  workflowInstanceId: maybeWrong(stringFilter),
+  taskName: maybeWrong(stringFilter),
+  taskPosition: maybeWrong(stringFilter),
+  status: maybeWrong(fc.oneof(taskStatus, partial({ eq: taskStatus, ne: taskStatus, in: fc.array(taskStatus, { maxLength: 3 }) }))),
+  enter: maybeWrong(dateFilter),
+  exit: maybeWrong(dateFilter),
+  startDate: maybeWrong(dateFilter),
+  endDate: maybeWrong(dateFilter),
+  inputArgs: maybeWrong(jsonFilter),
+  outputArgs: maybeWrong(jsonFilter),
+  error: maybeWrong(errorFilter),
+};
+
+function filterOf(leaves: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
+  const { filter } = fc.letrec<{ filter: unknown }>((tie) => ({
+    filter: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      partial(leaves),
+      partial({ ...leaves, and: fc.array(tie('filter'), { maxLength: 3 }), or: fc.array(tie('filter'), { maxLength: 3 }), not: tie('filter') }),
+    ),
+  }));
+  // Now and then a chain deep enough to cross GRAPHQL_MAX_FILTER_DEPTH (32) or the variables' depth bound.
+  const chain = fc.tuple(filter, fc.integer({ min: 0, max: 120 }), fc.constantFrom('and', 'or', 'not')).map(([inner, depth, kind]) => {
+    let out = inner;
+    for (let i = 0; i < depth; i++) out = kind === 'not' ? { not: out } : { [kind]: [out] };
+    return out;
+  });
+  return maybeWrong(fc.oneof({ weight: 4, arbitrary: filter }, { weight: 1, arbitrary: chain }));
+}
+
+const request = fc.oneof(
+  fc.record({
+    query: fc.constant('query ($f: WorkflowInstanceFilterInput, $l: Int, $o: Int, $s: WorkflowInstanceOrderByInput) { getWorkflowInstances(filter: $f, limit: $l, offset: $o, orderBy: $s) { id taskExecutions { id } } }'),
+    variables: partial({ f: filterOf(instanceLeaves), l: maybeWrong(fc.integer({ min: -5, max: 1005 })), o: maybeWrong(fc.integer({ min: -5, max: 50 })), s: maybeWrong(partial({ name: fc.constantFrom('ASC', 'DESC'), startTime: fc.constantFrom('ASC', 'DESC') })) }),
+  }),
+  fc.record({
+    query: fc.constant('query ($f: TaskExecutionFilterInput, $l: Int) { getTaskExecutions(filter: $f, limit: $l) { id } }'),
+    variables: partial({ f: filterOf(taskLeaves), l: maybeWrong(fc.integer({ min: -5, max: 1005 })) }),
+  }),
+  fc.record({
+    query: fc.constant('query ($i: ID!, $t: ID!) { getWorkflowInstance(id: $i) { id } getTaskExecution(id: $t) { id } getTaskExecutionsByWorkflowInstance(workflowInstanceId: $i) { id } }'),
+    variables: fc.record({ i: maybeWrong(text), t: maybeWrong(text) }),
+  }),
+);
+
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is looked for.
+const FORBIDDEN_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Every string the Reader was given, anywhere in its arguments. */
+function stringsIn(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) stringsIn(v, out);
+  return out;
+}
+
+function filterDepth(node: unknown): number {
+  if (node === null || typeof node !== 'object') return 0;
+  const n = node as { kind: string; nodes?: unknown[]; node?: unknown };
+  if (n.kind === 'not') return 1 + filterDepth(n.node);
+  if (n.kind === 'and' || n.kind === 'or') return 1 + Math.max(0, ...(n.nodes ?? []).map(filterDepth));
+  return 0;
+}
+
+describe('fuzz: no filter input yields an internal error', () => {
+  it('every answer is data or BAD_USER_INPUT; the Reader never sees a NUL, a lone surrogate or a filter deeper than the limit', async () => {
+    const t = testApp();
+    await fc.assert(
+      fc.asyncProperty(request, async ({ query, variables }) => {
+        t.reader.calls.length = 0;
+        const { status, body } = await postGraphQL(t.app, query, variables as Record<string, unknown>);
+        expect([200, 400]).toContain(status);
+        for (const code of codes(body)) expect(code).toBe('BAD_USER_INPUT');
+        expect(t.log.entries.filter((e) => e['level'] === 'error' || e['level'] === 'warn')).toEqual([]);
+        for (const call of t.reader.calls as ReaderCall[]) {
+          for (const s of stringsIn(call)) expect(FORBIDDEN_TEXT.test(s), JSON.stringify(s)).toBe(false);
+          if (call.method === 'listInstances' || call.method === 'listTasks') expect(filterDepth(call.query.filter)).toBeLessThanOrEqual(33);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
