@@ -1,0 +1,128 @@
+// Every hostile producer line of issue 7 printed by a workflow pod between good events, through the model of
+// fluent-bit/postgresql (join, repair, parse, route; both Fluent Bit versions), flushed as ONE statement per
+// table exactly as the pgsql output sends it, as the forwarder login into a migrated database: the statement
+// succeeds, the good events are normalized, and every line that cannot be an event is recorded in
+// ingest_errors instead of being lost.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { loadFluentBitConfig } from '../model/load-config.js';
+import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
+import { createPipeline } from '../model/pipeline.js';
+import { flushStatements, startupStatements } from '../model/pgsql-output.js';
+import { containerLogPath, criTimestamp } from '../../e2e/support/container-runtime-log.js';
+import { deployedEnvironment } from './support/deployed-environment.js';
+
+const available = await postgresReachable();
+
+const GOOD = '01KRDQDZBR7492YQWM736PEENJ';
+const HOSTILE = '01KRDQDZBS8TBDWA72Q1575QHY';
+const WF = 'io.serverlessworkflow.workflow';
+const TASK = 'io.serverlessworkflow.task';
+const wf = (kind: string, extra: string, id = GOOD, ts = '1.778577243512337E9'): string =>
+  `{"eventType":"${WF}.${kind}.v1","instanceId":"${id}","workflowNamespace":"com.acme","workflowName":"order","workflowVersion":"1.0.0","timestamp":${ts}${extra}}`;
+const task = (kind: string, extra: string, ts: string): string =>
+  `{"eventType":"${TASK}.${kind}.v1","instanceId":"${GOOD}","taskName":"validate","taskPosition":"do/0/validate","timestamp":${ts}${extra}}`;
+
+/** The good events: one instance, started → task started/completed → completed. */
+const GOOD_LINES = [
+  wf('started', ',"input":{"orderId":"A-1","qty":2}'),
+  task('started', ',"input":{"orderId":"A-1"}', '1.778577243512400E9'),
+  task('completed', ',"output":{"ok":true}', '1.778577243512500E9'),
+  wf('completed', ',"output":{"ok":true}', GOOD, '1.778577243512600E9'),
+];
+
+const deep = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+/** Issue 7's hostile lines (and their families), each as the raw bytes the pod prints. */
+const HOSTILE_LINES: readonly [string, Buffer][] = [
+  ['NUL escape in a key', Buffer.from(wf('status-changed', ',"status":"RUNNING","in\\u0000put":1', HOSTILE))],
+  ['NUL escape in a value', Buffer.from(wf('status-changed', ',"status":"RUN\\u0000NING"', HOSTILE))],
+  ['lone high surrogate escape', Buffer.from(wf('status-changed', ',"status":"\\ud800"', HOSTILE))],
+  ['lone low surrogate escape in a key', Buffer.from(wf('status-changed', ',"\\udc00k":"x"', HOSTILE))],
+  ['invalid UTF-8 bytes', Buffer.concat([Buffer.from(wf('status-changed', ',"status":"', HOSTILE).slice(0, -1)), Buffer.from([0xc3, 0x28, 0xff, 0xed, 0xa0, 0x80]), Buffer.from('"}')])],
+  ['20,000 levels of nesting (40 KB)', Buffer.from(wf('status-changed', `,"status":"RUNNING","deep":${deep(20_000)}`, HOSTILE))],
+  ['an own top-level date field', Buffer.from(wf('status-changed', ',"status":"RUNNING","date":"yesterday"', HOSTILE))],
+  ['an own wi_record_time field', Buffer.from(wf('status-changed', ',"status":"RUNNING","wi_record_time":"soon"', HOSTILE))],
+  ['own time/stream/_p fields', Buffer.from(wf('status-changed', ',"status":"RUNNING","time":"t","stream":"s","_p":"p"', HOSTILE))],
+  ['numbers a double cannot hold', Buffer.from(wf('status-changed', ',"status":"RUNNING","n":[1e999,2e308,1.0e999,-1e+999,1e-400]', HOSTILE))],
+  ['an integer beyond uint64 and a 17-digit double', Buffer.from(wf('status-changed', ',"status":"RUNNING","n":[123456789012345678901234567890,0.30000000000000004]', HOSTILE))],
+  ['a 2 MB payload', Buffer.from(wf('status-changed', `,"status":"RUNNING","blob":"${'z'.repeat(2 * 1024 * 1024)}"`, HOSTILE))],
+  ['a truncated event line', Buffer.from(wf('started', ',"input":{"orderId":"A-2"', HOSTILE))],
+  ['an eventType of an unknown kind', Buffer.from(`{"eventType":"${WF}.correlation-started.v1","instanceId":"${HOSTILE}"}`)],
+];
+
+/** CRI lines as containerd writes them (16 KiB parts: the 2 MB line and the 40 KB one are split). */
+function criFile(lines: readonly Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  lines.forEach((line, i) => {
+    const time = criTimestamp(1_778_577_243_512_700 + i * 137);
+    for (let offset = 0; offset < line.length || offset === 0; offset += 16 * 1024) {
+      const last = offset + 16 * 1024 >= line.length;
+      out.push(Buffer.from(`${time} stdout ${last ? 'F' : 'P'} `), line.subarray(offset, offset + 16 * 1024), Buffer.from('\n'));
+      if (last) break;
+    }
+  });
+  return Buffer.concat(out);
+}
+
+describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good events, Fluent Bit %s model → PostgreSQL as the forwarder', (version) => {
+  const forwarder = `wi_fb_hostile_${randomBytes(4).toString('hex')}`;
+  const { config, parsers } = loadFluentBitConfig('postgresql');
+  const pipeline = createPipeline({
+    config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000,
+    podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
+  });
+  // Good events around every hostile line, so each statement mixes them.
+  const printed = [GOOD_LINES[0]!, ...HOSTILE_LINES.flatMap(([, line], i) => (i === 3 ? [line, Buffer.from(GOOD_LINES[1]!)] : i === 8 ? [line, Buffer.from(GOOD_LINES[2]!)] : [line])), GOOD_LINES[3]!]
+    .map((l) => (typeof l === 'string' ? Buffer.from(l) : l));
+  const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), criFile(printed));
+  let db: TestDatabase;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await ensureLoginRole(forwarder, 'workflow_index_forwarder');
+    client = new pg.Client({ connectionString: db.urlAs(forwarder, 'test-password') });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.end().catch(() => undefined);
+    await db?.drop();
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    await admin.connect();
+    await admin.query(`DROP ROLE IF EXISTS ${forwarder}`).finally(() => admin.end());
+  });
+
+  it('delivers every printed line to a raw table (none vanishes), in one chunk per table', () => {
+    expect(result.dropped).toEqual([]);
+    expect(result.held).toEqual([]);
+    expect(result.delivered.length).toBe(printed.length);
+    // Fluent Bit chunks per tag: the unparsed (truncated) line travels in a chunk of its own tag.
+    expect(flushStatements(pipeline, result.delivered, 1000).map((f) => [f.table, f.tag, f.records.length])).toEqual([
+      ['workflow_events_raw', 'workflow-index.workflow', printed.length - 3],
+      ['task_events_raw', 'workflow-index.task', 2],
+      ['workflow_events_raw', 'workflow-index.unparsed', 1],
+    ]);
+  });
+
+  it('each statement succeeds; the good events are normalized; the lines that are not events are recorded in ingest_errors', async () => {
+    for (const sql of startupStatements(pipeline)) await client.query(sql);
+    for (const flush of flushStatements(pipeline, result.delivered, 1000)) await client.query(flush.sql);
+    const good = await db.pool.query(`SELECT status, input, output FROM workflow_index.workflow_instances WHERE id = $1`, [GOOD]);
+    expect(good.rows).toEqual([{ status: 'COMPLETED', input: { orderId: 'A-1', qty: 2 }, output: { ok: true } }]);
+    const tasks = await db.pool.query(`SELECT status FROM workflow_index.task_executions WHERE instance_id = $1`, [GOOD]);
+    expect(tasks.rows).toEqual([{ status: 'COMPLETED' }]);
+    const raw = await db.pool.query(`SELECT (SELECT count(*) FROM workflow_raw.workflow_events_raw)::int + (SELECT count(*) FROM workflow_raw.task_events_raw)::int AS n`);
+    expect(raw.rows[0].n).toBe(printed.length);
+    // The truncated line (unparsed) and the unknown kind cannot be events: recorded, not lost.
+    // A status repaired to U+FFFD is no status, the unknown kind has no timestamp, the truncated line is no event.
+    const errors = await db.pool.query(`SELECT event_type, reason FROM workflow_index.ingest_errors ORDER BY id`);
+    expect(errors.rows).toEqual([
+      { event_type: `${WF}.status-changed.v1`, reason: expect.stringMatching(/status/) },
+      { event_type: `${WF}.correlation-started.v1`, reason: expect.any(String) },
+      { event_type: null, reason: expect.stringMatching(/eventType/) },
+    ]);
+  }, 120_000);
+});
