@@ -146,27 +146,9 @@ long toMicros(def v) {
   throw new IllegalArgumentException('must be a number or a string');
 }
 
-String typeName(def v) {
-  if (v instanceof String) { return 'string'; }
-  if (v instanceof Number) { return 'number'; }
-  if (v instanceof Boolean) { return 'boolean'; }
-  if (v instanceof Map) { return 'object'; }
-  if (v instanceof List) { return 'array'; }
-  return 'null';
-}
-
 String shown(def v) {
   String text = String.valueOf(v);
   return text.length() > 64 ? text.substring(0, 64) + '...' : text;
-}
-
-int utf8Length(String s) {
-  int bytes = 0;
-  for (int i = 0; i < s.length(); i++) {
-    char c = s.charAt(i);
-    if (c < (char) 128) { bytes += 1; } else if (c < (char) 2048) { bytes += 2; } else if (Character.isSurrogate(c)) { bytes += 2; } else { bytes += 3; }
-  }
-  return bytes;
 }
 
 Map wi = new HashMap();
@@ -181,30 +163,64 @@ for (pair in params.timeFields) {
     errors.add(field + ' ' + shown(ctx[field]) + ': ' + e.getMessage());
   }
 }
-def iid = ctx.containsKey('instanceId') ? ctx.instanceId : null;
-if (iid == null) {
-  errors.add('missing instanceId');
-} else if (!(iid instanceof String)) {
-  errors.add('instanceId must be a string, got ' + typeName(iid));
-} else if (iid.isEmpty()) {
-  errors.add('instanceId must not be empty');
-} else if (utf8Length(iid) > params.maxInstanceIdBytes) {
-  errors.add('instanceId is longer than ' + params.maxInstanceIdBytes + ' bytes');
-} else {
-  wi.instance_id = iid;
-}
-def et = ctx.containsKey('eventType') ? ctx.eventType : null;
-if (et instanceof String && utf8Length(et) <= 1024) {
-  wi.event_type = et;
-} else {
-  errors.add(et == null ? 'missing eventType' : (et instanceof String ? 'eventType is longer than 1024 bytes' : 'eventType must be a string, got ' + typeName(et)));
-}
 if (!errors.isEmpty()) { wi.errors = errors; }
 ctx.wi = wi;
 `;
 
 export function rawEventPipelineName(prefix = ''): string {
   return `${prefix}workflow-events-raw-pipeline`;
+}
+
+// OpenSearch's script processor deep-copies the whole document first and fails on an integer beyond 64 bits
+// anywhere in it ("unexpected value type [class java.math.BigInteger]"; Fluent Bit prints such numbers as plain
+// digits and real payloads hold them). Conditions read the document without copying it, so the script runs only
+// when the document has no such integer; otherwise `wi.times_deferred` says the normalizer must derive the times
+// from `_source` itself (same rule). The instanceId and eventType checks are conditions for the same reason.
+const HAS_BIG_INTEGER = `
+boolean big(def v) {
+  if (v instanceof BigInteger) { return true; }
+  if (v instanceof Map) { for (def x : v.values()) { if (big(x)) { return true; } } }
+  if (v instanceof List) { for (def x : v) { if (big(x)) { return true; } } }
+  return false;
+}
+return big(ctx);
+`;
+
+const UTF8_LENGTH = `
+int utf8Length(String s) {
+  int bytes = 0;
+  for (int i = 0; i < s.length(); i++) {
+    char c = s.charAt(i);
+    if (c < (char) 128) { bytes += 1; } else if (c < (char) 2048) { bytes += 2; } else if (Character.isSurrogate(c)) { bytes += 2; } else { bytes += 3; }
+  }
+  return bytes;
+}
+`;
+
+const JSON_TYPES: readonly (readonly [string, string])[] = [
+  ['number', 'Number'],
+  ['boolean', 'Boolean'],
+  ['object', 'Map'],
+  ['array', 'List'],
+];
+
+/** Conditional processors that copy a valid string field to `wi.<target>` or record why not (PostgreSQL's wording). */
+function stringFieldProcessors(field: string, target: string, maxBytes: number, required: boolean): Record<string, unknown>[] {
+  const value = `ctx['${field}']`;
+  const problem = (message: string, condition: string) => ({ append: { field: 'wi.errors', value: [message], if: condition } });
+  return [
+    ...(required ? [problem(`missing ${field}`, `${value} == null`)] : []),
+    ...JSON_TYPES.map(([name, javaType]) => problem(`${field} must be a string, got ${name}`, `${value} instanceof ${javaType}`)),
+    ...(required ? [problem(`${field} must not be empty`, `${value} instanceof String && ${value}.isEmpty()`)] : []),
+    problem(`${field} is longer than ${maxBytes} bytes`, `${UTF8_LENGTH} return ${value} instanceof String && utf8Length(${value}) > ${maxBytes};`),
+    {
+      set: {
+        field: `wi.${target}`,
+        value: `{{{${field}}}}`,
+        if: `${UTF8_LENGTH} return ${value} instanceof String && !${value}.isEmpty() && utf8Length(${value}) <= ${maxBytes};`,
+      },
+    },
+  ];
 }
 
 export function rawEventPipeline(): Record<string, unknown> {
@@ -215,18 +231,25 @@ export function rawEventPipeline(): Record<string, unknown> {
         script: {
           tag: 'derive-times',
           lang: 'painless',
+          if: `${HAS_BIG_INTEGER.replace('return big(ctx);', 'return !big(ctx);')}`,
           source: CONVERSION_SCRIPT,
           // A list, not a map: errors are recorded in this fixed order.
-          params: { timeFields: Object.entries(RAW_TIME_FIELDS), maxInstanceIdBytes: MAX_INSTANCE_ID_BYTES },
+          params: { timeFields: Object.entries(RAW_TIME_FIELDS) },
           // A failure of the script itself (not of an event value, which the script records) still keeps the
           // document, with the reason.
-          on_failure: [
-            { set: { field: 'wi', value: {} , override: false } },
-            { append: { field: 'wi.errors', value: ['ingest script failed: {{ _ingest.on_failure_message }}'] } },
-          ],
+          on_failure: [{ append: { field: 'wi.errors', value: ['ingest script failed: {{ _ingest.on_failure_message }}'] } }],
         },
       },
-      // After the script, which replaces `wi`; `ctx._ingest` is not readable inside a script processor.
+      {
+        set: {
+          field: 'wi.times_deferred',
+          value: 'the event holds an integer beyond 64 bits, which ingest scripts cannot read; derive its times from _source',
+          if: HAS_BIG_INTEGER,
+        },
+      },
+      ...stringFieldProcessors('instanceId', 'instance_id', MAX_INSTANCE_ID_BYTES, true),
+      ...stringFieldProcessors('eventType', 'event_type', 1024, true),
+      // Last: `ctx._ingest` is not readable inside a script processor, and the script replaces `wi`.
       { set: { field: 'wi.ingest_time', value: '{{ _ingest.timestamp }}' } },
     ],
   };

@@ -43,6 +43,7 @@ export function rawIndexTemplate(raw: RawPrefix, prefix = ''): Record<string, un
               last_update_time_us: { type: 'long' },
               ingest_time: { type: 'date' },
               errors: { type: 'keyword', ignore_above: 4096 },
+              times_deferred: { type: 'keyword', ignore_above: 1024 },
             },
           },
         },

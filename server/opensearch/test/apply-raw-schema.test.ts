@@ -1,0 +1,46 @@
+// applyRawSchema against the real node: what it reports on a fresh cluster, on a second run, and after a drift.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyRawSchema } from '../src/apply-raw-schema.js';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+
+const available = await openSearchReachable();
+
+describe.skipIf(!available)('applyRawSchema (real OpenSearch node)', () => {
+  let ns: TestNamespace;
+  beforeAll(() => {
+    ns = createTestNamespace();
+  });
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  const names = (p: string) => [`${p}workflow-events-raw-pipeline`, `${p}workflow-instance-events-raw-template`, `${p}task-execution-events-raw-template`];
+
+  it('reports created, then unchanged; a dry run changes nothing; a drifted object is updated', async () => {
+    const planned = await applyRawSchema(ns.client, { prefix: ns.prefix, dryRun: true });
+    expect(planned.map((r) => [r.name, r.action])).toEqual(names(ns.prefix).map((n) => [n, 'created']));
+    const missing = await ns.client.transport.request({ method: 'GET', path: `/_index_template/${ns.prefix}*` }, { ignore: [404] });
+    expect((missing.body as { index_templates?: unknown[] }).index_templates ?? []).toEqual([]);
+
+    expect((await applyRawSchema(ns.client, { prefix: ns.prefix })).map((r) => r.action)).toEqual(['created', 'created', 'created']);
+    expect((await applyRawSchema(ns.client, { prefix: ns.prefix })).map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+
+    await ns.client.transport.request({ method: 'PUT', path: `/_index_template/${ns.prefix}task-execution-events-raw-template`, body: { index_patterns: [`${ns.prefix}task-execution-events-raw-*`], priority: 1 } });
+    await ns.client.transport.request({ method: 'PUT', path: `/_ingest/pipeline/${ns.prefix}workflow-events-raw-pipeline`, body: { processors: [] } });
+    expect((await applyRawSchema(ns.client, { prefix: ns.prefix })).map((r) => r.action)).toEqual(['updated', 'unchanged', 'updated']);
+    expect((await applyRawSchema(ns.client, { prefix: ns.prefix })).map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+  });
+
+  it('shapes a new raw index: unmapped event fields, the pipeline as default, green on one node', async () => {
+    await applyRawSchema(ns.client, { prefix: ns.prefix });
+    const index = `${ns.prefix}workflow-instance-events-raw-2026.05.12`;
+    await ns.client.transport.request({ method: 'PUT', path: `/${index}` });
+    const settings = (await ns.client.transport.request({ method: 'GET', path: `/${index}/_settings` })).body as Record<string, { settings: { index: Record<string, unknown> } }>;
+    expect(settings[index]!.settings.index['default_pipeline']).toBe(`${ns.prefix}workflow-events-raw-pipeline`);
+    const mapping = (await ns.client.transport.request({ method: 'GET', path: `/${index}/_mapping` })).body as Record<string, { mappings: { dynamic: string; properties: Record<string, unknown> } }>;
+    expect(mapping[index]!.mappings.dynamic).toBe('false');
+    expect(Object.keys(mapping[index]!.mappings.properties)).toEqual(['wi']);
+    const health = (await ns.client.transport.request({ method: 'GET', path: `/_cluster/health/${index}`, querystring: { wait_for_status: 'green', timeout: '30s' } })).body as { status: string };
+    expect(health.status).toBe('green');
+  });
+});
