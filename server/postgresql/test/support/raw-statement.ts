@@ -39,9 +39,10 @@ export function rawTableOfLine(line: string): { table: string; tag: string } {
 
 /**
  * Statements for a sequence of records, one flush per `sizes[i % sizes.length]` records, each flush split by raw
- * table as Fluent Bit's routing does (unqualified names resolve through the forwarder's search_path).
+ * table as Fluent Bit's routing does (unqualified names resolve through the forwarder's search_path). `timeKey` is
+ * the forwarder's Timestamp_Key, which the records must carry under the same name.
  */
-export function rawFlushes(records: readonly RawRecord[], sizes: readonly number[] = [records.length || 1], qualify = false): string[] {
+export function rawFlushes(records: readonly RawRecord[], sizes: readonly number[] = [records.length || 1], qualify = false, timeKey = FLUENT_BIT_TIMESTAMP_KEY): string[] {
   const statements: string[] = [];
   let offset = 0;
   for (let i = 0; offset < records.length; i++) {
@@ -55,7 +56,7 @@ export function rawFlushes(records: readonly RawRecord[], sizes: readonly number
       entry.records.push(r);
       byTable.set(table, entry);
     }
-    for (const [table, entry] of byTable) statements.push(rawInsertStatement(qualify ? `workflow_raw.${table}` : table, entry.tag, entry.records));
+    for (const [table, entry] of byTable) statements.push(rawInsertStatement(qualify ? `workflow_raw.${table}` : table, entry.tag, entry.records, timeKey));
   }
   return statements;
 }
