@@ -5,7 +5,8 @@
 
 /** C's printf("%.16g") of a finite double, as Fluent Bit prints doubles; integral values as `x.0`. */
 export function flbDouble(value: number): string {
-  if (Number.isInteger(value) && Math.abs(value) < 1e16) return value.toFixed(1);
+  // flb_pack: `%.1f` when the double equals its (long long) conversion, i.e. integral and within int64.
+  if (Number.isInteger(value) && Math.abs(value) < 9.2e18) return value.toFixed(1);
   const text = value.toPrecision(16);
   const [mantissa = '', exponent] = text.split('e');
   const trimmed = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
