@@ -6,6 +6,7 @@ import { bufferResponse, finishResponse, toFetchResponse, writeBufferedResponse 
 import type { BufferedResponse, RequestFacts } from './buffered-response.js';
 import { compressResponse } from './compression.js';
 import type { CoreConfig } from './config.js';
+import { ClientRequestLimit, clientKey } from './client-limit.js';
 import { applyCors, preflightResponse } from './cors.js';
 import { renderDocsPage } from './docs-page.js';
 import { ErrorCode } from './errors.js';
@@ -22,9 +23,15 @@ import type { RequestState } from './request-state.js';
 import { loadSchemaSdl } from './schema-sdl.js';
 import { StaticAsset } from './static-asset.js';
 
+/** What the transport knows about who sent a request. */
+export interface ClientInfo {
+  /** The peer address of the connection; counted by HTTP_MAX_REQUESTS_PER_CLIENT. */
+  readonly address?: string | null;
+}
+
 export interface App {
-  /** Answers one request in-process (no sockets). */
-  fetch(request: Request): Promise<Response>;
+  /** Answers one request in-process (no sockets); without a client address, requests are not counted per client. */
+  fetch(request: Request, client?: ClientInfo): Promise<Response>;
   /** The same, for node:http / node:https servers. */
   handleNodeRequest(req: IncomingMessage, res: ServerResponse): void;
   readonly registry: Registry;
@@ -57,6 +64,18 @@ function methodNotAllowed(allow: string): Response {
   return text(405, `Method not allowed; this endpoint accepts ${allow}.\n`, { Allow: allow });
 }
 
+function tooManyRequests(max: number): Response {
+  const body = {
+    errors: [
+      {
+        message: `Too many requests in flight from this client: at most ${max} at a time (HTTP_MAX_REQUESTS_PER_CLIENT). Wait for an answer before sending the next request, or retry after the Retry-After delay.`,
+        extensions: { code: ErrorCode.TOO_MANY_REQUESTS },
+      },
+    ],
+  };
+  return new Response(JSON.stringify(body), { status: 429, headers: { 'Content-Type': JSON_TYPE, 'Retry-After': '1' } });
+}
+
 function notFound(): Response {
   return text(404, 'Not found. GraphQL: POST /graphql. Health: /q/health. Metrics: /q/metrics.\n');
 }
@@ -83,7 +102,7 @@ export function createApp(options: AppOptions): App {
   const { config, reader, logger, backend } = options;
   const startedAt = Date.now();
   const sdl = loadSchemaSdl();
-  const schema = buildSchema(sdl, config, reader);
+  const schema = buildSchema(sdl, config);
   const graphql = createGraphQLServer({ config, reader, logger, schema });
   const metrics = createMetrics({ config, reader, logger, backend });
   const queryPagesOn = config.graphql.introspection !== 'NO_INTROSPECTION_OR_QUERY';
@@ -91,6 +110,8 @@ export function createApp(options: AppOptions): App {
   const ui = queryPagesOn ? lazyAsset(() => renderGraphQLUi()) : null;
   const docs = queryPagesOn && config.mode === 'development' ? lazyAsset(() => renderDocsPage({ config, sdl })) : null;
   let draining = false;
+  const perClient = new ClientRequestLimit(config.http.maxRequestsPerClient);
+  const addressHeader = config.http.clientAddressHeader;
 
   const health = async (kind: 'live' | 'ready' | 'all'): Promise<Response> => {
     const checks: HealthCheck[] = [];
@@ -171,7 +192,7 @@ export function createApp(options: AppOptions): App {
   const finishGraphQL = async (answer: Response | Promise<Response>, facts: RequestFacts): Promise<BufferedResponse> =>
     finishResponse(await bufferResponse(await answer), config, facts);
 
-  const fetchHandler = async (request: Request): Promise<Response> => {
+  const fetchHandler = async (request: Request, client: ClientInfo = {}): Promise<Response> => {
     const started = performance.now();
     const url = new URL(request.url);
     const routeName = routeLabel(url.pathname);
@@ -180,7 +201,17 @@ export function createApp(options: AppOptions): App {
     try {
       if (request.method === 'POST' && routeName === GRAPHQL_ENDPOINT) {
         const facts = { origin: request.headers.get('origin'), acceptEncoding: request.headers.get('accept-encoding') };
-        response = toFetchResponse(await finishGraphQL(graphql.fetch(request, { requestState: state }), facts));
+        const release = perClient.acquire(clientKey(addressHeader === null ? null : request.headers.get(addressHeader), client.address));
+        if (release === null) {
+          state.errorCodes.push(ErrorCode.TOO_MANY_REQUESTS);
+          response = toFetchResponse(await finishGraphQL(tooManyRequests(config.http.maxRequestsPerClient), facts));
+        } else {
+          try {
+            response = toFetchResponse(await finishGraphQL(graphql.fetch(request, { requestState: state }), facts));
+          } finally {
+            release();
+          }
+        }
       } else {
         response = await route(request, url.pathname, state);
         // Copy: responses from elsewhere may carry immutable headers.
@@ -208,13 +239,25 @@ export function createApp(options: AppOptions): App {
     const state = newRequestState();
     const facts = { origin: req.headers.origin ?? null, acceptEncoding: req.headers['accept-encoding'] ?? null };
     const path = pathOf(req.url as string);
-    const answer = new Promise<Response>((resolve) => resolve(graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true })));
+    const header = addressHeader === null ? undefined : req.headers[addressHeader];
+    const release = perClient.acquire(clientKey(Array.isArray(header) ? header.join(',') : header, req.socket.remoteAddress));
+    let answer: Promise<Response>;
+    if (release === null) {
+      state.errorCodes.push(ErrorCode.TOO_MANY_REQUESTS);
+      // The body is not read: the connection cannot be reused for the next request.
+      res.shouldKeepAlive = false;
+      answer = Promise.resolve(tooManyRequests(config.http.maxRequestsPerClient));
+    } else {
+      answer = new Promise<Response>((resolve) => resolve(graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true })));
+    }
     finishGraphQL(answer, facts).then(
       (response) => {
+        release?.();
         record('POST', GRAPHQL_ENDPOINT, path, response.status, started, state);
         writeBufferedResponse(response, res);
       },
       (error: unknown) => {
+        release?.();
         logger.error({ err: error, method: 'POST', path }, 'request failed');
         record('POST', GRAPHQL_ENDPOINT, path, 500, started, state);
         if (res.destroyed || res.writableEnded) return;

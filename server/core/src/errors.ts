@@ -20,6 +20,8 @@ export const ErrorCode = {
   MAX_DIRECTIVES_EXCEEDED: 'MAX_DIRECTIVES_EXCEEDED',
   /** GET (or another method than POST) on /graphql. */
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  /** HTTP 429: the client has HTTP_MAX_REQUESTS_PER_CLIENT requests in flight already; retry after Retry-After. */
+  TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

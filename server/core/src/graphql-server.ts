@@ -3,6 +3,7 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { createSchema, createYoga } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
 import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
+import { boundedReader } from './bounded-reader.js';
 import type { CoreConfig } from './config.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
 import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
@@ -17,8 +18,8 @@ export const GRAPHQL_ENDPOINT = '/graphql';
 
 export type GraphQLServer = YogaServerInstance<ServerContext, ResolverContext>;
 
-export function buildSchema(sdl: string, config: CoreConfig, reader: Reader): GraphQLSchema {
-  return createSchema<ResolverContext>({ typeDefs: sdl, resolvers: createResolvers({ config, reader }) });
+export function buildSchema(sdl: string, config: CoreConfig): GraphQLSchema {
+  return createSchema<ResolverContext>({ typeDefs: sdl, resolvers: createResolvers({ config }) });
 }
 
 function yogaLogger(logger: Logger): YogaLogger {
@@ -44,7 +45,10 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
   return createYoga<ServerContext, ResolverContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    context: () => ({ loaders: new TaskLoaders(reader) }),
+    context: () => {
+      const bounded = boundedReader(reader, config.graphql.maxConcurrentReads);
+      return { reader: bounded, loaders: new TaskLoaders(bounded) };
+    },
     logging: yogaLogger(logger),
     graphiql: false,
     landingPage: false,

@@ -15,6 +15,8 @@ import type { TaskLoaders } from './task-loader.js';
 
 /** What resolvers need from the per-request context (yoga adds `params`). */
 export interface ResolverContext {
+  /** The request's own view of the Reader (bounded concurrency). */
+  readonly reader: Reader;
   readonly loaders: TaskLoaders;
   readonly params?: { readonly variables?: unknown };
 }
@@ -56,8 +58,8 @@ export const DateTimeScalar = new graphql.GraphQLScalarType({
 
 const time = (value: Timestamp | null): string | null => (value === null ? null : formatTimestampForOutput(value));
 
-export function createResolvers(deps: { readonly config: CoreConfig; readonly reader: Reader }) {
-  const { reader, config } = deps;
+export function createResolvers(deps: { readonly config: CoreConfig }) {
+  const { config } = deps;
   return {
     DateTime: DateTimeScalar,
     Query: {
@@ -66,20 +68,20 @@ export function createResolvers(deps: { readonly config: CoreConfig; readonly re
         const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), INSTANCE_SORT_FIELDS);
         if (page.limit === 0) return [];
-        return reader.listInstances({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        return ctx.reader.listInstances({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
       },
-      async getWorkflowInstance(_: unknown, args: { readonly id: string }, _ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
-        return reader.getInstance(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
+      async getWorkflowInstance(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
+        return ctx.reader.getInstance(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
       },
       async getTaskExecutions(_: unknown, args: ListArgs<TaskFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
         const filter = translateTaskFilter(args.filter, config.graphql.maxFilterDepth);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), TASK_SORT_FIELDS);
         if (page.limit === 0) return [];
-        return reader.listTasks({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        return ctx.reader.listTasks({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
       },
-      async getTaskExecution(_: unknown, args: { readonly id: string }, _ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord | null> {
-        return reader.getTask(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
+      async getTaskExecution(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord | null> {
+        return ctx.reader.getTask(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
       },
       async getTaskExecutionsByWorkflowInstance(_: unknown, args: { readonly workflowInstanceId: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
         return ctx.loaders.load(checkClientText(args.workflowInstanceId, 'workflowInstanceId'), selectsPayloads(info));

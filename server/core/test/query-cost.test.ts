@@ -4,13 +4,11 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../src/graphql-server.js';
 import { operationCost } from '../src/query-cost.js';
-import type { Reader } from '../src/reader.js';
 import { loadSchemaSdl } from '../src/schema-sdl.js';
 import { codes, postGraphQL, testApp, testConfig } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
 
 const config = testConfig();
-const schema = buildSchema(loadSchemaSdl(), config, new RecordingReader() as Reader);
+const schema = buildSchema(loadSchemaSdl(), config);
 const cost = (query: string, variables?: Record<string, unknown>, operationName?: string) => operationCost(schema, parse(query), operationName, variables, config.graphql);
 
 describe('operationCost', () => {
