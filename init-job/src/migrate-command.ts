@@ -1,6 +1,6 @@
 // `migrate` (and `plan` = `migrate --dry-run`): wait for the database, apply pending migrations under the
 // migrator's advisory lock, then create or update the optional login roles.
-import { migrate, MigrationError, type MigrationStepResult } from '@workflow-index/postgresql/migrator';
+import { migrate, MigrationError, type MigrationStepResult, type NormalizerResult } from '@workflow-index/postgresql/migrator';
 import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
@@ -25,6 +25,17 @@ function stepLine(step: MigrationStepResult): string {
   }
 }
 
+function normalizerLine(result: NormalizerResult): string {
+  switch (result.status) {
+    case 'applied':
+      return `applied normalizer definitions (${result.files} files, ${result.rebuiltEvents} raw events re-normalized, ${result.durationMs} ms)`;
+    case 'skipped':
+      return 'skipped normalizer definitions (unchanged)';
+    case 'pending':
+      return 'pending normalizer definitions (every normalized row is rebuilt from the raw events)';
+  }
+}
+
 export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
   const roles = resolveLoginRoles(env, args);
   const opened = await openDatabase(env, args, out, roles.problems);
@@ -33,7 +44,8 @@ export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string,
   try {
     if (args.dryRun) {
       out.log('dry run: printing the SQL that would run; nothing is executed');
-      const steps = await migrate(client, { dryRun: true });
+      let normalizer: NormalizerResult = { status: 'skipped' };
+      const steps = await migrate(client, { dryRun: true, onNormalizer: (r) => (normalizer = r) });
       for (const step of steps) {
         if (step.status === 'pending') {
           out.out(`-- ${stepLine(step)}`);
@@ -43,6 +55,11 @@ export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string,
           out.out(`-- ${stepLine(step)}`);
         }
       }
+      out.out(`-- ${normalizerLine(normalizer)}`);
+      if (normalizer.status === 'pending') {
+        out.out(normalizer.sql.trimEnd());
+        out.out('');
+      }
       const pending = steps.filter((s) => s.status === 'pending').length;
       if (roles.roles.length > 0) {
         out.out('-- login roles (created when missing, otherwise updated; passwords shown as ***):');
@@ -51,7 +68,7 @@ export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string,
       out.log(`dry run: ${pending} pending migration${pending === 1 ? '' : 's'}${roles.roles.length > 0 ? `, ${roles.roles.length} login role(s)` : ''}; nothing was changed`);
       return EXIT_OK;
     }
-    const steps = await migrate(client, { onStep: (step) => out.out(stepLine(step)) });
+    const steps = await migrate(client, { onStep: (step) => out.out(stepLine(step)), onNormalizer: (r) => out.out(normalizerLine(r)) });
     const applied = steps.filter((s) => s.status === 'applied').length;
     const latest = steps.at(-1);
     out.log(`schema is at ${latest ? migrationLabel(latest) : 'no migration'} (${applied} applied now, ${steps.length - applied} already applied)`);

@@ -1,6 +1,6 @@
 // `status`: applied and pending migrations, plus the ingestion figures when the schema exists.
 import type pg from 'pg';
-import { loadMigrations, readApplied } from '@workflow-index/postgresql/migrator';
+import { loadMigrations, normalizerUpToDate as readNormalizerUpToDate, readApplied } from '@workflow-index/postgresql/migrator';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import { migrationLabel } from './migrate-command.js';
@@ -55,6 +55,7 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
       return file !== undefined && file.checksum !== a.checksum;
     });
     const stats = applied.length > 0 ? await ingestStats(client) : null;
+    const normalizerUpToDate = await readNormalizerUpToDate(client);
 
     if (args.json) {
       out.out(
@@ -62,6 +63,7 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
           applied: applied.map((a) => ({ version: a.version, name: a.name, appliedAt: a.appliedAt.toISOString(), executionMs: a.executionMs })),
           pending: pending.map((m) => ({ version: m.version, name: m.name })),
           changed: changed.map((a) => ({ version: a.version, name: a.name })),
+          normalizerUpToDate,
           ingest: stats,
         }),
       );
@@ -72,6 +74,7 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
       }
       for (const m of pending) out.out(`pending ${migrationLabel(m)}`);
       out.out(`${applied.length} applied, ${pending.length} pending`);
+      out.out(`normalizer definitions: ${normalizerUpToDate ? 'up to date' : 'outdated (run migrate: it rebuilds every normalized row)'}`);
       if (stats) {
         out.out(
           `ingest: ${stats.workflowRawEvents + stats.taskRawEvents} raw events (${stats.workflowRawEvents} workflow, ${stats.taskRawEvents} task), ` +

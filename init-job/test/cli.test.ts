@@ -135,7 +135,7 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   it('status lists the pending migration before anything is applied', async () => {
     const run = await runInit(['status'], { DATABASE_URL: db.url });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('pending 0001_initial_schema\n0 applied, 1 pending\n');
+    expect(run.stdout).toBe('pending 0001_initial_schema\npending 0002_event_identity\n0 applied, 2 pending\nnormalizer definitions: outdated (run migrate: it rebuilds every normalized row)\n');
   });
 
   it('plan and migrate --dry-run print the SQL and change nothing', async () => {
@@ -167,13 +167,13 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
     const first = await runInit(['migrate'], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      new RegExp(`^applied 0001_initial_schema \\(\\d+ ms\\)\nlogin role ${reader} created: member of workflow_index_reader\nlogin role ${forwarder} created: member of workflow_index_forwarder, search_path workflow_raw\n$`),
+      new RegExp(`^applied 0001_initial_schema \\(\\d+ ms\\)\napplied 0002_event_identity \\(\\d+ ms\\)\napplied normalizer definitions \\(\\d+ files, 0 raw events re-normalized, \\d+ ms\\)\nlogin role ${reader} created: member of workflow_index_reader\nlogin role ${forwarder} created: member of workflow_index_forwarder, search_path workflow_raw\n$`),
     );
     for (const secret of [readerPassword, forwarderPassword]) expect(first.stdout + first.stderr).not.toContain(secret);
     const second = await runInit(['migrate'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(
-      `skipped 0001_initial_schema (already applied)\nlogin role ${reader} updated: member of workflow_index_reader\nlogin role ${forwarder} updated: member of workflow_index_forwarder, search_path workflow_raw\n`,
+      `skipped 0001_initial_schema (already applied)\nskipped 0002_event_identity (already applied)\nskipped normalizer definitions (unchanged)\nlogin role ${reader} updated: member of workflow_index_reader\nlogin role ${forwarder} updated: member of workflow_index_forwarder, search_path workflow_raw\n`,
     );
     expect(await hasTable('workflow_raw.workflow_events_raw')).toBe('workflow_raw.workflow_events_raw');
   });
@@ -192,10 +192,10 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   it('status lists the applied migration afterwards', async () => {
     const run = await runInit(['status'], { DATABASE_URL: db.url });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^applied 0001_initial_schema at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(\d+ ms\)\n1 applied, 0 pending\ningest: 0 raw events/);
+    expect(run.stdout).toMatch(/^applied 0001_initial_schema at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(\d+ ms\)\napplied 0002_event_identity at [^\n]+\n2 applied, 0 pending\nnormalizer definitions: up to date\ningest: 0 raw events/);
     const json = await runInit(['status', '--json'], { DATABASE_URL: db.url });
     const parsed = JSON.parse(json.stdout) as { applied: Array<{ version: number; name: string }>; pending: unknown[]; changed: unknown[] };
-    expect(parsed.applied.map((a) => [a.version, a.name])).toEqual([[1, 'initial_schema']]);
+    expect(parsed.applied.map((a) => [a.version, a.name])).toEqual([[1, 'initial_schema'], [2, 'event_identity']]);
     expect([parsed.pending, parsed.changed]).toEqual([[], []]);
   });
 
@@ -276,10 +276,10 @@ describe.skipIf(!available)('init-job with JDBC URLs and the Quarkus aliases', (
     const jdbc = `jdbc:postgresql://${u.hostname}:${u.port || 5432}/${db.name}`;
     const migrate = await runInit(['migrate'], { DATABASE_URL: `${jdbc}?user=${encodeURIComponent(user)}&sslmode=disable` });
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toMatch(/^applied 0001_initial_schema \(\d+ ms\)\n$/);
+    expect(migrate.stdout).toMatch(/^applied 0001_initial_schema \(\d+ ms\)\napplied 0002_event_identity \(\d+ ms\)\napplied normalizer definitions \(\d+ files, 0 raw events re-normalized, \d+ ms\)\n$/);
     const status = await runInit(['status'], { QUARKUS_DATASOURCE_JDBC_URL: jdbc, QUARKUS_DATASOURCE_USERNAME: user });
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/^applied 0001_initial_schema at .*\n1 applied, 0 pending\n/);
+    expect(status.stdout).toMatch(/^applied 0001_initial_schema at .*\napplied 0002_event_identity at .*\n2 applied, 0 pending\nnormalizer definitions: up to date\n/);
     expect(status.stderr).toContain(`(from QUARKUS_DATASOURCE_JDBC_URL)`);
   });
 });

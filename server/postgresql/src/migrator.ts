@@ -1,6 +1,12 @@
-// Versioned, forward-only migrations: files `NNNN_name.sql` applied in order, each in its own transaction,
-// recorded with a checksum in workflow_index.schema_migrations, under an advisory lock so two init jobs
-// cannot race. A changed, already-applied file is an error that names it.
+// Versioned, forward-only migrations: files `NNNN_name.sql` applied in order, recorded with a checksum in
+// workflow_index.schema_migrations, under an advisory lock so two init jobs cannot race. A changed,
+// already-applied file is an error that names it.
+//
+// The normalizer (functions and triggers, one rule per file in server/postgresql/normalizer/) is not versioned:
+// its definitions are idempotent and re-applied whenever their combined checksum differs from the one recorded
+// in workflow_index.normalizer_definitions, after the migrations and in the same transaction, followed by a
+// rebuild of every normalized row from the raw tables. So a release that changes a rule never serves rows the
+// old rule computed, and a concurrent Fluent Bit flush sees either the old schema or the new one, never a mix.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,9 +15,12 @@ import type { ClientBase } from 'pg';
 
 /** The migration files shipped with this module (server/postgresql/migrations). */
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
+/** The normalizer definitions shipped with this module (server/postgresql/normalizer). */
+export const NORMALIZER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'normalizer');
 
 const LOCK_KEY = 7_461_905_211; // arbitrary, constant: "workflow-index migrate"
 const HISTORY_TABLE = 'workflow_index.schema_migrations';
+const NORMALIZER_TABLE = 'workflow_index.normalizer_definitions';
 
 export interface Migration {
   readonly version: number;
@@ -56,6 +65,28 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   return migrations;
 }
 
+export interface NormalizerDefinitions {
+  readonly files: readonly { readonly file: string; readonly sql: string }[];
+  readonly checksum: string;
+}
+
+/** The normalizer definition files (`NNN-name.sql`) in order, with one checksum over names and contents. */
+export function loadNormalizer(dir: string = NORMALIZER_DIR): NormalizerDefinitions {
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .sort()
+    .map((file) => {
+      if (!/^\d{3}-[\w-]+\.sql$/.test(file)) throw new MigrationError(`normalizer file ${file} does not match NNN-name.sql`);
+      return { file, sql: readFileSync(join(dir, file), 'utf8') };
+    });
+  return { files, checksum: sha256(files.map((f) => `${f.file}\n${f.sql}`).join('\n')) };
+}
+
+export type NormalizerResult =
+  | { readonly status: 'applied'; readonly files: number; readonly rebuiltEvents: number; readonly durationMs: number }
+  | { readonly status: 'skipped' }
+  | { readonly status: 'pending'; readonly sql: string }; // dry run
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -68,6 +99,24 @@ async function ensureHistory(client: ClientBase): Promise<void> {
     checksum TEXT NOT NULL,
     applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     execution_ms INTEGER NOT NULL)`);
+  await client.query(`CREATE TABLE IF NOT EXISTS ${NORMALIZER_TABLE} (
+    singleton BOOLEAN PRIMARY KEY DEFAULT true CHECK (singleton),
+    checksum TEXT NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    rebuilt_events BIGINT NOT NULL,
+    execution_ms INTEGER NOT NULL)`);
+}
+
+/** Whether the database runs the normalizer definitions of this release. */
+export async function normalizerUpToDate(client: ClientBase, normalizer: NormalizerDefinitions = loadNormalizer()): Promise<boolean> {
+  return (await appliedNormalizerChecksum(client)) === normalizer.checksum;
+}
+
+async function appliedNormalizerChecksum(client: ClientBase): Promise<string | null> {
+  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('${NORMALIZER_TABLE}')::text AS t`);
+  if (!exists.rows[0]?.t) return null;
+  const res = await client.query<{ checksum: string }>(`SELECT checksum FROM ${NORMALIZER_TABLE}`);
+  return res.rows[0]?.checksum ?? null;
 }
 
 export async function readApplied(client: ClientBase): Promise<AppliedMigration[]> {
@@ -96,35 +145,57 @@ function verify(applied: readonly AppliedMigration[], migrations: readonly Migra
 export interface MigrationStatus {
   readonly applied: readonly AppliedMigration[];
   readonly pending: readonly Migration[];
+  /** Whether the database runs the normalizer definitions of this release. */
+  readonly normalizerUpToDate: boolean;
 }
 
-export async function migrationStatus(client: ClientBase, migrations: readonly Migration[] = loadMigrations()): Promise<MigrationStatus> {
+export async function migrationStatus(
+  client: ClientBase,
+  migrations: readonly Migration[] = loadMigrations(),
+  normalizer: NormalizerDefinitions = loadNormalizer(),
+): Promise<MigrationStatus> {
   const applied = await readApplied(client);
   verify(applied, migrations);
   const done = new Set(applied.map((a) => a.version));
-  return { applied, pending: migrations.filter((m) => !done.has(m.version)) };
+  return {
+    applied,
+    pending: migrations.filter((m) => !done.has(m.version)),
+    normalizerUpToDate: await normalizerUpToDate(client, normalizer),
+  };
 }
 
 export interface MigrateOptions {
   readonly dryRun?: boolean;
   readonly migrations?: readonly Migration[];
+  readonly normalizer?: NormalizerDefinitions;
   readonly onStep?: (step: MigrationStepResult) => void;
+  /** Called once with what happened to the normalizer definitions (after the migration steps). */
+  readonly onNormalizer?: (result: NormalizerResult) => void;
 }
 
-/** Applies pending migrations in order under the advisory lock; returns one result per migration file. */
+/**
+ * Applies pending migrations in order, then the normalizer definitions when they changed (with a rebuild of the
+ * normalized rows), all in one transaction under the advisory lock; returns one result per migration file.
+ */
 export async function migrate(client: ClientBase, options: MigrateOptions = {}): Promise<MigrationStepResult[]> {
   const migrations = options.migrations ?? loadMigrations();
+  const normalizer = options.normalizer ?? loadNormalizer();
   const results: MigrationStepResult[] = [];
   const report = (step: MigrationStepResult): void => {
     results.push(step);
     options.onStep?.(step);
   };
   if (options.dryRun) {
-    const status = await migrationStatus(client, migrations);
+    const status = await migrationStatus(client, migrations, normalizer);
     const pending = new Set(status.pending.map((m) => m.version));
     for (const m of migrations) {
       report(pending.has(m.version) ? { version: m.version, name: m.name, status: 'pending', sql: m.sql } : { version: m.version, name: m.name, status: 'skipped' });
     }
+    options.onNormalizer?.(
+      status.normalizerUpToDate && status.pending.length === 0
+        ? { status: 'skipped' }
+        : { status: 'pending', sql: normalizer.files.map((f) => `-- ${f.file}\n${f.sql}`).join('\n') },
+    );
     return results;
   }
   await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
@@ -133,24 +204,56 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
     const applied = await readApplied(client);
     verify(applied, migrations);
     const done = new Set(applied.map((a) => a.version));
-    for (const m of migrations) {
-      if (done.has(m.version)) {
-        report({ version: m.version, name: m.name, status: 'skipped' });
-        continue;
-      }
-      const started = performance.now();
-      await client.query('BEGIN');
-      try {
-        await client.query(m.sql);
+    const pending = migrations.filter((m) => !done.has(m.version));
+    const normalizerChanged = (await appliedNormalizerChecksum(client)) !== normalizer.checksum;
+    const reports: Array<() => void> = [];
+    await client.query('BEGIN');
+    try {
+      for (const m of migrations) {
+        if (done.has(m.version)) {
+          reports.push(() => report({ version: m.version, name: m.name, status: 'skipped' }));
+          continue;
+        }
+        const started = performance.now();
+        try {
+          await client.query(m.sql);
+        } catch (error) {
+          throw new MigrationError(`migration ${m.file} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        }
         const durationMs = Math.round(performance.now() - started);
         await client.query(`INSERT INTO ${HISTORY_TABLE} (version, name, checksum, execution_ms) VALUES ($1, $2, $3, $4)`, [m.version, m.name, m.checksum, durationMs]);
-        await client.query('COMMIT');
-        report({ version: m.version, name: m.name, status: 'applied', durationMs });
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        const message = error instanceof Error ? error.message : String(error);
-        throw new MigrationError(`migration ${m.file} failed: ${message}`, { cause: error });
+        reports.push(() => report({ version: m.version, name: m.name, status: 'applied', durationMs }));
       }
+      let normalizerResult: NormalizerResult = { status: 'skipped' };
+      if (normalizerChanged || pending.length > 0) {
+        const started = performance.now();
+        for (const f of normalizer.files) {
+          try {
+            await client.query(f.sql);
+          } catch (error) {
+            throw new MigrationError(`normalizer definition ${f.file} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          }
+        }
+        let rebuiltEvents = 0;
+        if (normalizerChanged) {
+          const rebuilt = await client.query<{ n: string }>('SELECT workflow_index.rebuild_normalized() AS n');
+          rebuiltEvents = Number(rebuilt.rows[0]?.n ?? 0);
+        }
+        const durationMs = Math.round(performance.now() - started);
+        await client.query(
+          `INSERT INTO ${NORMALIZER_TABLE} (checksum, rebuilt_events, execution_ms) VALUES ($1, $2, $3)
+           ON CONFLICT (singleton) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now(),
+             rebuilt_events = EXCLUDED.rebuilt_events, execution_ms = EXCLUDED.execution_ms`,
+          [normalizer.checksum, rebuiltEvents, durationMs],
+        );
+        if (normalizerChanged) normalizerResult = { status: 'applied', files: normalizer.files.length, rebuiltEvents, durationMs };
+      }
+      await client.query('COMMIT');
+      for (const r of reports) r();
+      options.onNormalizer?.(normalizerResult);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);

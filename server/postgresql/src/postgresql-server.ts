@@ -117,7 +117,11 @@ async function prepareSchema(config: PostgresqlServerConfig, connection: pg.Pool
     if (database.migrate) {
       const client = await pool.connect();
       try {
-        const steps = await migrate(client);
+        const steps = await migrate(client, {
+          onNormalizer: (r) => {
+            if (r.status === 'applied') logger.info({ files: r.files, rebuiltEvents: r.rebuiltEvents, durationMs: r.durationMs }, 'normalizer definitions applied');
+          },
+        });
         for (const step of steps) {
           if (step.status === 'applied') logger.info({ migration: `${step.version}_${step.name}`, durationMs: step.durationMs }, 'migration applied');
         }

@@ -103,25 +103,65 @@ describe.skipIf(!available)('normalization rules (real PostgreSQL)', () => {
     ]);
   });
 
-  it('events of the same kind, position and (millisecond) timestamp are told apart by their record time', async () => {
-    // A producer with timestamp-format=epoch-millis: three loop iterations, two of them in the same millisecond.
-    // Fluent Bit's record time (the runtime's log timestamp) differs per line and orders them as logged.
+  it('millisecond ties are resolved from the events alone: a completion closes the iteration already open, then a start of the same instant opens the next', async () => {
+    // timestamp-format=epoch-millis: the loop's iterations share milliseconds with each other (the real 300-item
+    // loop did so 107 times). Iteration items differ, so every line is a different event; the record times of the
+    // deliveries differ wildly and must not matter.
     const ms = 1778577243512;
-    const lines: Array<[string, number]> = [['started', ms], ['completed', ms], ['started', ms], ['completed', ms], ['started', ms + 1], ['completed', ms + 1]];
-    const events = lines.map(([action, t]) => tk('R18', action, t));
+    const it = (action: string, t: number, item: number): Event =>
+      tk('R18', action, t, 'do/0/loop/do/0/step', action === 'started' ? { input: { item } } : { output: { item, done: true } });
+    // .504 start 1; .512 completion 1 and start 2 (one closing, one opening); .513 completion 2; .515 start and
+    // completion 3 (a fast task within one millisecond).
+    const events = [it('started', ms - 8, 1), it('completed', ms, 1), it('started', ms, 2), it('completed', ms + 1, 2), it('started', ms + 3, 3), it('completed', ms + 3, 3)];
     await loadEvents(db.pool, [started('R18', T0)]);
-    // Insert in a scrambled order; each row keeps the record time of its log line (µs apart).
-    for (const i of [3, 0, 5, 1, 4, 2]) {
-      await db.pool.query(fluentBitInsertStatement('workflow_raw.task_events_raw', 'workflow.task', [events[i]!], () => ms / 1000 + i * 1e-5));
+    const expected = [
+      [1, 'COMPLETED', '2026-05-12T09:14:03.504000Z', '2026-05-12T09:14:03.512000Z', 1, 1],
+      [2, 'COMPLETED', '2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.513000Z', 2, 2],
+      [3, 'COMPLETED', '2026-05-12T09:14:03.515000Z', '2026-05-12T09:14:03.515000Z', 3, 3],
+    ];
+    const served = async () => (await tasksOf('R18')).map((t) => [t.execution_index, t.status, t.start_time, t.end_time,
+      (t.input as { item: number }).item, (t.output as { item: number }).item]);
+    for (const [k, i] of [3, 0, 5, 1, 4, 2].entries()) {
+      await db.pool.query(fluentBitInsertStatement('workflow_raw.task_events_raw', 'workflow.task', [events[i]!], () => ms / 1000 + k));
     }
-    expect((await tasksOf('R18')).map((t) => [t.execution_index, t.status, t.start_time, t.end_time])).toEqual([
-      [1, 'COMPLETED', '2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.512000Z'],
-      [2, 'COMPLETED', '2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.512000Z'],
-      [3, 'COMPLETED', '2026-05-12T09:14:03.513000Z', '2026-05-12T09:14:03.513000Z'],
+    expect(await served()).toEqual(expected);
+    // The same lines again, with other record times and forwarder metadata, in another order: nothing changes.
+    await db.pool.query(fluentBitInsertStatement('workflow_raw.task_events_raw', 'workflow.task',
+      [...events].reverse().map((e) => ({ ...e, stream: 'stdout', _p: 'F', kubernetes: { pod_name: 'other' } })), () => 1e9));
+    expect(await served()).toEqual(expected);
+  });
+
+  it('at an instant with several completions and starts, the executions’ times are exact and the pairing is fixed by content, whatever the arrival', async () => {
+    // One iteration completes, the next starts and completes within the same millisecond: which completion closes
+    // the execution that was already open cannot be read from the events; the times are exact either way and the
+    // choice is the same for every arrival order and re-delivery.
+    const ms = 1778577243512;
+    const it = (action: string, t: number, item: number): Event =>
+      tk('R20', action, t, 'do/0/loop/do/0/step', action === 'started' ? { input: { item } } : { output: { item } });
+    const events = [it('started', ms - 8, 1), it('completed', ms, 1), it('started', ms, 2), it('completed', ms, 2)];
+    const results: unknown[] = [];
+    for (const [n, order] of [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]].entries()) {
+      const id = `R20-${n}`;
+      await loadEvents(db.pool, [started(id, T0), ...order.map((i) => ({ ...events[i]!, instanceId: id }))], { batchSizes: [1, 2] });
+      results.push((await tasksOf(id)).map((t) => [t.start_time, t.end_time, t.input, t.output]));
+    }
+    const times = (results[0] as unknown[][]).map((r) => r.slice(0, 2));
+    expect(times).toEqual([
+      ['2026-05-12T09:14:03.504000Z', '2026-05-12T09:14:03.512000Z'],
+      ['2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.512000Z'],
     ]);
-    // Replaying the same lines (same record times) adds nothing.
-    for (const i of [0, 1, 2]) await db.pool.query(fluentBitInsertStatement('workflow_raw.task_events_raw', 'workflow.task', [events[i]!], () => ms / 1000 + i * 1e-5));
-    expect(await tasksOf('R18')).toHaveLength(3);
+    expect(results[1]).toEqual(results[0]);
+    expect(results[2]).toEqual(results[0]);
+  });
+
+  it('two byte-identical lines of a millisecond producer are one event (nothing tells them apart)', async () => {
+    const ms = 1778577243512;
+    const lines = [tk('R19', 'started', ms), tk('R19', 'completed', ms), tk('R19', 'started', ms), tk('R19', 'completed', ms), tk('R19', 'started', ms + 1), tk('R19', 'completed', ms + 1)];
+    await loadEvents(db.pool, [started('R19', T0), ...lines]);
+    expect((await tasksOf('R19')).map((t) => [t.execution_index, t.start_time, t.end_time])).toEqual([
+      [1, '2026-05-12T09:14:03.512000Z', '2026-05-12T09:14:03.512000Z'],
+      [2, '2026-05-12T09:14:03.513000Z', '2026-05-12T09:14:03.513000Z'],
+    ]);
   });
 
   it('a task event written to the workflow table (mis-routed) is still normalized as a task', async () => {
