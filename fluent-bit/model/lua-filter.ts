@@ -51,8 +51,10 @@ export function partialLineJoiner(maxJoinedBytes = MAX_JOINED_BYTES): LuaFunctio
   const held = new Map<string, Held>();
   return (tag, record) => {
     const flag = record.get('_p');
-    const log = bytesOf(record.get('log'));
-    if ((flag !== 'P' && flag !== 'F') || !log) return { code: 0 };
+    if (flag !== 'P' && flag !== 'F') return { code: 0 };
+    // An empty F part has no `log` (Skip_Empty_Values): it still ends the line.
+    const log = record.has('log') ? bytesOf(record.get('log')) : Buffer.alloc(0);
+    if (!log) return { code: 0 };
     const key = `${tag}\u0000${String(record.get('stream'))}`;
     let state = held.get(key);
     if (flag === 'P') {

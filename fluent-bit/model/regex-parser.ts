@@ -1,5 +1,6 @@
 // A `Format regex` [PARSER] as the tail input applies it to each physical line (src/flb_parser_regex.c): the
-// named groups become the record's fields in pattern order, Time_Key is read with Time_Format into the record
+// named groups become the record's fields in pattern order (an empty one is left out: Skip_Empty_Values defaults
+// to On), Time_Key is read with Time_Format into the record
 // time and kept in the record only with Time_Keep. A line the regex does not match becomes `{log: <line>}`
 // stamped with the read time. Onigmo's named groups `(?<name>…)` are JavaScript's too; the line is matched as
 // latin1 so every group is an exact byte range (`log` stays bytes, invalid UTF-8 included).
@@ -24,6 +25,7 @@ export function regexLineParser(parsers: ClassicConfig, name: string): RegexLine
   const timeKey = property(section, 'Time_Key');
   const timeFormat = property(section, 'Time_Format');
   const timeKeep = /^(on|true|yes|1)$/i.test(property(section, 'Time_Keep') ?? 'off');
+  const skipEmpty = /^(on|true|yes|1)$/i.test(property(section, 'Skip_Empty_Values') ?? 'on');
   if (timeKey !== undefined && timeFormat !== RFC3339_TIME_FORMAT) throw new ClassicConfigError(`parser ${name}: Time_Format ${timeFormat} is not modelled`);
   return {
     name,
@@ -33,7 +35,7 @@ export function regexLineParser(parsers: ClassicConfig, name: string): RegexLine
       const entries: [string, FluentValue][] = [];
       let time: number | undefined;
       for (const [key, text] of Object.entries(match.groups)) {
-        if (text === undefined) continue;
+        if (text === undefined || (text === '' && skipEmpty)) continue;
         const bytes = Buffer.from(text, 'latin1');
         if (key === timeKey) {
           time = parseRfc3339(text);

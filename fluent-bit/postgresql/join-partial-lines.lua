@@ -33,7 +33,13 @@ end
 function join_partial_lines(tag, timestamp, record)
   local flag = record["_p"]
   local log = record["log"]
-  if (flag ~= "P" and flag ~= "F") or type(log) ~= "string" then
+  if flag ~= "P" and flag ~= "F" then
+    return 0, timestamp, record
+  end
+  -- The regex parser skips empty values (Skip_Empty_Values): an empty F part (a line of exactly 16 KiB) has no
+  -- `log`. It still ends the line.
+  if log == nil then log = "" end
+  if type(log) ~= "string" then
     return 0, timestamp, record
   end
   local key = key_of(tag, record)

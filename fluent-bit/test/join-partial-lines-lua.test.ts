@@ -84,6 +84,20 @@ describe.skipIf(!available)('join-partial-lines.lua under luajit', () => {
     expect(runModel(parts)).toEqual(expected);
   });
 
+  it('ends a line at an F part without `log` (a line of exactly 16 KiB: the parser skips the empty content)', () => {
+    const program = `dofile(${JSON.stringify(SCRIPT)})
+join_partial_lines("t", 1, { stream = "stdout", _p = "P", log = "abc" })
+local code, ts, out = join_partial_lines("t", 2, { stream = "stdout", _p = "F" })
+print(code, out.log)
+code, ts, out = join_partial_lines("t", 3, { stream = "stdout", _p = "F", log = "next" })
+print(code, out.log)`;
+    expect(spawnSync('luajit', ['-'], { input: program, encoding: 'utf8' }).stdout).toBe('2\tabc\n0\tnext\n');
+    const join = partialLineJoiner();
+    join('t', new FluentMap([['stream', 'stdout'], ['_p', 'P'], ['log', Buffer.from('abc')]]));
+    const ended = join('t', new FluentMap([['stream', 'stdout'], ['_p', 'F']]));
+    expect('record' in ended && (ended.record.get('log') as Buffer).toString()).toBe('abc');
+  });
+
   it('passes records without a P/F flag untouched (a line the CRI regex did not match)', () => {
     const program = `dofile(${JSON.stringify(SCRIPT)})
 local r = { log = "not a cri line" }
