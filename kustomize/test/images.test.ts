@@ -147,6 +147,7 @@ describe.each(TARGETS)('%s target %s', (file, target) => {
     const copied = copies(stage(dockerfile, target)).flatMap((c) => c.sources);
     expect(copied).toContain(`/app/${main[1]}/dist`);
     expect(copied).toContain('/app/server/postgresql/migrations');
+    expect(copied).toContain('/app/server/postgresql/normalizer');
     expect(copied).toContain('/app/server/core/src/schema.graphql');
   });
 });
@@ -178,7 +179,7 @@ describe('.dockerignore', () => {
     for (const path of ['node_modules/pg/index.js', 'server/core/node_modules/x', 'server/core/dist/app.js', 'init-job/dist/main.js', '.git/HEAD', '.data/pglite/x', 'server/postgresql/test/x.test.ts', 'manifests/base/kustomization.yaml', 'e2e/kind/kind.test.ts', 'README.md']) {
       expect(ignored(path), path).toBe(true);
     }
-    for (const path of ['package.json', 'package-lock.json', 'server/core/src/schema.graphql', 'server/postgresql/migrations/0001_initial_schema.sql', 'init-job/src/main.ts', 'tsconfig.base.json']) {
+    for (const path of ['package.json', 'package-lock.json', 'server/core/src/schema.graphql', 'server/postgresql/migrations/0001_initial_schema.sql', 'server/postgresql/normalizer/080-apply-events.sql', 'init-job/src/main.ts', 'tsconfig.base.json']) {
       expect(ignored(path), path).toBe(false);
     }
   });
