@@ -60,16 +60,42 @@ export function printFluentDouble(x: number): string {
   return formatG16(x);
 }
 
+// Iterative: a 20,000-level line (which only a forwarder without our repair lets through) prints as it does in
+// the binary instead of overflowing the model's stack.
 export function printFluentJson(value: FluentValue): string {
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return printFluentDouble(value);
-  if (typeof value === 'string' || Buffer.isBuffer(value)) return printFluentString(textOf(value)!);
-  if (Array.isArray(value)) return `[${value.map(printFluentJson).join(',')}]`;
-  return printFluentMap(value);
+  const out: string[] = [];
+  type Work = { readonly value: FluentValue } | { readonly text: string };
+  const stack: Work[] = [{ value }];
+  while (stack.length > 0) {
+    const work = stack.pop()!;
+    if ('text' in work) {
+      out.push(work.text);
+      continue;
+    }
+    const v = work.value;
+    if (v === null) out.push('null');
+    else if (typeof v === 'boolean') out.push(v ? 'true' : 'false');
+    else if (typeof v === 'bigint') out.push(v.toString());
+    else if (typeof v === 'number') out.push(printFluentDouble(v));
+    else if (typeof v === 'string' || Buffer.isBuffer(v)) out.push(printFluentString(textOf(v)!));
+    else if (Array.isArray(v)) {
+      const items: Work[] = [{ text: '[' }];
+      v.forEach((item, i) => items.push(...(i > 0 ? [{ text: ',' }] : []), { value: item }));
+      items.push({ text: ']' });
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!);
+    } else {
+      const items: Work[] = [{ text: '{' }];
+      v.entries.forEach(([k, item], i) => items.push({ text: `${i > 0 ? ',' : ''}${printFluentString(k)}:` }, { value: item }));
+      items.push({ text: '}' });
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!);
+    }
+  }
+  return out.join('');
 }
 
 export function printFluentMap(map: FluentMap, leading: readonly (readonly [string, FluentValue])[] = []): string {
-  return `{${[...leading, ...map.entries].map(([k, v]) => `${printFluentString(k)}:${printFluentJson(v)}`).join(',')}}`;
+  const body = printFluentJson(map);
+  if (leading.length === 0) return body;
+  const head = leading.map(([k, v]) => `${printFluentString(k)}:${printFluentJson(v)}`).join(',');
+  return map.entries.length === 0 ? `{${head}}` : `{${head},${body.slice(1)}`;
 }

@@ -260,8 +260,15 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   };
 }
 
+/** The plain view, computed when first read (a 20,000-level record need never be converted). */
 function plainRecord(record: FluentMap): FluentRecord {
-  return toPlain(record) as FluentRecord;
+  let plain: FluentRecord | undefined;
+  return new Proxy({}, {
+    get: (_, key) => Reflect.get((plain ??= toPlain(record) as FluentRecord), key),
+    has: (_, key) => Reflect.has((plain ??= toPlain(record) as FluentRecord), key),
+    ownKeys: () => Reflect.ownKeys((plain ??= toPlain(record) as FluentRecord)),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor((plain ??= toPlain(record) as FluentRecord), key),
+  }) as FluentRecord;
 }
 
 /** tail's `Tag kube.*`: the `*` becomes the file path with `/` turned into `.` (leading slash dropped). */

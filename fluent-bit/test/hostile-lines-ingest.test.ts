@@ -125,4 +125,17 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
       { event_type: null, reason: expect.stringMatching(/eventType/) },
     ]);
   }, 120_000);
+
+  it('without our repair Lua (a platform team\'s own forwarder), the same statements still succeed and the good events are normalized', async () => {
+    const unrepaired = createPipeline({
+      config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000,
+      podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
+      luaScripts: { 'repair-line.lua': () => () => ({ code: 0 }) },
+    });
+    const delivered = unrepaired.readLogFile(containerLogPath('order-app-2', 'workflows', 'app'), criFile(printed)).delivered;
+    await db.pool.query('TRUNCATE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw, workflow_index.ingest_errors');
+    for (const flush of flushStatements(unrepaired, delivered, 1000)) await client.query(flush.sql);
+    const good = await db.pool.query(`SELECT status FROM workflow_index.workflow_instances WHERE id = $1`, [GOOD]);
+    expect(good.rows).toEqual([{ status: 'COMPLETED' }]);
+  }, 120_000);
 });
