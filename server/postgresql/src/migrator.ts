@@ -235,7 +235,9 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
           }
         }
         let rebuiltEvents = 0;
-        if (normalizerChanged) {
+        // (Only definitions that provide the rebuild can rebuild: a bare set, as in tests of older releases, cannot.)
+        const canRebuild = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.rebuild_normalized(integer)')::text AS f`);
+        if (normalizerChanged && canRebuild.rows[0]?.f) {
           const rebuilt = await client.query<{ n: string }>('SELECT workflow_index.rebuild_normalized() AS n');
           rebuiltEvents = Number(rebuilt.rows[0]?.n ?? 0);
         }
