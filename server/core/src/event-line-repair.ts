@@ -31,7 +31,9 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const ESCAPE_GATE = /\\u(?:0000|[dD][89a-fA-F])/;
 // Without an exponent, a literal leaves the double range only with a run of at least 309 digits: 308 integer
 // digits stay below 1e308, and a fraction with a non-zero digit among its first 308 stays above 1e-309.
-const NUMBER_GATE = /\d[eE]|\d{309}/;
+// The lookbehind makes the long-run test linear: only the first digit of a run starts a match attempt.
+const NUMBER_GATE = /\d[eE]|(?<!\d)\d{309}/;
+const LONG_DIGIT_RUN = 309;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 const QUOTE = 0x22;
@@ -128,21 +130,30 @@ function repairJson(s: string, found: Set<LineRepair>): string {
     found.add(kind);
   };
 
+  // Strings are skipped with indexOf. Both next positions are remembered until passed, so each search covers new
+  // text only (a long string full of escapes stays linear).
+  let nextBackslash = -1;
+  let nextQuote = -1;
   let i = 0;
   while (i < n) {
     const c = s.charCodeAt(i);
     if (c === QUOTE) {
       i++;
       while (i < n) {
-        const d = s.charCodeAt(i);
-        if (d === QUOTE) {
-          i++;
+        if (nextBackslash < i) {
+          nextBackslash = s.indexOf('\\', i);
+          if (nextBackslash < 0) nextBackslash = n;
+        }
+        if (nextQuote < i) {
+          nextQuote = s.indexOf('"', i);
+          if (nextQuote < 0) nextQuote = n;
+        }
+        if (nextQuote < nextBackslash) {
+          i = nextQuote + 1;
           break;
         }
-        if (d !== BACKSLASH) {
-          i++;
-          continue;
-        }
+        i = nextBackslash;
+        if (i >= n) break;
         const code = s.charCodeAt(i + 1) === LOWER_U ? hex4(s, i + 2) : -1;
         if (code < 0) {
           i += 2; // any other escape: the escaped character is never structural
@@ -193,9 +204,13 @@ function repairJson(s: string, found: Set<LineRepair>): string {
     // run that fails the JSON grammar and stays as it is.
     if (capture === null && c !== 0x65 && c !== 0x45 && isNumberChar(c)) {
       let j = i + 1;
-      while (j < n && isNumberChar(s.charCodeAt(j))) j++;
-      const literal = s.slice(i, j);
-      if (outOfDoubleRange(literal)) replace(i, j, `"${literal}"`, 'number-overflow');
+      let exponent = false;
+      for (let d = c; j < n && isNumberChar((d = s.charCodeAt(j))); j++) exponent ||= d === 0x65 || d === 0x45;
+      // Without an exponent only a long digit run can leave the double range (see NUMBER_GATE).
+      if (exponent || j - i >= LONG_DIGIT_RUN) {
+        const literal = s.slice(i, j);
+        if (outOfDoubleRange(literal)) replace(i, j, `"${literal}"`, 'number-overflow');
+      }
       i = j;
       continue;
     }
