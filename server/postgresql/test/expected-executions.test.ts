@@ -106,6 +106,11 @@ describe('expected-executions oracle', () => {
     expect(timeMicros('1795441554915477964')).toBe(1_795_441_554_915_478n); // nanos as a string
     expect(timeMicros('1.7954415549154775E9')).toBe(1_795_441_554_915_478n); // decimal text: exact half → even
     expect(microsToIso(1_795_441_554_000_001n)).toBe('2026-11-23T13:45:54.000001Z');
+    // A real epoch-seconds value (e-try-catch's start): its decimal text is an exact half (.3508985 → .350898), but
+    // the double it denotes lies above the half, and Fluent Bit re-prints that double as 1795441525.350899. A JSON
+    // number is therefore read at double precision, so every path serves the same µs.
+    expect(timeMicros(1.7954415253508985e9)).toBe(1_795_441_525_350_899n);
+    expect(timeMicros(1795441525.350899)).toBe(1_795_441_525_350_899n);
     fc.assert(fc.property(fc.integer({ min: 1_700_000_000_000_000, max: 1_900_000_000_000_000 }), fc.integer({ min: 0, max: 9 }), (us, tenth) => {
       const seconds = Number(`${Math.floor(us / 1e6)}.${String(us % 1e6).padStart(6, '0')}${tenth}`);
       expect(timeMicros(Number(seconds.toPrecision(16)))).toBe(timeMicros(seconds));
