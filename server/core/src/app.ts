@@ -60,8 +60,10 @@ function text(status: number, body: string, headers: Record<string, string> = {}
   return new Response(body, { status, headers: { 'Content-Type': TEXT, ...headers } });
 }
 
-function methodNotAllowed(allow: string): Response {
-  return text(405, `Method not allowed; this endpoint accepts ${allow}.\n`, { Allow: allow });
+const READ_METHODS = ['GET', 'HEAD'] as const;
+
+function methodNotAllowed(): Response {
+  return text(405, 'Method not allowed; this endpoint accepts GET and HEAD.\n', { Allow: 'GET, HEAD, OPTIONS' });
 }
 
 function tooManyRequests(max: number): Response {
@@ -140,29 +142,53 @@ export function createApp(options: AppOptions): App {
     return graphql.fetch(request, { requestState: state });
   };
 
+  /** The methods a path serves; null for a path that does not exist (in this configuration). */
+  const methodsOf = (path: string): readonly string[] | null => {
+    switch (path) {
+      case GRAPHQL_ENDPOINT:
+        return ['POST'];
+      case '/graphql/schema.graphql':
+        return queryPagesOn ? READ_METHODS : null;
+      case '/q/graphql-ui':
+        return ui === null ? null : READ_METHODS;
+      case '/docs':
+        return docs === null ? null : READ_METHODS;
+      case '/q/health':
+      case '/q/health/live':
+      case '/q/health/ready':
+      case '/q/metrics':
+        return READ_METHODS;
+      default:
+        return null;
+    }
+  };
+
   const route = async (request: Request, pathname: string, state: RequestState): Promise<Response> => {
-    if (request.method === 'OPTIONS') return preflightResponse(config.cors, request);
     const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+    if (request.method === 'OPTIONS') {
+      const methods = methodsOf(path);
+      return methods === null ? notFound() : preflightResponse(config.cors, request, methods);
+    }
     if (path === GRAPHQL_ENDPOINT) return graphqlEndpoint(request, state);
     const readOnly = request.method === 'GET' || request.method === 'HEAD';
     switch (path) {
       case '/graphql/schema.graphql':
         if (!queryPagesOn) return notFound();
-        return readOnly ? text(200, sdl) : methodNotAllowed('GET, HEAD');
+        return readOnly ? text(200, sdl) : methodNotAllowed();
       case '/q/graphql-ui':
         if (ui === null) return notFound();
-        return readOnly ? (await ui()).respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
+        return readOnly ? (await ui()).respond(request, config.http.compression) : methodNotAllowed();
       case '/docs':
         if (docs === null) return notFound();
-        return readOnly ? (await docs()).respond(request, config.http.compression) : methodNotAllowed('GET, HEAD');
+        return readOnly ? (await docs()).respond(request, config.http.compression) : methodNotAllowed();
       case '/q/health':
-        return readOnly ? health('all') : methodNotAllowed('GET, HEAD');
+        return readOnly ? health('all') : methodNotAllowed();
       case '/q/health/live':
-        return readOnly ? health('live') : methodNotAllowed('GET, HEAD');
+        return readOnly ? health('live') : methodNotAllowed();
       case '/q/health/ready':
-        return readOnly ? health('ready') : methodNotAllowed('GET, HEAD');
+        return readOnly ? health('ready') : methodNotAllowed();
       case '/q/metrics':
-        return readOnly ? text(200, await metrics.registry.metrics(), { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }) : methodNotAllowed('GET, HEAD');
+        return readOnly ? text(200, await metrics.registry.metrics(), { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }) : methodNotAllowed();
       default:
         return notFound();
     }

@@ -1,6 +1,5 @@
 import type { CoreConfig } from './config.js';
 
-export const CORS_METHODS = 'GET, POST, PUT, DELETE';
 export const CORS_HEADERS = 'Content-Type, Authorization';
 
 /**
@@ -26,9 +25,12 @@ export function isPreflight(request: Request): boolean {
   return request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
 }
 
-/** Answers an OPTIONS request: a CORS preflight when CORS is on, otherwise just the allowed methods. */
-export function preflightResponse(cors: CoreConfig['cors'], request: Request): Response {
-  const headers = new Headers({ Allow: 'GET, HEAD, POST, OPTIONS' });
+/**
+ * Answers an OPTIONS request for a path that serves `methods`: a CORS preflight when CORS is on, otherwise
+ * just Allow. Only methods that work on that path are advertised (a client told PUT works would get 405).
+ */
+export function preflightResponse(cors: CoreConfig['cors'], request: Request, methods: readonly string[]): Response {
+  const headers = new Headers({ Allow: [...methods, 'OPTIONS'].join(', ') });
   if (!cors.enabled || !isPreflight(request)) return new Response(null, { status: 204, headers });
   headers.set('Vary', 'Origin');
   const allowed = allowedOrigin(cors, request.headers.get('origin'));
@@ -37,7 +39,7 @@ export function preflightResponse(cors: CoreConfig['cors'], request: Request): R
     return new Response('Origin not allowed by CORS_ORIGINS.\n', { status: 403, headers });
   }
   headers.set('Access-Control-Allow-Origin', allowed);
-  headers.set('Access-Control-Allow-Methods', CORS_METHODS);
+  headers.set('Access-Control-Allow-Methods', methods.join(', '));
   headers.set('Access-Control-Allow-Headers', CORS_HEADERS);
   headers.set('Access-Control-Max-Age', '86400');
   return new Response(null, { status: 204, headers });

@@ -4,8 +4,10 @@ import { createGraphQLError, isAsyncIterable } from 'graphql-yoga';
 import type { FetchAPI, Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
 import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, badUserInput, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
+import { excerpt } from './client-text.js';
 import { graphql, isGraphQLError } from './graphql-runtime.js';
 import { jsonDepthExceeds } from './json-depth.js';
+import { queryExcerpt, variablesExcerpt } from './log-excerpt.js';
 import type { Logger } from './logger.js';
 import type { ServerContext } from './request-state.js';
 import { costMessage, operationCost } from './query-cost.js';
@@ -167,8 +169,8 @@ function applyErrorPolicy(result: ExecutionResult, context: Context, logger: Log
         err: original ?? error,
         path: error.path,
         operationName,
-        query: context.params.query ?? null,
-        variables: context.params.variables ?? null,
+        query: queryExcerpt(context.params.query),
+        variables: variablesExcerpt(context.params.variables),
       },
       'unexpected error while executing a GraphQL operation',
     );
@@ -225,35 +227,67 @@ function requestBodyTooLarge(): Error {
 
 const CONTENT_LENGTH = /^\d+$/;
 
+function badRequest(message: string, status = 400): Error {
+  return createGraphQLError(message, { extensions: { http: { status }, code: 'BAD_REQUEST' } });
+}
+
 /**
  * HTTP_MAX_BODY_BYTES, with the errors of yoga's own `maxRequestBodySize` (which is off): a Content-Length
  * above the limit (or an invalid one) is refused before the body is read, and a body without one is counted
  * while it is read. Yoga counts every body through a TransformStream; a body that node:http reads framed by
  * its Content-Length cannot be longer than that, so it is passed through as it is (`bodyFramed`).
+ * `Content-Encoding: gzip` bodies are decompressed, and the limit applies to what they decompress to (a small
+ * gzip bomb stops at the limit); other encodings are refused with 415. A body that is not JSON is refused
+ * without echoing it (the parser's message quotes the whole body).
  */
 export function useRequestBodyLimit(limit: number): Plugin<Context, ServerContext> {
   return {
     onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
+      const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+      const gzip = encoding === 'gzip' || encoding === 'x-gzip';
+      if (!gzip && encoding !== 'identity') {
+        throw badRequest(`Content-Encoding ${excerpt(encoding)} is not supported: send the body uncompressed or with Content-Encoding: gzip.`, 415);
+      }
       const contentLength = request.headers.get('content-length');
+      let counted = true;
       if (contentLength !== null) {
-        if (!CONTENT_LENGTH.test(contentLength)) {
-          throw createGraphQLError('Content-Length header is invalid.', { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
-        }
+        if (!CONTENT_LENGTH.test(contentLength)) throw badRequest('Content-Length header is invalid.');
         if (Number(contentLength) > limit) throw requestBodyTooLarge();
-        if (serverContext.bodyFramed === true) return;
+        if (serverContext.bodyFramed === true && !gzip) counted = false;
       }
       if (requestParser === undefined || (request.body ?? null) === null) return;
       const parse = requestParser;
-      setRequestParser((req) => parse(countedBody(req, limit, fetchAPI)));
+      setRequestParser(async (req) => {
+        try {
+          return await parse(counted ? countedBody(req, limit, fetchAPI, gzip) : req);
+        } catch (error) {
+          throw withoutBodyEcho(error, gzip);
+        }
+      });
     },
   };
 }
 
-function countedBody(request: Request, limit: number, fetchAPI: FetchAPI): Request {
-  const body = request.body ?? null;
-  if (body === null) return request;
+/** Yoga's invalid-JSON error carries the parser's message, which quotes the body: keep only what went wrong, and where. */
+function withoutBodyEcho(error: unknown, gzip: boolean): unknown {
+  if (!isGraphQLError(error) || error.extensions['code'] !== 'BAD_REQUEST') return error;
+  const original = error.extensions['originalError'] as { name?: unknown; message?: unknown } | undefined;
+  if (original === undefined) return error;
+  if (gzip && original.name !== 'SyntaxError') return badRequest('The request body is not valid gzip data (Content-Encoding: gzip).');
+  const message = typeof original.message === 'string' ? original.message : '';
+  // "Unterminated string in JSON at position 215, "{…" is not valid JSON" → the part before the quoted body.
+  const what = message.split(/,? "/)[0]?.slice(0, 120).trim() ?? '';
+  return badRequest(`POST body sent invalid JSON${what === '' ? '' : `: ${what}`}.`);
+}
+
+function countedBody(request: Request, limit: number, fetchAPI: FetchAPI, gzip: boolean): Request {
+  const raw = request.body ?? null;
+  if (raw === null) return request;
   // A native stream needs the native TransformStream, the ponyfill's its own (graphql-yoga#4583).
-  const Transform = body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
+  const native = raw instanceof ReadableStream;
+  const Transform = native ? globalThis.TransformStream : fetchAPI.TransformStream;
+  const Decompression = native ? globalThis.DecompressionStream : fetchAPI.DecompressionStream;
+  const body: ReadableStream<Uint8Array> = gzip ? raw.pipeThrough(new Decompression('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>) : raw;
   let bytesRead = 0;
   const counted = body.pipeThrough(
     new Transform<Uint8Array, Uint8Array>({
@@ -267,5 +301,29 @@ function countedBody(request: Request, limit: number, fetchAPI: FetchAPI): Reque
       },
     }),
   );
-  return new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, signal: request.signal, body: counted, duplex: 'half' } as RequestInit);
+  const headers = new fetchAPI.Headers(request.headers);
+  if (gzip) {
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+  }
+  return new fetchAPI.Request(request.url, { method: request.method, headers, signal: request.signal, body: counted, duplex: 'half' } as RequestInit);
+}
+
+/** Cross-site "simple" requests (no preflight) could come from any web page: they must show a custom header. */
+const NON_PREFLIGHTED_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'x-requested-with', 'apollo-require-preflight'] as const;
+
+/** @graphql-yoga/plugin-csrf-prevention's rule, with a refusal that says what to send instead. */
+export function useCsrfPrevention(): Plugin<Context> {
+  return {
+    onRequestParse({ request }) {
+      const type = request.headers.get('content-type')?.toLowerCase() ?? null;
+      const preflighted = type !== null && !NON_PREFLIGHTED_TYPES.some((t) => type.startsWith(t));
+      if (preflighted || CSRF_HEADERS.some((h) => request.headers.has(h))) return;
+      throw createGraphQLError(
+        `Refused as a possible cross-site request forgery: send the request with Content-Type: application/json, or add one of the headers ${CSRF_HEADERS.join(', ')} (any value).`,
+        { extensions: { http: { status: 403 }, code: ErrorCode.CSRF_HEADER_REQUIRED } },
+      );
+    },
+  };
 }

@@ -1,4 +1,3 @@
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { createSchema, createYoga } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
@@ -6,7 +5,7 @@ import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { boundedReader } from './bounded-reader.js';
 import type { CoreConfig } from './config.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
-import { maskUnexpectedError, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
+import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
 import type { Reader } from './reader.js';
 import type { ServerContext } from './request-state.js';
@@ -59,7 +58,7 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
     maxRequestBodySize: false,
     maskedErrors: { maskError: maskUnexpectedError(logger), errorMessage: UNEXPECTED_ERROR_MESSAGE, isDev: false },
     plugins: [
-      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-requested-with', 'apollo-require-preflight'] }),
+      useCsrfPrevention(),
       useOperationFacts(),
       useVariablesDepthLimit(config.graphql.maxFilterDepth),
       useQueryLimits(config.graphql),

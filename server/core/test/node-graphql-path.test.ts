@@ -85,7 +85,7 @@ describe('POST /graphql over node:http', () => {
     const body = '{"query":"{ getWorkflowInstance(id: \\"inst-a\\") { id } }"}';
     const refused = await send(port, { headers: { 'content-type': 'text/plain' }, body });
     expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body.toString('utf8'))).toEqual({ errors: [{ message: 'Required CSRF header(s) not present' }] });
+    expect(JSON.parse(refused.body.toString('utf8'))).toEqual({ errors: [{ message: 'Refused as a possible cross-site request forgery: send the request with Content-Type: application/json, or add one of the headers x-graphql-yoga-csrf, x-requested-with, apollo-require-preflight (any value).', extensions: { code: 'CSRF_HEADER_REQUIRED' } }] });
     const accepted = await send(port, { headers: { 'content-type': 'text/plain', 'x-graphql-yoga-csrf': '1' }, body });
     expect(accepted.status).toBe(415);
   });
