@@ -208,7 +208,10 @@ omitted when zero (<code>2026-05-12T09:14:03.512378Z</code>, <code>…:29.5Z</co
 </ul>`;
 
   const errorCodes: [string, string][] = [
-    [ErrorCode.BAD_USER_INPUT, 'An argument is not allowed (limit, offset, DateTime without offset, empty JSON key segment, unknown task status, variable of the wrong type); the message says what is allowed.'],
+    [
+      ErrorCode.BAD_USER_INPUT,
+      `An argument is not allowed (limit, offset, DateTime without offset, empty JSON key segment, unknown task status, variable of the wrong type, a NUL character or lone surrogate in a value, a JSON filter number outside the double range, and/or/not nested deeper than ${g.maxFilterDepth} levels), the request may read more than ${g.maxCost} rows (GRAPHQL_MAX_COST: each list counts its limit, each taskExecutions list ${g.costTasksPerInstance} per instance of its list), or it is a mutation or subscription (the API is read-only); the message says what is allowed.`,
+    ],
     [ErrorCode.SERVICE_UNAVAILABLE, 'The storage backend cannot be reached or timed out; retry later.'],
     [ErrorCode.INTERNAL_SERVER_ERROR, 'Anything unexpected: the message is "Unexpected error."; the server log has the details, the query and the variables.'],
     [ErrorCode.GRAPHQL_PARSE_FAILED, 'The query is not valid GraphQL syntax.'],
@@ -218,7 +221,13 @@ omitted when zero (<code>2026-05-12T09:14:03.512378Z</code>, <code>…:29.5Z</co
     [ErrorCode.MAX_TOKENS_EXCEEDED, `More than ${g.maxTokens} tokens in the document.`],
     [ErrorCode.MAX_DIRECTIVES_EXCEEDED, `More than ${g.maxDirectives} directives.`],
     [ErrorCode.METHOD_NOT_ALLOWED, 'GET (or any method but POST) on /graphql: HTTP 405, nothing is executed.'],
-    ['REQUEST_ENTITY_TOO_LARGE', `Request body above ${config.http.maxBodyBytes} bytes: HTTP 413.`],
+    ['REQUEST_ENTITY_TOO_LARGE', `Request body above ${config.http.maxBodyBytes} bytes (after gzip decompression): HTTP 413.`],
+    ['BAD_REQUEST', 'The body is not JSON or not valid gzip (HTTP 400), or uses a Content-Encoding other than gzip (HTTP 415).'],
+    [ErrorCode.CSRF_HEADER_REQUIRED, 'A POST that is not Content-Type: application/json and carries none of the headers x-graphql-yoga-csrf, x-requested-with, apollo-require-preflight: HTTP 403.'],
+    [
+      ErrorCode.TOO_MANY_REQUESTS,
+      `The client already has ${config.http.maxRequestsPerClient} requests in flight (HTTP_MAX_REQUESTS_PER_CLIENT): HTTP 429 with Retry-After; wait for an answer, then retry.`,
+    ],
   ];
   const errors = `
 <h2 id="errors">Errors</h2>

@@ -279,7 +279,7 @@ describe('UI, SDL, docs', () => {
     const response = await get(dev.app, '/docs');
     expect(response.status).toBe(200);
     const html = await response.text();
-    for (const section of ['id="operations"', 'id="filters"', 'id="shorthand"', 'id="ordering"', 'id="pagination"', 'id="errors"', 'id="configuration"', 'id="type-WorkflowInstance"', 'GRAPHQL_MAX_DEPTH', 'MAX_DEPTH_EXCEEDED']) {
+    for (const section of ['id="operations"', 'id="filters"', 'id="shorthand"', 'id="ordering"', 'id="pagination"', 'id="errors"', 'id="configuration"', 'id="type-WorkflowInstance"', 'GRAPHQL_MAX_DEPTH', 'MAX_DEPTH_EXCEEDED', 'GRAPHQL_MAX_COST', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'TOO_MANY_REQUESTS', 'CSRF_HEADER_REQUIRED']) {
       expect(html).toContain(section);
     }
     expect(html.match(/(src|href)\s*=\s*["']https?:/gi)).toBeNull();
