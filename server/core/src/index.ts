@@ -1,6 +1,7 @@
 export * from './reader.js';
 export { createApp } from './app.js';
 export type { App, AppOptions } from './app.js';
+export type { ClientInfo } from './app.js';
 export {
   CORE_CONFIG_KEYS,
   ConfigError,
