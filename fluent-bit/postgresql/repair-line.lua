@@ -15,14 +15,13 @@
 -- point the record holds only strings, so the Lua<->msgpack round trip of code 2 loses nothing (it drops null
 -- values and rounds big integers in parsed records, which is why this runs before the parser and not after).
 
-local byte, sub, find, rep, format = string.byte, string.sub, string.find, string.rep, string.format
+local byte, sub, find, format = string.byte, string.sub, string.find, string.format
 local concat, min = table.concat, math.min
 
 local REPLACEMENT = "\239\191\189" -- U+FFFD in UTF-8
 local MAX_DEPTH = 1000
 -- Without an exponent a literal leaves the double range only with a run of at least 309 digits.
 local LONG_RUN = 309
-local TWENTY_DIGITS = rep("%d", 20)
 
 -- Decimal digits (no trailing zeros) and exponent E of the two rounding boundaries, value = 0.DIGITS x 10^E.
 -- Correct rounding gives +-Infinity from 2^1024 - 2^970 up (halfway to 2^1024, ties to even), and 0 up to and
@@ -74,8 +73,9 @@ local function repair_utf8(s)
       n = n + 1; out[n] = REPLACEMENT
       copied = j
     end
-    i = find(s, "[\128-\255]", j)
-    if not i then break end
+    -- multi-byte text is mostly followed by more of it: look at the next byte before searching
+    local nb = byte(s, j)
+    if nb and nb >= 0x80 then i = j else i = find(s, "[\128-\255]", j); if not i then break end end
   end
   if n == 0 then return s end
   n = n + 1; out[n] = sub(s, copied)
@@ -87,27 +87,36 @@ local function starts_with_object(s)
   return p ~= nil and byte(s, p) == 123
 end
 
--- Cheap supersets of what R2-R5 can repair: a line that passes none of them is returned without a byte loop.
+-- Cheap supersets of what R2-R5 can repair: a line that passes none of them is returned as it is. Plain finds
+-- (memchr speed) come first; Lua's pattern classes cost several ns a byte, so the number test is one tight byte
+-- loop (JIT-compiled) instead, run only when nothing cheaper has decided.
+local function count_at_least(s, char, limit)
+  local count, p = 0, 1
+  while count < limit do
+    p = find(s, char, p, true)
+    if not p then break end
+    count, p = count + 1, p + 1
+  end
+  return count
+end
+
 local function may_need_json_repair(s)
   if find(s, "\\u", 1, true) and (find(s, "\\u0000", 1, true) or find(s, "\\u[dD][89a-fA-F]")) then return true end
-  if find(s, "%d[eE]") then return true end
-  if find(s, TWENTY_DIGITS) then
-    local p = 1
-    while true do
-      local a, b = find(s, "%d+", p)
-      if not a then break end
-      if b - a + 1 >= LONG_RUN then return true end
-      p = b + 1
-    end
+  local len = #s
+  if len > MAX_DEPTH then
+    local braces = count_at_least(s, "{", MAX_DEPTH + 1)
+    if braces + count_at_least(s, "[", MAX_DEPTH + 1 - braces) > MAX_DEPTH then return true end
   end
-  if #s > MAX_DEPTH then
-    local count, p = 0, 1
-    while true do
-      p = find(s, "[{%[]", p)
-      if not p then break end
-      count = count + 1
-      if count > MAX_DEPTH then return true end
-      p = p + 1
+  -- R4 needs an exponent right after a digit, or a run of LONG_RUN digits
+  local run = 0
+  for i = 1, len do
+    local c = byte(s, i)
+    if c >= 48 and c <= 57 then
+      run = run + 1
+      if run >= LONG_RUN then return true end
+    else
+      if run > 0 and (c == 101 or c == 69) then return true end
+      run = 0
     end
   end
   return false
@@ -193,18 +202,20 @@ local function repair_json(s)
     changed = true
   end
 
+  -- Strings are skipped with plain finds; both next positions are kept until passed, so each search covers new
+  -- text only. Outside strings a byte loop (JIT-compiled) is cheaper than a pattern class.
+  local next_quote, next_backslash = 0, 0
   local i = 1
   while i <= len do
-    i = find(s, '[\"{}%[%]%-%+%.%d]', i)
-    if not i then break end
     local c = byte(s, i)
     if c == 34 then
       i = i + 1
       while true do
-        local q = find(s, '["\\]', i)
-        if not q then i = len + 1; break end
-        if byte(s, q) == 34 then i = q + 1; break end
-        i = q
+        if next_backslash < i then next_backslash = find(s, "\\", i, true) or len + 1 end
+        if next_quote < i then next_quote = find(s, '"', i, true) or len + 1 end
+        if next_quote < next_backslash then i = next_quote + 1; break end
+        i = next_backslash
+        if i > len then break end
         local code = -1
         if byte(s, i + 1) == 117 then code = hex4(s, i + 2) end
         if code < 0 then
@@ -242,7 +253,7 @@ local function repair_json(s)
         n = n + 1; out[n] = json_quote(text)
         changed = true
       end
-    else
+    elseif (c >= 48 and c <= 57) or c == 45 or c == 43 or c == 46 then
       -- a number run: digits, '-', '+', '.', and e/E after its first character
       local _, b = find(s, "^[%d%+%-%.]+", i)
       local has_exp = false
@@ -256,6 +267,8 @@ local function repair_json(s)
         if out_of_range(lit) then replace(i, b + 1, '"' .. lit .. '"') end
       end
       i = b + 1
+    else
+      i = i + 1
     end
   end
   if not changed then return s end
