@@ -6,14 +6,22 @@
 // Input lines are JSONL event lines, CRI container log lines (`<time> <stream> <P|F> <content>`, where P parts
 // are joined until the F part, as the runtime splits lines over 16 KiB), or Docker json-file lines; the form is
 // detected per line. Files are streamed, so their size does not matter.
+//
+// What is written is the bytes that were read: each event line goes into the statement as its own text, after
+// only the line-repair rule (@workflow-index/core/event-line-repair, the same rule as Fluent Bit's
+// repair-line.lua), with the record time key put first the way Fluent Bit prints it. JSON is parsed only to
+// classify a line (event or not, which raw table), never to re-print it, so `12345678901234567890` stays exactly
+// that. Statements run with search_path = workflow_raw, as the forwarder login's do.
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { LINE_REPAIRS, repairEventLine, type LineRepair } from '@workflow-index/core/event-line-repair';
 import {
-  fluentBitInsertStatement,
+  fluentBitInsertStatementForTexts,
   rawTableFor,
   TASK_EVENTS_TABLE,
+  withRecordTimeFirst,
   WORKFLOW_EVENTS_TABLE,
   type FluentBitRecord,
 } from './fluent-bit-statement.js';
@@ -95,6 +103,8 @@ export interface IngestSummary {
   /** Events stored in the raw tables but rejected by the normalizer (rows in workflow_index.ingest_errors); null when the role cannot read that table. */
   readonly rejected: number | null;
   readonly rejectedSamples: readonly RejectedEvent[];
+  /** Events written after the line-repair rule changed them, per repair kind (an event can count under several). */
+  readonly repairs: Readonly<Record<LineRepair, number>>;
   readonly durationMs: number;
   readonly eventsPerSecond: number;
 }
@@ -112,11 +122,16 @@ export class IngestError extends Error {
 }
 
 interface PendingEvent {
-  readonly record: FluentBitRecord;
-  /** Epoch seconds of the container runtime's time stamp, when the line had one. */
-  readonly time: number | undefined;
+  /** The record as the statement holds it: the record time key first, then the (repaired) line's object text. */
+  readonly text: string;
+  readonly repairs: readonly LineRepair[];
   readonly source: string;
   readonly line: number;
+}
+
+interface RepairedLine {
+  readonly text: string;
+  readonly repairs: readonly LineRepair[];
 }
 
 // SQLSTATEs and socket errors a retry can cure: the statement was rolled back as a whole.
@@ -145,7 +160,11 @@ export function rfc3339ToEpochSeconds(text: string): number | undefined {
   return whole / 1000 + (m[2] ? Number(`0.${m[2]}`) : 0);
 }
 
-/** The record time for events without a runtime time stamp: the event's own `timestamp` (epoch units scaled by magnitude, or ISO-8601). */
+/**
+ * The record time for events without a runtime time stamp: the event's own `timestamp` (epoch units scaled by
+ * magnitude, or ISO-8601), so a replay writes the same record time every time. Only an event whose timestamp is
+ * unusable (the normalizer rejects it anyway) gets the time it was read, as Fluent Bit would give it.
+ */
 function eventRecordTime(record: FluentBitRecord): number {
   const ts = record['timestamp'];
   const n = typeof ts === 'number' ? ts : typeof ts === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(ts) ? Number(ts) : undefined;
@@ -173,8 +192,16 @@ interface PartialLine {
 
 const UTF8_BOM = '\xEF\xBB\xBF';
 
-function utf8(latin1: string): string {
-  return Buffer.from(latin1, 'latin1').toString('utf8');
+function latin1Bytes(latin1: string): Buffer {
+  return Buffer.from(latin1, 'latin1');
+}
+
+function noRepairs(): Record<LineRepair, number> {
+  return Object.fromEntries(LINE_REPAIRS.map((r) => [r, 0])) as Record<LineRepair, number>;
+}
+
+function mergeRepairs(a: readonly LineRepair[], b: readonly LineRepair[]): readonly LineRepair[] {
+  return a.length === 0 ? b : b.length === 0 ? a : LINE_REPAIRS.filter((r) => a.includes(r) || b.includes(r));
 }
 
 /** The source's bytes as latin1 text, whatever the stream yields (Buffers, or strings already decoded as UTF-8). */
@@ -217,6 +244,7 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
   let retries = 0;
   let rejected: number | null = 0;
   const written: Record<RawTable, number> = { [WORKFLOW_EVENTS_TABLE]: 0, [TASK_EVENTS_TABLE]: 0 };
+  const repairs = noRepairs();
   const malformedSamples: MalformedLine[] = [];
   const rejectedSamples: RejectedEvent[] = [];
   const buffers: Record<RawTable, PendingEvent[]> = { [WORKFLOW_EVENTS_TABLE]: [], [TASK_EVENTS_TABLE]: [] };
@@ -236,6 +264,7 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
       malformedSamples: [...malformedSamples],
       rejected,
       rejectedSamples: [...rejectedSamples],
+      repairs: { ...repairs },
       durationMs,
       eventsPerSecond: durationMs > 0 ? Math.round((total * 1000) / durationMs) : total,
     };
@@ -273,16 +302,18 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
     const items = buffers[table];
     if (items.length === 0) return;
     buffers[table] = [];
-    const sql = fluentBitInsertStatement(
+    // SET LOCAL in the same simple-query string: one implicit transaction, so the setting ends with the statement
+    // and a pooled connection is left as it was.
+    const sql = `SET LOCAL search_path = ${RAW_SCHEMA}; ${fluentBitInsertStatementForTexts(
       `${RAW_SCHEMA}.${table}`,
       RAW_TABLE_TAGS[table],
-      items.map((i) => i.record),
-      (record, index) => items[index]?.time ?? eventRecordTime(record),
-    );
+      items.map((i) => i.text),
+    )}`;
     const what = (): string => `writing ${items.length} ${table === TASK_EVENTS_TABLE ? 'task' : 'workflow'} event(s) from ${describeRange(items)}`;
     await withRetry(what, () => db.query(sql));
     batches++;
     written[table] += items.length;
+    for (const item of items) for (const r of item.repairs) repairs[r]++;
     if (tracking && rejected !== null) {
       try {
         const found = await tracking.afterBatch(table, items.length, sampleLimit - rejectedSamples.length);
@@ -299,8 +330,9 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
     progress();
   };
 
-  const handle = async (content: string, source: string, line: number, time: number | undefined, parsed?: unknown): Promise<void> => {
-    const c = classify(content, prefix, parsed);
+  /** `repaired` is the line after the line-repair rule; `parsed` its JSON value when already parsed. */
+  const handle = async (repaired: RepairedLine, source: string, line: number, time: number | undefined, parsed?: unknown): Promise<void> => {
+    const c = classify(repaired.text, prefix, parsed);
     if (c.kind === 'skipped') {
       skipped++;
       return;
@@ -311,7 +343,8 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
       return;
     }
     const table = rawTableFor(c.eventType);
-    buffers[table].push({ record: c.record, time, source, line });
+    const text = withRecordTimeFirst(repaired.text, time ?? eventRecordTime(c.record));
+    buffers[table].push({ text, repairs: repaired.repairs, source, line });
     if (buffers[table].length >= batchSize) await flush(table);
   };
 
@@ -320,7 +353,11 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
     currentSource = name;
     const input = await openSource(source, options.stdin);
     const partials = new Map<string, PartialLine>();
-    const emit = (p: PartialLine): Promise<void> => handle(p.latin1 ? utf8(p.parts.join('')) : p.parts.join(''), name, p.line, p.time);
+    // CRI parts are joined as bytes (latin1 text) before the repair, so a character split across parts is whole again.
+    const emit = (p: PartialLine, outer: readonly LineRepair[] = []): Promise<void> => {
+      const repaired = repairEventLine(p.latin1 ? latin1Bytes(p.parts.join('')) : Buffer.from(p.parts.join(''), 'utf8'));
+      return handle({ text: repaired.text, repairs: mergeRepairs(outer, repaired.repairs) }, name, p.line, p.time);
+    };
     let lineNo = 0;
     try {
       // Lines are read as latin1 (one char per byte) and decoded as UTF-8 only once complete: the runtime splits
@@ -349,8 +386,8 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
           }
           continue;
         }
-        const text = utf8(bytes);
-        const json = parseJsonLine(text);
+        const repaired = repairEventLine(latin1Bytes(bytes));
+        const json = parseJsonLine(repaired.text);
         if (json.kind === 'docker') {
           const key = `docker:${json.stream}`;
           const pending = partials.get(key);
@@ -362,16 +399,17 @@ export async function ingestEventLogs(db: SqlExecutor, sources: readonly IngestS
             else partials.set(key, { parts: [body], line: lineNo, time: json.time, latin1: false });
             continue;
           }
+          // The json-file record's own repairs (invalid bytes inside its log string) count for the event line.
           if (pending) {
             partials.delete(key);
             pending.parts.push(body);
-            await emit(pending);
+            await emit(pending, repaired.repairs);
           } else {
-            await handle(body, name, lineNo, json.time);
+            await emit({ parts: [body], line: lineNo, time: json.time, latin1: false }, repaired.repairs);
           }
           continue;
         }
-        await handle(text, name, lineNo, undefined, json.kind === 'json' ? json.value : undefined);
+        await handle(repaired, name, lineNo, undefined, json.kind === 'json' ? json.value : undefined);
       }
     } catch (error) {
       if (error instanceof IngestError) throw error;
@@ -414,6 +452,7 @@ function emptySummary(): IngestSummary {
     malformedSamples: [],
     rejected: null,
     rejectedSamples: [],
+    repairs: noRepairs(),
     durationMs: 0,
     eventsPerSecond: 0,
   };
@@ -459,19 +498,7 @@ function classify(content: string, prefix: string, preParsed?: unknown): Classif
   if (!isPlainObject(value)) return { kind: 'skipped' };
   const eventType = value['eventType'];
   if (typeof eventType !== 'string' || !eventType.startsWith(prefix)) return { kind: 'skipped' };
-  return { kind: 'event', record: withoutNulCharacters(value) as FluentBitRecord, eventType };
-}
-
-/**
- * PostgreSQL's JSONB cannot hold U+0000, and one such string would fail the whole batch before any trigger runs.
- * Like our Fluent Bit configuration (fluent-bit/postgresql/sanitize.lua), replace it with U+FFFD. (Non-finite
- * numbers cannot come out of JSON.parse except as Infinity, which JSON.stringify writes as null.)
- */
-export function withoutNulCharacters(value: unknown): unknown {
-  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
-  if (Array.isArray(value)) return value.map(withoutNulCharacters);
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutNulCharacters(v)]));
-  return value;
+  return { kind: 'event', record: value as FluentBitRecord, eventType };
 }
 
 function describeRange(items: readonly PendingEvent[]): string {

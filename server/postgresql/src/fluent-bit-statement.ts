@@ -35,6 +35,23 @@ export function fluentBitInsertStatement(
   return `INSERT INTO ${table} SELECT ${escapeLiteral(tag)}, to_timestamp(CAST(value->>'${FLUENT_BIT_TIMESTAMP_KEY}' as FLOAT)), * FROM json_array_elements(${escapeLiteral(JSON.stringify(rows))});`;
 }
 
+/**
+ * A record as Fluent Bit prints it: the Timestamp_Key first, then the record's own object text exactly as given
+ * (key order, number spelling and escapes untouched). `objectText` is one JSON object.
+ */
+export function withRecordTimeFirst(objectText: string, epochSeconds: number): string {
+  if (!Number.isFinite(epochSeconds)) throw new RangeError(`record time must be finite, got ${epochSeconds}`);
+  const text = objectText.trim();
+  if (!text.startsWith('{')) throw new TypeError('a record must be a JSON object');
+  const rest = text.slice(1).trimStart();
+  return `{"${FLUENT_BIT_TIMESTAMP_KEY}":${String(epochSeconds)}${rest.startsWith('}') ? '' : ','}${rest}`;
+}
+
+/** The flush statement for records already serialized (see withRecordTimeFirst), so their bytes reach PostgreSQL unchanged. */
+export function fluentBitInsertStatementForTexts(table: string, tag: string, recordTexts: readonly string[]): string {
+  return `INSERT INTO ${table} SELECT ${escapeLiteral(tag)}, to_timestamp(CAST(value->>'${FLUENT_BIT_TIMESTAMP_KEY}' as FLOAT)), * FROM json_array_elements(${escapeLiteral(`[${recordTexts.join(',')}]`)});`;
+}
+
 function defaultRecordTime(record: FluentBitRecord): number {
   const ts = record['timestamp'];
   if (typeof ts === 'number' && Number.isFinite(ts)) {

@@ -138,7 +138,7 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
       expect(res.rows[0].input).toEqual(bigInput);
       expect([res.rows[0].name, res.rows[0].status]).toEqual(['big-payload', 'COMPLETED']);
       const raw = await db.pool.query(`SELECT data FROM workflow_raw.workflow_events_raw WHERE data->>'eventType' LIKE '%.started.v1'`);
-      const { date: _date, ...stored } = raw.rows[0].data as Record<string, unknown>;
+      const { wi_record_time: _recordTime, ...stored } = raw.rows[0].data as Record<string, unknown>;
       expect(stored).toEqual(criEvents.started);
     });
 
@@ -234,7 +234,7 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
     let failures = 2;
     const flaky: SqlExecutor = {
       query: async (text, values) => {
-        if (text.startsWith('INSERT INTO') && failures-- > 0) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        if (text.includes('INSERT INTO') && failures-- > 0) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
         return db.pool.query(text, values);
       },
     };
@@ -250,7 +250,7 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
     const db = await fresh();
     const down: SqlExecutor = {
       query: async (text, values) => {
-        if (text.startsWith('INSERT INTO')) throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+        if (text.includes('INSERT INTO')) throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
         return db.pool.query(text, values);
       },
     };
