@@ -10,6 +10,7 @@ import {
   type IngestSummary,
   type SqlExecutor,
 } from '@workflow-index/postgresql/event-log-ingest';
+import { fluentBitInsertStatementForTexts, withRecordTimeFirst } from '@workflow-index/postgresql/fluent-bit-statement';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { FIXTURE_PATH } from './support/fixtures.js';
 import { snapshot } from './support/load-events.js';
@@ -65,6 +66,21 @@ async function count(db: TestDatabase, sql: string): Promise<number> {
   const res = await db.pool.query<{ n: string }>(sql);
   return Number(res.rows[0]?.n);
 }
+
+describe('the Fluent Bit statement for pre-serialized records', () => {
+  it('puts the record time key first and keeps the object text as it is', () => {
+    expect(withRecordTimeFirst(' {"b":1.0, "a":12345678901234567890} ', 1778578000.25)).toBe('{"wi_record_time":1778578000.25,"b":1.0, "a":12345678901234567890}');
+    expect(withRecordTimeFirst('{ }', 1)).toBe('{"wi_record_time":1}');
+    expect(() => withRecordTimeFirst('[1]', 1)).toThrow('a record must be a JSON object');
+    expect(() => withRecordTimeFirst('{}', Number.NaN)).toThrow('record time must be finite, got NaN');
+  });
+
+  it('is the pgsql output statement, escaped as libpq does', () => {
+    expect(fluentBitInsertStatementForTexts('workflow_raw.task_events_raw', 'workflow.task', ['{"wi_record_time":1,"a":"it\'s \\u00e9"}', '{"wi_record_time":2}'])).toBe(
+      `INSERT INTO workflow_raw.task_events_raw SELECT 'workflow.task', to_timestamp(CAST(value->>'wi_record_time' as FLOAT)), * FROM json_array_elements( E'[{"wi_record_time":1,"a":"it''s \\\\u00e9"},{"wi_record_time":2}]');`,
+    );
+  });
+});
 
 describe('the generated CRI file', () => {
   it('really splits the event inside multi-byte characters and is over 40 KiB', () => {
@@ -270,6 +286,158 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
     expect(error).toBeInstanceOf(IngestError);
     expect((error as IngestError).message).toBe(`writing 3 workflow event(s) from ${file} lines 2–5 failed: relation "workflow_raw.workflow_events_raw" does not exist`);
     expect((error as IngestError).summary).toMatchObject({ retries: 0, rejected: null, eventsWritten: { total: 0 }, linesRead: 5 });
+  });
+
+  describe('bytes in, the same bytes out', () => {
+    // Event lines as a producer prints them, spelled by hand: JSON.stringify would re-print their numbers.
+    const T = '1778578000.25';
+    const started = (id: string, input: string): string =>
+      `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":${T},"startTime":${T},"status":"RUNNING",` +
+      `"workflowNamespace":"com.acme","workflowName":"exact","workflowVersion":"1.0.0","input":${input}}`;
+    const completed = (id: string): string =>
+      `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.completed.v1","timestamp":1778578001.5,"endTime":1778578001.5,"status":"COMPLETED","output":{"ok":true}}`;
+    const task = (id: string, kind: 'started' | 'completed', at: string): string =>
+      `{"instanceId":"${id}","eventType":"io.serverlessworkflow.task.${kind}.v1","timestamp":${at},"${kind === 'started' ? 'startTime' : 'endTime'}":${at},` +
+      `"taskPosition":"do/0/charge","taskName":"charge","status":"${kind === 'started' ? 'RUNNING' : 'COMPLETED'}"}`;
+    const EXACT_INPUT = '{"big":12345678901234567890,"neg":-98765432109876543210,"d17":0.30000000000000004,"t":1.778577243512337E9,"one":1.0,"s":"\\u00e9\\/"}';
+
+    const dataColumnType = async (db: TestDatabase): Promise<string> =>
+      String((await db.pool.query(`SELECT data_type FROM information_schema.columns WHERE table_schema = 'workflow_raw' AND table_name = 'workflow_events_raw' AND column_name = 'data'`)).rows[0]?.data_type);
+
+    it('stores big integers and 17-digit doubles exactly, in the raw row and the served input', async () => {
+      const db = await fresh();
+      const file = join(dir, 'exact.jsonl');
+      const line = started('EXACT-1', EXACT_INPUT);
+      writeFileSync(file, `${line}\n${completed('EXACT-1')}\n`);
+      const s = await ingestEventLogs(db.pool, [file]);
+      expect(s).toMatchObject({ eventsWritten: { total: 2 }, malformed: 0, rejected: 0 });
+      const raw = await db.pool.query(`SELECT data::text AS t FROM workflow_raw.workflow_events_raw ORDER BY id LIMIT 1`);
+      const rawText = String(raw.rows[0].t);
+      for (const literal of ['12345678901234567890', '-98765432109876543210', '0.30000000000000004']) expect(rawText).toContain(literal);
+      const served = await db.pool.query(`SELECT input->>'big' AS big, input->>'neg' AS neg, input->>'d17' AS d17, status FROM workflow_index.workflow_instances WHERE id = 'EXACT-1'`);
+      expect(served.rows).toEqual([{ big: '12345678901234567890', neg: '-98765432109876543210', d17: '0.30000000000000004', status: 'COMPLETED' }]);
+      // A json column keeps the line itself: the record time key first, then every byte of the line.
+      if ((await dataColumnType(db)) === 'json') expect(rawText).toBe(`{"wi_record_time":${T},${line.slice(1)}`);
+    });
+
+    it('a replay writes identical raw records (the record time comes from the line, not the clock)', async () => {
+      const file = join(dir, 'replay.jsonl');
+      writeFileSync(file, `${started('REPLAY-1', EXACT_INPUT)}\n${task('REPLAY-1', 'started', '1778578000.5')}\n${completed('REPLAY-1')}\n`);
+      const runs: unknown[] = [];
+      for (const _ of [1, 2]) {
+        const db = await fresh();
+        await ingestEventLogs(db.pool, [file]);
+        runs.push((await db.pool.query(`SELECT tag, time, data::text AS d FROM workflow_raw.workflow_events_raw UNION ALL SELECT tag, time, data::text FROM workflow_raw.task_events_raw ORDER BY 1, 3`)).rows);
+      }
+      expect(runs[1]).toEqual(runs[0]);
+      expect((runs[0] as unknown[]).length).toBe(3);
+    });
+
+    it('every hostile line of the rule, beside good events in the same statements: all written, the good ones served', async () => {
+      const db = await fresh();
+      const file = join(dir, 'hostile.jsonl');
+      const MB2 = 2 * 1024 * 1024;
+      const deep = `${'['.repeat(19_999)}${']'.repeat(19_999)}`;
+      const lines: Array<string | Buffer> = [
+        started('GOOD-1', '{"n":1}'),
+        task('GOOD-1', 'started', '1778578000.5'),
+        started('H-NUL', '{"k\\u0000":"v\\u0000"}'),
+        started('H-SURROGATE', '{"\\ud800":"x\\udc00y","pair":"\\uD83D\\uDE00"}'),
+        Buffer.concat([Buffer.from(`${started('H-UTF8', '@').split('@')[0]}{"a":"`), Buffer.from([0xff]), Buffer.from('b'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')]),
+        started('H-DEEP', deep),
+        started('H-RANGE', '{"n":1e999,"m":-1e-400,"ok":1e308}'),
+        started('H-2MB', `{"blob":"${'x'.repeat(MB2)}"}`),
+        task('GOOD-1', 'completed', '1778578000.75'),
+        completed('GOOD-1'),
+        started('GOOD-2', EXACT_INPUT),
+        completed('GOOD-2'),
+      ];
+      writeFileSync(file, Buffer.concat(lines.flatMap((l) => [typeof l === 'string' ? Buffer.from(l, 'utf8') : l, Buffer.from('\n')])));
+      expect(Buffer.byteLength(started('H-DEEP', deep))).toBeGreaterThan(40_000);
+
+      const s = await ingestEventLogs(db.pool, [file]);
+      expect(s).toMatchObject({ linesRead: 12, eventsWritten: { workflow_events_raw: 10, task_events_raw: 2, total: 12 }, batches: 2, malformed: 0, skipped: 0 });
+      expect(s.repairs).toEqual({ 'invalid-utf8': 1, 'nul-escape': 1, 'lone-surrogate': 1, 'number-overflow': 1, 'nesting-depth': 1 });
+
+      const instances = await db.pool.query(`SELECT id, status FROM workflow_index.workflow_instances WHERE started_event_time IS NOT NULL ORDER BY id`);
+      expect(instances.rows).toEqual([
+        { id: 'GOOD-1', status: 'COMPLETED' },
+        { id: 'GOOD-2', status: 'COMPLETED' },
+        { id: 'H-2MB', status: 'RUNNING' },
+        { id: 'H-DEEP', status: 'RUNNING' },
+        { id: 'H-NUL', status: 'RUNNING' },
+        { id: 'H-RANGE', status: 'RUNNING' },
+        { id: 'H-SURROGATE', status: 'RUNNING' },
+        { id: 'H-UTF8', status: 'RUNNING' },
+      ]);
+      const tasks = await db.pool.query(`SELECT id, status FROM workflow_index.task_executions ORDER BY id`);
+      expect(tasks.rows).toEqual([{ id: 'GOOD-1:do/0/charge', status: 'COMPLETED' }]);
+      const inputs = await db.pool.query(`SELECT id, input FROM workflow_index.workflow_instances WHERE id IN ('H-NUL', 'H-SURROGATE', 'H-UTF8', 'H-RANGE') ORDER BY id`);
+      expect(inputs.rows).toEqual([
+        { id: 'H-NUL', input: { 'k\uFFFD': 'v\uFFFD' } },
+        { id: 'H-RANGE', input: { n: '1e999', m: '-1e-400', ok: 1e308 } },
+        { id: 'H-SURROGATE', input: { '\uFFFD': 'x\uFFFDy', pair: '\u{1F600}' } },
+        { id: 'H-UTF8', input: { a: '\uFFFDb\uFFFD\uFFFD\uFFFD' } },
+      ]);
+      const big = await db.pool.query(`SELECT length(input->>'blob') AS n FROM workflow_index.workflow_instances WHERE id = 'H-2MB'`);
+      expect(big.rows).toEqual([{ n: MB2 }]);
+      // 1000 levels stay JSON (the event object is level 1, its input level 2); the 1001st is the string of its text.
+      const deepest = await db.pool.query(`SELECT jsonb_typeof(input #> $1) AS kind, length(input #>> $1) AS n FROM workflow_index.workflow_instances WHERE id = 'H-DEEP'`, [
+        Array.from({ length: 999 }, () => '0'),
+      ]);
+      expect(deepest.rows).toEqual([{ kind: 'string', n: 2 * (19_999 - 999) }]);
+      expect(await count(db, 'SELECT count(*) AS n FROM workflow_index.ingest_errors')).toBe(0);
+    });
+
+    it('joins CRI P/F parts byte-exactly before repairing: a NUL escape split across parts is repaired', async () => {
+      const db = await fresh();
+      const line = started('CRI-NUL', '{"note":"a\\u0000b"}');
+      const cut = line.indexOf('\\u0000') + 4; // the part ends inside the escape: `\u00` | `00`
+      const file = join(dir, 'cri-nul.log');
+      writeFileSync(file, [
+        `2026-05-12T09:26:40.123456789Z stdout P ${line.slice(0, cut)}`,
+        `2026-05-12T09:26:40.123456789Z stdout F ${line.slice(cut)}`,
+        `2026-05-12T09:26:41.000000000Z stdout F ${completed('CRI-NUL')}`,
+        '',
+      ].join('\n'));
+      const s = await ingestEventLogs(db.pool, [file]);
+      expect(s).toMatchObject({ linesRead: 3, eventsWritten: { total: 2 }, malformed: 0 });
+      expect(s.repairs['nul-escape']).toBe(1);
+      const res = await db.pool.query(`SELECT input, status FROM workflow_index.workflow_instances WHERE id = 'CRI-NUL'`);
+      expect(res.rows).toEqual([{ input: { note: 'a\uFFFDb' }, status: 'COMPLETED' }]);
+    });
+
+    it('decodes Docker json-file lines from their JSON string, then repairs the event line', async () => {
+      const db = await fresh();
+      const docker = [
+        JSON.stringify({ log: `${started('DOCKER-1', '{"n":1e999,"k":"\\u0000","big":12345678901234567890}')}\n`, stream: 'stdout', time: '2026-05-12T09:26:40.5Z' }),
+        JSON.stringify({ log: `${completed('DOCKER-1')}\n`, stream: 'stdout', time: '2026-05-12T09:26:41Z' }),
+      ].join('\n');
+      const s = await ingestEventLogs(db.pool, ['-'], { stdin: Readable.from([Buffer.from(docker, 'utf8')]) });
+      expect(s).toMatchObject({ eventsWritten: { total: 2 }, malformed: 0 });
+      expect(s.repairs).toMatchObject({ 'nul-escape': 1, 'number-overflow': 1 });
+      const res = await db.pool.query(`SELECT input->>'n' AS n, input->>'k' AS k, input->>'big' AS big FROM workflow_index.workflow_instances WHERE id = 'DOCKER-1'`);
+      expect(res.rows).toEqual([{ n: '1e999', k: '\uFFFD', big: '12345678901234567890' }]);
+    });
+
+    it('runs each statement with search_path workflow_raw, and leaves the pooled connection as it was', async () => {
+      const db = await fresh();
+      const seen: string[] = [];
+      const recording: SqlExecutor = {
+        query: async (text, values) => {
+          seen.push(text);
+          return db.pool.query(text, values);
+        },
+      };
+      const file = join(dir, 'path.jsonl');
+      writeFileSync(file, `${started('PATH-1', '{}')}\n`);
+      await ingestEventLogs(recording, [file]);
+      const inserts = seen.filter((t) => t.includes('INSERT INTO'));
+      expect(inserts).toHaveLength(1);
+      expect(inserts[0]).toMatch(/^SET LOCAL search_path = workflow_raw; INSERT INTO workflow_raw\.workflow_events_raw SELECT 'workflow\.instance', /);
+      const paths = await Promise.all([1, 2, 3, 4].map(async () => (await db.pool.query('SHOW search_path')).rows[0].search_path as string));
+      expect(new Set(paths)).toEqual(new Set(['"$user", public']));
+    });
   });
 
   it('names a missing file', async () => {
