@@ -28,9 +28,16 @@ export function summaryLines(s: IngestSummary): string[] {
       ? 'rejected by the normalizer: unknown (this role cannot read workflow_index.ingest_errors)'
       : `rejected by the normalizer: ${s.rejected}${s.rejected > 0 ? ' (see workflow_index.ingest_errors)' : ''}`,
     ...s.rejectedSamples.map((r) => `  ${r.location ?? `${r.table} id ${r.rawId}`}: ${r.eventType ?? 'no eventType'}: ${r.reason}`),
+    repairsLine(s.repairs),
     `duration: ${(s.durationMs / 1000).toFixed(2)} s (${s.eventsPerSecond} events/s)`,
   ];
   return lines;
+}
+
+/** Events the line-repair rule changed before writing, per kind; the kinds are those of fluent-bit/postgresql/repair-line.lua too. */
+function repairsLine(repairs: IngestSummary['repairs']): string {
+  const found = Object.entries(repairs).filter(([, n]) => n > 0);
+  return found.length === 0 ? 'repaired: 0' : `repaired: ${found.map(([kind, n]) => `${kind} ${n}`).join(', ')}`;
 }
 
 export async function runIngest(args: IngestArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput, stdin: Readable): Promise<number> {

@@ -226,7 +226,7 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
     expect(run.stdout).toMatch(
       new RegExp(
         '^lines read: 80 from 1 source\nevents written: 80 \\(workflow_events_raw 36, task_events_raw 44\\) in 9 batches\nskipped \\(not events\\): 0\nmalformed: 0\n' +
-          'rejected by the normalizer: 0\nduration: \\d+\\.\\d\\d s \\(\\d+ events/s\\)\n$',
+          'rejected by the normalizer: 0\nrepaired: 0\nduration: \\d+\\.\\d\\d s \\(\\d+ events/s\\)\n$',
       ),
     );
     const json = await runInit(['ingest', '-', '--json'], { DATABASE_URL: db.url }, '{"eventType":"io.serverlessworkflow.task.started.v1",\nnot an event\n');
@@ -234,6 +234,20 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
     const summary = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({ sources: 1, linesRead: 2, skipped: 1, malformed: 1, rejected: 0, eventsWritten: { total: 0 } });
     expect(summary['malformedSamples']).toEqual([{ source: 'stdin', line: 1, reason: expect.stringMatching(/^invalid JSON/) }]);
+  });
+
+  it('ingest repairs hostile event lines and counts each repair kind in the summary', async () => {
+    const event = (id: string, input: string): string =>
+      `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1778578000.25,"startTime":1778578000.25,"status":"RUNNING","workflowName":"w","input":${input}}`;
+    const stdin = [event('CLI-R1', '{"n":1e999,"k\\u0000":"\\ud800"}'), event('CLI-R2', '{"m":-2e308}'), event('CLI-R3', '{"big":12345678901234567890}'), ''].join('\n');
+    const run = await runInit(['ingest', '-'], { DATABASE_URL: db.url }, stdin);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('events written: 3 (workflow_events_raw 3, task_events_raw 0) in 1 batch\n');
+    expect(run.stdout).toContain('\nrepaired: nul-escape 1, lone-surrogate 1, number-overflow 2\n');
+    const json = await runInit(['ingest', '-', '--json'], { DATABASE_URL: db.url }, stdin);
+    expect((JSON.parse(json.stdout) as { repairs: unknown }).repairs).toEqual({ 'invalid-utf8': 0, 'nul-escape': 1, 'lone-surrogate': 1, 'number-overflow': 2, 'nesting-depth': 0 });
+    expect(await scalar<string>(db.url, `SELECT input->>'big' FROM workflow_index.workflow_instances WHERE id = 'CLI-R3'`)).toBe('12345678901234567890');
+    expect(await scalar<string>(db.url, `SELECT input->>'n' FROM workflow_index.workflow_instances WHERE id = 'CLI-R1'`)).toBe('1e999');
   });
 
   it('migrate and status fail naming the file when an applied migration was changed', async () => {
