@@ -45,12 +45,17 @@ end
 
 -- R1: the WHATWG UTF-8 decoder's error handling, on bytes.
 local function repair_utf8(s)
-  local i = find(s, "[\128-\255]")
-  if not i then return s end
   local len = #s
   local out, n, copied = {}, 0, 1
+  local i = 1
   while i <= len do
     local b = byte(s, i)
+    while b < 0x80 do
+      i = i + 1
+      if i > len then break end
+      b = byte(s, i)
+    end
+    if i > len then break end
     local need, lo, hi = 0, 0x80, 0xBF
     if b >= 0xC2 and b <= 0xDF then need = 1
     elseif b == 0xE0 then need, lo = 2, 0xA0
@@ -73,9 +78,7 @@ local function repair_utf8(s)
       n = n + 1; out[n] = REPLACEMENT
       copied = j
     end
-    -- multi-byte text is mostly followed by more of it: look at the next byte before searching
-    local nb = byte(s, j)
-    if nb and nb >= 0x80 then i = j else i = find(s, "[\128-\255]", j); if not i then break end end
+    i = j
   end
   if n == 0 then return s end
   n = n + 1; out[n] = sub(s, copied)
@@ -88,8 +91,8 @@ local function starts_with_object(s)
 end
 
 -- Cheap supersets of what R2-R5 can repair: a line that passes none of them is returned as it is. Plain finds
--- (memchr speed) come first; Lua's pattern classes cost several ns a byte, so the number test is one tight byte
--- loop (JIT-compiled) instead, run only when nothing cheaper has decided.
+-- run at memchr speed; a pattern class costs several ns a byte, so what no plain find can tell (bytes >= 0x80 for
+-- R1, an exponent after a digit or a run of LONG_RUN digits for R4) is one tight, JIT-compiled byte loop.
 local function count_at_least(s, char, limit)
   local count, p = 0, 1
   while count < limit do
@@ -100,26 +103,33 @@ local function count_at_least(s, char, limit)
   return count
 end
 
-local function may_need_json_repair(s)
+local function may_need_escape_or_depth_repair(s)
   if find(s, "\\u", 1, true) and (find(s, "\\u0000", 1, true) or find(s, "\\u[dD][89a-fA-F]")) then return true end
-  local len = #s
-  if len > MAX_DEPTH then
+  if #s > MAX_DEPTH then
     local braces = count_at_least(s, "{", MAX_DEPTH + 1)
     if braces + count_at_least(s, "[", MAX_DEPTH + 1 - braces) > MAX_DEPTH then return true end
   end
-  -- R4 needs an exponent right after a digit, or a run of LONG_RUN digits
-  local run = 0
-  for i = 1, len do
+  return false
+end
+
+-- Returns: the line has a byte >= 0x80; the line may hold an out-of-range number. R1 replaces only bytes >= 0x80,
+-- so the number answer holds for the repaired line too.
+local function scan_bytes(s)
+  local high, number, run = false, false, 0
+  for i = 1, #s do
     local c = byte(s, i)
-    if c >= 48 and c <= 57 then
+    if c >= 0x80 then
+      high, run = true, 0
+      if number then break end
+    elseif c >= 48 and c <= 57 then
       run = run + 1
-      if run >= LONG_RUN then return true end
+      if run >= LONG_RUN then number = true; if high then break end end
     else
-      if run > 0 and (c == 101 or c == 69) then return true end
+      if run > 0 and (c == 101 or c == 69) then number = true; if high then break end end
       run = 0
     end
   end
-  return false
+  return high, number
 end
 
 local function hex4(s, at)
@@ -279,8 +289,9 @@ local function repair_json(s)
 end
 
 local function repair_line(line)
-  local s = repair_utf8(line)
-  if starts_with_object(s) and may_need_json_repair(s) then s = repair_json(s) end
+  local high, number = scan_bytes(line)
+  local s = high and repair_utf8(line) or line
+  if starts_with_object(s) and (number or may_need_escape_or_depth_repair(s)) then s = repair_json(s) end
   return s
 end
 
