@@ -44,8 +44,9 @@ export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string,
   try {
     if (args.dryRun) {
       out.log('dry run: printing the SQL that would run; nothing is executed');
-      let normalizer: NormalizerResult = { status: 'skipped' };
-      const steps = await migrate(client, { dryRun: true, onNormalizer: (r) => (normalizer = r) });
+      const seen: { normalizer: NormalizerResult } = { normalizer: { status: 'skipped' } };
+      const steps = await migrate(client, { dryRun: true, onNormalizer: (r) => (seen.normalizer = r) });
+      const { normalizer } = seen;
       for (const step of steps) {
         if (step.status === 'pending') {
           out.out(`-- ${stepLine(step)}`);

@@ -33,11 +33,27 @@ describe('Fluent Bit JSON printing', () => {
     expect(fluentBitJson('{ "b" : 1 , "a" : [ 1 , 2.50 , { } ] , "b" : "x\\u00e9\\/\\n\\u0001\\ud800" }')).toBe('{"a":[1,2.5,{}],"b":"xé/\\n\\u0001\ufffd"}');
   });
 
+  // printf rounds the double's exact binary value, ties to even; JavaScript's toPrecision breaks ties upward.
+  function roundedLikeC(x: number): number {
+    const exact = Math.abs(x).toExponential(60); // the exact value's leading digits (enough to see a tie at the 17th)
+    const [mantissa = '', exponent = '0'] = exact.split('e');
+    const digits = mantissa.replace('.', '');
+    const tie = digits[16] === '5' && /^0*$/.test(digits.slice(17));
+    if (!tie || Number(digits[15]) % 2 === 1) return Number(x.toPrecision(16));
+    // an exact tie with an even 16th digit: round down (towards the even digit)
+    const down = `${digits.slice(0, 1)}.${digits.slice(1, 16)}e${exponent}`;
+    return Math.sign(x) * Number(down);
+  }
+
+  it('rounds an exact tie at the 17th digit to even, as printf does', () => {
+    expect(formatFluentBitDouble(-17908923436357.125)).toBe('-17908923436357.12');
+  });
+
   it('prints any double as C would: the value read back is the double rounded to 16 significant digits', () => {
     fc.assert(
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
         const printed = formatFluentBitDouble(x);
-        expect(Number(printed)).toBe(Number.isInteger(x) && Math.abs(x) < 2 ** 63 ? x : Number(x.toPrecision(16)));
+        expect(Number(printed)).toBe(Number.isInteger(x) && Math.abs(x) < 2 ** 63 ? x : roundedLikeC(x));
       }),
       { numRuns: 2000 },
     );

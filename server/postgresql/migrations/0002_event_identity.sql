@@ -18,6 +18,7 @@ DROP FUNCTION workflow_index.normalize_raw_batch();
 DROP FUNCTION workflow_index.apply_events(TEXT, BIGINT[], JSONB[], TIMESTAMPTZ[]);
 DROP FUNCTION workflow_index.parse_events(BIGINT[], JSONB[], TIMESTAMPTZ[]);
 DROP FUNCTION workflow_index.task_position_executions(TEXT[], TEXT[]);
+DROP FUNCTION workflow_index.parse_event_time(JSONB);  -- now (JSONB, DOUBLE PRECISION): JSON numbers are read as doubles
 
 -- Task events are identified by their own content (045-event-identity.sql), not by the record time.
 DROP TABLE workflow_index.task_events;

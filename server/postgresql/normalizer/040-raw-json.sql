@@ -98,27 +98,30 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  elements JSON[];
   repaired TEXT := records;
+  parsed JSON;
   time_key TEXT;
 BEGIN
   IF workflow_raw.may_need_escape_repair(records) THEN
     repaired := workflow_raw.repair_json_escapes(records);
   END IF;
   BEGIN
-    SELECT array_agg(x.e ORDER BY x.o) INTO elements FROM pg_catalog.json_array_elements(repaired::JSON) WITH ORDINALITY AS x(e, o);
+    parsed := repaired::JSON;  -- validates the whole array; what parses here, json_array_elements parses too
   EXCEPTION WHEN OTHERS THEN
     -- Not parseable as a whole (e.g. one record nested too deep for the parser): each element on its own.
-    SELECT array_agg(workflow_raw.element_json(s.t)) INTO elements FROM workflow_raw.split_json_array(repaired) AS s(t);
+    RETURN QUERY SELECT workflow_raw.forwarder_key_last(workflow_raw.element_json(s.t)) FROM workflow_raw.split_json_array(repaired) AS s(t);
+    RETURN;
   END;
   -- Every record starts with the forwarder's time key; only when the statement holds that key more often than it
   -- holds records can an app field repeat it, and only then is each record looked at.
   time_key := '"' || substring(repaired FROM '^\s*\[\s*\{\s*"([A-Za-z0-9_@.-]+)"\s*:') || '"';
   IF time_key IS NOT NULL
-     AND (length(repaired) - length(replace(repaired, time_key, ''))) / length(time_key) > coalesce(cardinality(elements), 0) THEN
-    elements := ARRAY(SELECT workflow_raw.forwarder_key_last(u.e) FROM unnest(elements) WITH ORDINALITY AS u(e, o) ORDER BY u.o);
+     AND (octet_length(repaired) - octet_length(replace(repaired, time_key, ''))) / octet_length(time_key)
+         > json_array_length(parsed) THEN
+    RETURN QUERY SELECT workflow_raw.forwarder_key_last(e) FROM pg_catalog.json_array_elements(parsed) AS e;
+  ELSE
+    RETURN QUERY SELECT e FROM pg_catalog.json_array_elements(parsed) AS e;
   END IF;
-  RETURN QUERY SELECT u.v FROM unnest(elements) AS u(v);
 END
 $$;
 

@@ -15,7 +15,7 @@ RETURNS TABLE (
   content_hash BIGINT)
 LANGUAGE sql STABLE
 AS $$
-  -- Four levels, each fenced with OFFSET 0 so the planner does not flatten them and re-evaluate a derived column
+  -- Five levels, each fenced with OFFSET 0 so the planner does not flatten them and re-evaluate a derived column
   -- at every place it is referenced: each field is extracted from the event once (e), typed once (t), then the
   -- event is classified (c), validated and projected.
   SELECT c.raw_id, c.iid, c.et, c.kind, c.action, c.ts,
@@ -82,7 +82,7 @@ AS $$
                   WHEN c.action IN ('completed', 'faulted', 'cancelled') THEN c.t_end END, c.ts),
     CASE WHEN c.kind = 'task' THEN workflow_index.task_event_content_hash(
       coalesce(c.j_tname #>> '{}', regexp_replace(c.j_pos #>> '{}', '^.*/', '')), c.j_status #>> '{}',
-      nullif(c.j_input, 'null'::JSONB), nullif(c.j_output, 'null'::JSONB), c.j_error) END
+      workflow_index.canonical_json_text(c.input_text), workflow_index.canonical_json_text(c.output_text), c.j_error) END
   FROM (
     SELECT t.*, t.m[1] AS kind, t.m[2] AS action,
            workflow_index.normalize_workflow_status(coalesce(
@@ -98,11 +98,17 @@ AS $$
              regexp_match(CASE WHEN jsonb_typeof(e.j_et) = 'string' THEN e.j_et #>> '{}' END,
                           '(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$') AS m,
              e.j_iid #>> '{}' AS iid,
-             workflow_index.parse_event_time(e.j_ts) AS ts,
-             workflow_index.parse_event_time(e.j_start) AS t_start,
-             workflow_index.parse_event_time(e.j_end) AS t_end,
-             workflow_index.parse_event_time(e.j_last) AS t_last
+             -- task payloads as jsonb text, once, for the event's identity (045-event-identity.sql)
+             CASE WHEN e.j_pos IS NOT NULL THEN e.j_input::TEXT END AS input_text,
+             CASE WHEN e.j_pos IS NOT NULL THEN e.j_output::TEXT END AS output_text,
+             workflow_index.parse_event_time(e.j_ts, e.n_ts) AS ts,
+             workflow_index.parse_event_time(e.j_start, e.n_start) AS t_start,
+             workflow_index.parse_event_time(e.j_end, e.n_end) AS t_end,
+             workflow_index.parse_event_time(e.j_last, e.n_last) AS t_last
       FROM (
+       SELECT e.*, workflow_index.json_number_double(e.j_ts) AS n_ts, workflow_index.json_number_double(e.j_start) AS n_start,
+              workflow_index.json_number_double(e.j_end) AS n_end, workflow_index.json_number_double(e.j_last) AS n_last
+       FROM (
         SELECT u.raw_id, coalesce(jsonb_typeof(u.d), 'nothing') AS dtype,
                o.d -> 'eventType' AS j_et, o.d -> 'instanceId' AS j_iid, o.d -> 'timestamp' AS j_ts,
                o.d -> 'startTime' AS j_start, o.d -> 'endTime' AS j_end, o.d -> 'lastUpdateTime' AS j_last,
@@ -113,6 +119,8 @@ AS $$
         FROM unnest(p_ids, p_data) AS u(raw_id, d)
         CROSS JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(u.d) = 'object' THEN u.d END AS d) o
         OFFSET 0
+      ) e
+      OFFSET 0
       ) e
       OFFSET 0
     ) t

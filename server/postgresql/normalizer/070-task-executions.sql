@@ -21,43 +21,36 @@ RETURNS TABLE (instance_id TEXT, task_position TEXT, first_seq BIGINT, task_name
                error_type TEXT, error_title TEXT, error_detail TEXT, error_status INTEGER, error_instance TEXT)
 LANGUAGE sql STABLE
 AS $$
-  WITH stored AS (
+  WITH ev AS (
     SELECT e.*,
            CASE WHEN e.event_kind IN ('started', 'retried') THEN 1
-                WHEN e.event_kind IN ('completed', 'faulted', 'cancelled') THEN -1 ELSE 0 END AS delta,
-           count(*) OVER (PARTITION BY e.instance_id, e.task_position, e.event_time, e.event_kind) AS variants
+                WHEN e.event_kind IN ('completed', 'faulted', 'cancelled') THEN -1 ELSE 0 END AS delta
     FROM unnest(p_iids, p_pos) AS a(i, p)
     CROSS JOIN LATERAL (SELECT * FROM workflow_index.task_events t
                         WHERE t.instance_id = a.i AND t.task_position = a.p
                         OFFSET 0) e  -- per-key index lookups (OFFSET 0: not flattened into a join)
-  ), ev AS (
-    -- The same event delivered by two writers that print its numbers differently is stored twice (the hashes
-    -- differ); of such equivalent variants only the one with the smallest hash counts.
-    SELECT s.* FROM stored s
-    WHERE s.variants = 1 OR NOT EXISTS (
-      SELECT 1 FROM stored o
-      WHERE o.instance_id = s.instance_id AND o.task_position = s.task_position AND o.event_time = s.event_time
-        AND o.event_kind = s.event_kind AND o.content_hash < s.content_hash
-        AND o.task_name = s.task_name AND o.status IS NOT DISTINCT FROM s.status
-        AND (o.error_type, o.error_title, o.error_detail, o.error_status, o.error_instance)
-            IS NOT DISTINCT FROM (s.error_type, s.error_title, s.error_detail, s.error_status, s.error_instance)
-        AND workflow_index.json_equivalent(o.input, s.input) AND workflow_index.json_equivalent(o.output, s.output))
   ), instants AS (
-    -- per instant: its openings and closings, and the running balance after it (peers share the RANGE frame)
+    -- One sort serves every window here: per instant its net delta, the running balance after it (RANGE: peers
+    -- share it), each event's rank within its role at the instant, and whether it is the instant's last row.
     SELECT ev.*,
-           count(*) FILTER (WHERE ev.delta = 1) OVER i - count(*) FILTER (WHERE ev.delta = -1) OVER i AS instant_delta,
+           sum(ev.delta) OVER (PARTITION BY ev.instance_id, ev.task_position, ev.event_time) AS instant_delta,
            sum(ev.delta) OVER (PARTITION BY ev.instance_id, ev.task_position ORDER BY ev.event_time) AS p_after,
            row_number() OVER (PARTITION BY ev.instance_id, ev.task_position, ev.event_time, ev.delta
-                              ORDER BY ev.event_kind, ev.content_hash) AS role_rank
-    FROM ev WINDOW i AS (PARTITION BY ev.instance_id, ev.task_position, ev.event_time)
+                              ORDER BY ev.event_kind, ev.content_hash) AS role_rank,
+           row_number() OVER (PARTITION BY ev.instance_id, ev.task_position, ev.event_time
+                              ORDER BY ev.delta, ev.event_kind, ev.content_hash)
+             = count(*) OVER (PARTITION BY ev.instance_id, ev.task_position, ev.event_time) AS last_of_instant
+    FROM ev
   ), open_before AS (
-    -- executions still open just before the instant: the clamped running balance after the previous instant
-    SELECT instants.*,
-           (instants.p_after - instants.instant_delta)
-             - least(0, coalesce(min(instants.p_after) OVER (PARTITION BY instants.instance_id, instants.task_position
-                                                             ORDER BY instants.event_time
-                                                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0)) AS open_at_instant
-    FROM instants
+    -- Executions still open just before the instant: the clamped running balance after the previous instant,
+    -- P(g-1) - min(0, min of P over the instants before g); the minimum runs over the last rows of earlier instants.
+    SELECT i.*,
+           (i.p_after - i.instant_delta)
+             - least(0, coalesce(min(CASE WHEN i.last_of_instant THEN i.p_after END)
+                                   OVER (PARTITION BY i.instance_id, i.task_position
+                                         ORDER BY i.event_time, i.delta, i.event_kind, i.content_hash
+                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS open_at_instant
+    FROM instants i
   ), ev_seq AS (
     SELECT o.*,
            row_number() OVER (PARTITION BY o.instance_id, o.task_position

@@ -5,7 +5,7 @@
 // the Fluent Bit model and a filterless forwarder in any order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { expectedIndex } from './support/expected-executions.js';
+import { canonicalJson, expectedIndex } from './support/expected-executions.js';
 import { criLog } from './support/cri-log.js';
 import { rawFlushes } from './support/raw-statement.js';
 import { seededRandom, shuffled } from './support/seeded-random.js';
@@ -133,7 +133,8 @@ describe.skipIf(!available)('long loops in every producer precision (real Postgr
     const expected = expectedIndex(stream.events);
     const first = await deliver(stream, 'jsonl', 300);
     expect(outline(first)).toEqual(outline(expected));
-    const sorted = (values: unknown[]) => values.map((v) => JSON.stringify(v)).sort();
+    // Object key order is not significant (CONTRACT): compare payloads by their canonical JSON.
+    const sorted = (values: unknown[]) => values.map((v) => canonicalJson(v)).sort();
     expect(sorted(first.tasks.map((t) => t.input))).toEqual(sorted(expected.tasks.map((t) => t.input)));
     expect(sorted(first.tasks.map((t) => t.output))).toEqual(sorted(expected.tasks.map((t) => t.output)));
     for (const [i, path] of (['cri', 'fluent-bit', 'raw-shuffled'] as const).entries()) {
