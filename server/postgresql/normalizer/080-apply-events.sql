@@ -137,7 +137,13 @@ BEGIN
       FROM parsed p
       WHERE p.reason IS NULL AND p.kind = 'task'
       ORDER BY p.instance_id, p.task_position
-      ON CONFLICT DO NOTHING  -- the same event delivered again is already stored and changes nothing (045-event-identity.sql)
+      -- The same event delivered again is already stored and changes nothing (045-event-identity.sql). A writer that
+      -- printed its numbers differently (0.3 for 0.30000000000000004) delivers the same event too: of the two
+      -- spellings the greater payload is kept, so the served payload does not depend on which arrived first.
+      ON CONFLICT (instance_id, task_position, event_time, event_kind, content_hash) DO UPDATE
+        SET input = EXCLUDED.input, output = EXCLUDED.output
+        WHERE (coalesce(EXCLUDED.input, 'null'::JSONB), coalesce(EXCLUDED.output, 'null'::JSONB))
+            > (coalesce(task_events.input, 'null'::JSONB), coalesce(task_events.output, 'null'::JSONB))
       RETURNING task_events.instance_id, task_events.task_position
     )
     SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position)
