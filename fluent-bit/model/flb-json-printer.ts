@@ -9,6 +9,7 @@
 // Invalid UTF-8 in a byte string is printed here as \ufffd per WHATWG decoding; the binary's exact treatment
 // differs by version (replaced or skipped), which the line repair makes unreachable (R1 runs first).
 
+import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
 import { type FluentMap, type FluentValue, textOf } from './fluent-value.js';
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
@@ -34,30 +35,12 @@ function hex4(code: number): string {
   return code.toString(16).padStart(4, '0');
 }
 
-/** C's printf("%.16g", x) for finite x. */
-export function formatG16(x: number): string {
-  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const [mantissa, exponentText] = x.toExponential(15).split('e') as [string, string];
-  const exponent = Number(exponentText);
-  const strip = (digits: string): string => (digits.includes('.') ? digits.replace(/0+$/, '').replace(/\.$/, '') : digits);
-  if (exponent < -4 || exponent >= 16) {
-    const sign = exponent < 0 ? '-' : '+';
-    return `${strip(mantissa)}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
-  }
-  return strip(x.toFixed(15 - exponent));
-}
-
-const TWO_63 = 2 ** 63;
-
-/** A msgpack float64 as Fluent Bit prints it. */
+/** A msgpack float64 as Fluent Bit prints it (server/core/src/fluent-bit-double.ts; nan and inf as C prints them). */
 export function printFluentDouble(x: number): string {
   if (Number.isNaN(x)) return 'nan';
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
-  // `x == (double)(long long)x`: integral and inside the int64 range (the cast of anything else is undefined
-  // behaviour that yields INT64_MIN on x86-64, so only -2^63 itself would pass).
-  if (Number.isInteger(x) && x >= -TWO_63 && x < TWO_63) return `${Object.is(x, -0) ? '-' : ''}${BigInt(x).toString()}.0`;
-  return formatG16(x);
+  return formatFluentBitDouble(x);
 }
 
 // Iterative: a 20,000-level line (which only a forwarder without our repair lets through) prints as it does in

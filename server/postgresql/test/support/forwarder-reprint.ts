@@ -2,18 +2,10 @@
 // with %.16g (a 17-digit double loses its last digit) and integral doubles as `x.0`, and a forwarder (or a
 // re-configured parser) may emit the event's top-level fields in another order. Works on the printed text with a
 // small scanner (strings skipped), so everything else — escapes, integers, payload bytes — stays as printed.
+import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
 
 /** C's printf("%.16g") of a finite double, as Fluent Bit prints doubles; integral values as `x.0`. */
-export function flbDouble(value: number): string {
-  // flb_pack: `%.1f` when the double equals its (long long) conversion, i.e. integral and within int64.
-  if (Number.isInteger(value) && Math.abs(value) < 9.2e18) return value.toFixed(1);
-  const text = value.toPrecision(16);
-  const [mantissa = '', exponent] = text.split('e');
-  const trimmed = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
-  if (exponent === undefined) return trimmed;
-  const e = Number(exponent);
-  return `${trimmed}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
-}
+export const flbDouble = formatFluentBitDouble;
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
