@@ -378,6 +378,8 @@ async function main(): Promise<void> {
       env: {
         PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', NODE_OPTIONS: argv['server-node-options'], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', DATABASE_URL: readerUrl,
         DATABASE_POOL_MIN: String(argv.connections), DATABASE_POOL_MAX: String(argv.connections), LOG_LEVEL: argv['log-level'],
+        // The load generator is one address standing in for many clients: no per-client in-flight limit.
+        HTTP_MAX_REQUESTS_PER_CLIENT: '0',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
