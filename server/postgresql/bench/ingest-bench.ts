@@ -3,7 +3,7 @@
 // Loads generated workflow instances through the exact statement Fluent Bit's pgsql output sends, into the raw
 // tables with their normalizing triggers, in batches of each size; and in the same run the same statements into
 // trigger-less copies of the raw tables (the floor: plain inserts). Workflow and task flushes go over two
-// connections concurrently, as Fluent Bit's two pgsql outputs do. Prints events/s and the ratio; the last line
+// connections concurrently, as Fluent Bit's two pgsql outputs do, with the forwarder's search_path. Prints events/s and the ratio; the last line
 // is one JSON object with the figures.
 import pg from 'pg';
 import yargs from 'yargs';
@@ -60,6 +60,9 @@ async function main(): Promise<void> {
   try {
     await Promise.all(clients.map((c) => c.connect()));
     await migrate(clients[0]);
+    // As the forwarder login: workflow_raw on the search_path, so Fluent Bit's statement uses the safe
+    // json_array_elements(text) of the normalizer (server/postgresql/normalizer/040-raw-json.sql), floor included.
+    await Promise.all(clients.map((c) => c.query('SET search_path = workflow_raw')));
     await clients[0].query(`CREATE SCHEMA bench_floor;
       CREATE TABLE bench_floor.workflow_events_raw (LIKE workflow_raw.workflow_events_raw INCLUDING ALL);
       CREATE TABLE bench_floor.task_events_raw (LIKE workflow_raw.task_events_raw INCLUDING ALL);`);
