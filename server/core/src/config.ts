@@ -198,7 +198,7 @@ const MiB = 1024 * 1024;
 
 export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'NODE_ENV', development: 'development', production: 'production', description: 'Mode: development or production (test counts as production).' },
-  { key: 'HTTP_HOST', development: 'all interfaces', production: 'all interfaces', description: 'Listen address of the HTTP and HTTPS servers.' },
+  { key: 'HTTP_HOST', development: '127.0.0.1', production: 'all interfaces', description: 'Listen address of the HTTP and HTTPS servers (development mode stays on the loopback unless told otherwise).' },
   { key: 'HTTP_PORT', development: '8080', production: '8080', description: 'HTTP port (0 picks a free port).' },
   { key: 'HTTPS_PORT', development: '8443', production: '8443', description: 'HTTPS port; HTTPS is served only when TLS_CERT_FILE and TLS_KEY_FILE are set.' },
   { key: 'TLS_CERT_FILE / TLS_KEY_FILE', development: '—', production: '—', description: 'PEM certificate (chain) and private key; both or neither.' },
@@ -278,7 +278,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
   const config: CoreConfig = {
     mode,
     http: {
-      host: r.string('HTTP_HOST', null),
+      host: r.string('HTTP_HOST', dev ? '127.0.0.1' : null),
       port: r.int('HTTP_PORT', 8080, PORT),
       httpsPort: r.int('HTTPS_PORT', 8443, PORT),
       tlsCertFile,

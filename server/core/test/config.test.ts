@@ -37,9 +37,12 @@ describe('loadCoreConfig', () => {
     });
   });
 
-  it('development defaults: CORS on for http://localhost:3000, pretty logs', () => {
+  it('development defaults: CORS on for http://localhost:3000, pretty logs, loopback only', () => {
     const config = defaultCoreConfig('development');
     expect(config.mode).toBe('development');
+    expect(config.http.host).toBe('127.0.0.1');
+    expect(loadCoreConfig({ NODE_ENV: 'development', HTTP_HOST: '0.0.0.0' }).http.host).toBe('0.0.0.0');
+    expect(defaultCoreConfig('production').http.host).toBeNull();
     expect(config.cors).toEqual({ enabled: true, origins: ['http://localhost:3000'] });
     expect(config.log).toEqual({ level: 'info', format: 'pretty' });
     expect(defaultCoreConfig('production')).toEqual(loadCoreConfig({ NODE_ENV: 'production' }));
