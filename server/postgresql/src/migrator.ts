@@ -7,11 +7,18 @@
 // in workflow_index.normalizer_definitions, after the migrations and in the same transaction, followed by a
 // rebuild of every normalized row from the raw tables. So a release that changes a rule never serves rows the
 // old rule computed, and a concurrent Fluent Bit flush sees either the old schema or the new one, never a mix.
+//
+// Downgrades are refused before anything changes (schema-version.ts has the rule): a database with migrations
+// this release does not ship, or with normalizer definitions a newer release applied, stays as it is. The release
+// that applied the definitions is recorded with them, and the reader group may read both history tables, so the
+// server and its wait-for-schema init container can tell which schema they face.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientBase } from 'pg';
+import { compareSchema, NORMALIZER_HISTORY_TABLE, readSchemaState, SCHEMA_HISTORY_TABLE } from './schema-version.js';
+import type { RequiredSchema } from './schema-version.js';
 
 /** The migration files shipped with this module (server/postgresql/migrations). */
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
@@ -19,8 +26,11 @@ export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..'
 export const NORMALIZER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'normalizer');
 
 const LOCK_KEY = 7_461_905_211; // arbitrary, constant: "workflow-index migrate"
-const HISTORY_TABLE = 'workflow_index.schema_migrations';
-const NORMALIZER_TABLE = 'workflow_index.normalizer_definitions';
+const HISTORY_TABLE = SCHEMA_HISTORY_TABLE;
+const NORMALIZER_TABLE = NORMALIZER_HISTORY_TABLE;
+
+/** The version of this release (the package version of @workflow-index/postgresql; package.json sits beside src/ and dist/). */
+export const THIS_RELEASE: string = (JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 export interface Migration {
   readonly version: number;
@@ -87,6 +97,15 @@ export type NormalizerResult =
   | { readonly status: 'skipped' }
   | { readonly status: 'pending'; readonly sql: string }; // dry run
 
+/** What this release needs of a database: its migrations and its normalizer definitions. */
+export function requiredSchema(
+  migrations: readonly Migration[] = loadMigrations(),
+  normalizer: NormalizerDefinitions = loadNormalizer(),
+  release: string = THIS_RELEASE,
+): RequiredSchema {
+  return { versions: migrations.map((m) => m.version), normalizerChecksum: normalizer.checksum, release };
+}
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -105,6 +124,29 @@ async function ensureHistory(client: ClientBase): Promise<void> {
     applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     rebuilt_events BIGINT NOT NULL,
     execution_ms INTEGER NOT NULL)`);
+  // Added by this release; older rows (and older migrators) leave it NULL, which counts as an older release.
+  const column = await client.query(
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = 'workflow_index' AND table_name = 'normalizer_definitions' AND column_name = 'release'`,
+  );
+  if (column.rowCount === 0) await client.query(`ALTER TABLE ${NORMALIZER_TABLE} ADD COLUMN release TEXT`);
+}
+
+/** The reader group may read the history, so servers can check the schema version before they serve. */
+async function grantHistoryToReaders(client: ClientBase): Promise<void> {
+  const res = await client.query<{ missing: boolean | null }>(
+    `SELECT CASE WHEN to_regrole('workflow_index_reader') IS NULL THEN NULL
+       ELSE NOT (has_table_privilege('workflow_index_reader', '${HISTORY_TABLE}', 'SELECT')
+             AND has_table_privilege('workflow_index_reader', '${NORMALIZER_TABLE}', 'SELECT')) END AS missing`,
+  );
+  if (res.rows[0]?.missing === true) await client.query(`GRANT SELECT ON ${HISTORY_TABLE}, ${NORMALIZER_TABLE} TO workflow_index_reader`);
+}
+
+/** Throws (changing nothing) when the database was migrated by a newer release than the one given. */
+async function refuseDowngrade(client: ClientBase, required: RequiredSchema): Promise<void> {
+  const verdict = compareSchema(required, await readSchemaState(client));
+  if (verdict.status === 'newer') {
+    throw new MigrationError(`${verdict.reason}: nothing was changed; run the init job of the release that migrated this database, or a newer one`);
+  }
 }
 
 /** Whether the database runs the normalizer definitions of this release. */
@@ -133,7 +175,7 @@ function verify(applied: readonly AppliedMigration[], migrations: readonly Migra
   const byVersion = new Map(migrations.map((m) => [m.version, m]));
   for (const a of applied) {
     const m = byVersion.get(a.version);
-    if (!m) continue; // applied by a newer release: fine, forward-only
+    if (!m) continue; // applied by a newer release: reported by migrationStatus, refused by migrate
     if (m.checksum !== a.checksum) {
       throw new MigrationError(
         `migration ${m.file} was changed after it was applied (checksum ${a.checksum.slice(0, 12)} in the database, ${m.checksum.slice(0, 12)} on disk); add a new migration instead of editing an applied one`,
@@ -147,20 +189,25 @@ export interface MigrationStatus {
   readonly pending: readonly Migration[];
   /** Whether the database runs the normalizer definitions of this release. */
   readonly normalizerUpToDate: boolean;
+  /** Why this release must not migrate (nor serve) this database, when a newer release migrated it; else null. */
+  readonly downgrade: string | null;
 }
 
 export async function migrationStatus(
   client: ClientBase,
   migrations: readonly Migration[] = loadMigrations(),
   normalizer: NormalizerDefinitions = loadNormalizer(),
+  release: string = THIS_RELEASE,
 ): Promise<MigrationStatus> {
   const applied = await readApplied(client);
   verify(applied, migrations);
   const done = new Set(applied.map((a) => a.version));
+  const verdict = compareSchema(requiredSchema(migrations, normalizer, release), await readSchemaState(client));
   return {
     applied,
     pending: migrations.filter((m) => !done.has(m.version)),
     normalizerUpToDate: await normalizerUpToDate(client, normalizer),
+    downgrade: verdict.status === 'newer' ? verdict.reason : null,
   };
 }
 
@@ -168,6 +215,8 @@ export interface MigrateOptions {
   readonly dryRun?: boolean;
   readonly migrations?: readonly Migration[];
   readonly normalizer?: NormalizerDefinitions;
+  /** The release these files belong to (default: this one); recorded with the normalizer definitions. */
+  readonly release?: string;
   readonly onStep?: (step: MigrationStepResult) => void;
   /** Called once with what happened to the normalizer definitions (after the migration steps). */
   readonly onNormalizer?: (result: NormalizerResult) => void;
@@ -180,13 +229,15 @@ export interface MigrateOptions {
 export async function migrate(client: ClientBase, options: MigrateOptions = {}): Promise<MigrationStepResult[]> {
   const migrations = options.migrations ?? loadMigrations();
   const normalizer = options.normalizer ?? loadNormalizer();
+  const required = requiredSchema(migrations, normalizer, options.release ?? THIS_RELEASE);
   const results: MigrationStepResult[] = [];
   const report = (step: MigrationStepResult): void => {
     results.push(step);
     options.onStep?.(step);
   };
   if (options.dryRun) {
-    const status = await migrationStatus(client, migrations, normalizer);
+    const status = await migrationStatus(client, migrations, normalizer, required.release);
+    if (status.downgrade !== null) throw new MigrationError(`${status.downgrade}: this release would change nothing`);
     const pending = new Set(status.pending.map((m) => m.version));
     for (const m of migrations) {
       report(pending.has(m.version) ? { version: m.version, name: m.name, status: 'pending', sql: m.sql } : { version: m.version, name: m.name, status: 'skipped' });
@@ -200,6 +251,8 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
   }
   await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
   try {
+    // Before ensureHistory: a refused downgrade must not even add a column.
+    await refuseDowngrade(client, required);
     await ensureHistory(client);
     const applied = await readApplied(client);
     verify(applied, migrations);
@@ -243,13 +296,14 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
         }
         const durationMs = Math.round(performance.now() - started);
         await client.query(
-          `INSERT INTO ${NORMALIZER_TABLE} (checksum, rebuilt_events, execution_ms) VALUES ($1, $2, $3)
+          `INSERT INTO ${NORMALIZER_TABLE} (checksum, rebuilt_events, execution_ms, release) VALUES ($1, $2, $3, $4)
            ON CONFLICT (singleton) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now(),
-             rebuilt_events = EXCLUDED.rebuilt_events, execution_ms = EXCLUDED.execution_ms`,
-          [normalizer.checksum, rebuiltEvents, durationMs],
+             rebuilt_events = EXCLUDED.rebuilt_events, execution_ms = EXCLUDED.execution_ms, release = EXCLUDED.release`,
+          [normalizer.checksum, rebuiltEvents, durationMs, required.release],
         );
         if (normalizerChanged) normalizerResult = { status: 'applied', files: normalizer.files.length, rebuiltEvents, durationMs };
       }
+      await grantHistoryToReaders(client);
       await client.query('COMMIT');
       for (const r of reports) r();
       options.onNormalizer?.(normalizerResult);
