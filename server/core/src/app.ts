@@ -15,9 +15,11 @@ import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-se
 import { livenessChecks, readinessChecks, report } from './health.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logger.js';
-import { createMetrics, routeLabel } from './metrics.js';
+import { routeLabel } from './http-labels.js';
+import { createMetrics } from './metrics.js';
 import { createNodeHandler } from './node-adapter.js';
 import type { Reader } from './reader.js';
+import { REQUEST_ID_HEADER, requestContext, requestIdOf } from './request-context.js';
 import { newRequestState } from './request-state.js';
 import type { RequestState } from './request-state.js';
 import { loadSchemaSdl } from './schema-sdl.js';
@@ -120,6 +122,7 @@ export function createApp(options: AppOptions): App {
     if (kind !== 'ready') checks.push(...livenessChecks(startedAt));
     if (kind !== 'live') checks.push(...(await readinessChecks({ reader, config, backend, draining })));
     const body = report(checks);
+    if (kind !== 'live') metrics.observeReadiness(body.status === 'UP');
     return new Response(JSON.stringify(body), {
       status: body.status === 'UP' ? 200 : 503,
       headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
@@ -218,7 +221,17 @@ export function createApp(options: AppOptions): App {
   const finishGraphQL = async (answer: Response | Promise<Response>, facts: RequestFacts): Promise<BufferedResponse> =>
     finishResponse(await bufferResponse(await answer), config, facts);
 
-  const fetchHandler = async (request: Request, client: ClientInfo = {}): Promise<Response> => {
+  const fetchHandler = (request: Request, client: ClientInfo = {}): Promise<Response> => {
+    const requestId = requestIdOf(request.headers.get(REQUEST_ID_HEADER));
+    return requestContext.run({ requestId }, async () => {
+      const response = await answer(request, client);
+      response.headers.set(REQUEST_ID_HEADER, requestId);
+      return response;
+    });
+  };
+
+  /** Every response is built here fresh (never a shared one), so its headers can still be set. */
+  const answer = async (request: Request, client: ClientInfo): Promise<Response> => {
     const started = performance.now();
     const url = new URL(request.url);
     const routeName = routeLabel(url.pathname);
@@ -261,12 +274,18 @@ export function createApp(options: AppOptions): App {
       viaFetch(req, res);
       return;
     }
+    const header = req.headers[REQUEST_ID_HEADER];
+    const requestId = requestIdOf(Array.isArray(header) ? null : header);
+    requestContext.run({ requestId }, () => handleGraphQLNodeRequest(req, res, requestId));
+  };
+
+  const handleGraphQLNodeRequest = (req: IncomingMessage, res: ServerResponse, requestId: string): void => {
     const started = performance.now();
     const state = newRequestState();
     const facts = { origin: req.headers.origin ?? null, acceptEncoding: req.headers['accept-encoding'] ?? null };
     const path = pathOf(req.url as string);
-    const header = addressHeader === null ? undefined : req.headers[addressHeader];
-    const release = perClient.acquire(clientKey(Array.isArray(header) ? header.join(',') : header, req.socket.remoteAddress));
+    const address = addressHeader === null ? undefined : req.headers[addressHeader];
+    const release = perClient.acquire(clientKey(Array.isArray(address) ? address.join(',') : address, req.socket.remoteAddress));
     let answer: Promise<Response>;
     if (release === null) {
       state.errorCodes.push(ErrorCode.TOO_MANY_REQUESTS);
@@ -280,6 +299,7 @@ export function createApp(options: AppOptions): App {
       (response) => {
         release?.();
         record('POST', GRAPHQL_ENDPOINT, path, response.status, started, state);
+        response.headers[REQUEST_ID_HEADER] = requestId;
         writeBufferedResponse(response, res);
       },
       (error: unknown) => {
@@ -287,7 +307,7 @@ export function createApp(options: AppOptions): App {
         logger.error({ err: error, method: 'POST', path }, 'request failed');
         record('POST', GRAPHQL_ENDPOINT, path, 500, started, state);
         if (res.destroyed || res.writableEnded) return;
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT }).end('Unexpected error.\n');
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT, [REQUEST_ID_HEADER]: requestId }).end('Unexpected error.\n');
         else res.destroy();
       },
     );

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
 import type { CoreConfig } from './config.js';
+import { requestLogFields } from './request-context.js';
 
 export type Logger = PinoLogger;
 
@@ -15,6 +16,8 @@ export function createLogger(config: Pick<CoreConfig, 'log'>, destination?: Dest
     base: { service: 'workflow-index' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
+    // Inside a request every line carries its requestId, whichever logger (process or child) writes it.
+    mixin: requestLogFields,
   };
   if (config.log.format === 'pretty') {
     // In-process pretty stream (not a worker transport): no extra thread, and logs written just

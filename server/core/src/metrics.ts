@@ -1,65 +1,64 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoreConfig } from './config.js';
 import type { Logger } from './logger.js';
+import { methodLabel, outcomeLabel, statusLabel, uriLabel } from './http-labels.js';
+import { MonotonicTotal } from './monotonic-total.js';
+import { DEFAULT_OPERATION_NAME_LABELS, OperationNameLabels } from './operation-name-labels.js';
+import type { OperationNameLimits } from './operation-name-labels.js';
 import type { IngestionStats, Reader } from './reader.js';
 import { withTimeout } from './timeout.js';
-
-/** Routes reported as metric labels: a fixed set, anything else is `other`. */
-export const METRIC_ROUTES = [
-  '/graphql',
-  '/graphql/schema.graphql',
-  '/q/graphql-ui',
-  '/q/health',
-  '/q/health/live',
-  '/q/health/ready',
-  '/q/metrics',
-  '/docs',
-] as const;
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
-
-export function routeLabel(pathname: string): string {
-  const trimmed = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-  return (METRIC_ROUTES as readonly string[]).includes(trimmed) ? trimmed : 'other';
-}
-
-export function methodLabel(method: string): string {
-  return METHODS.has(method) ? method : 'other';
-}
+import { WindowMax } from './window-max.js';
 
 /**
- * Operation names come from clients: keep the first few hundred distinct ones as label values
- * and report the rest as `other`, so a client cannot blow up the series count.
+ * What a backend may report beyond IngestionStats: instances per status (served instances only). Read when
+ * present, so a backend can add it without a change here.
  */
-class BoundedLabel {
-  private readonly seen = new Set<string>();
-  constructor(private readonly max: number) {}
-  of(value: string): string {
-    const v = value.slice(0, 100);
-    if (this.seen.has(v)) return v;
-    if (this.seen.size >= this.max) return 'other';
-    this.seen.add(v);
-    return v;
-  }
-}
+type IngestionStatsWithStatus = IngestionStats & { readonly instancesByStatus?: Readonly<Record<string, number>> };
 
 export interface AppMetrics {
   readonly registry: Registry;
+  /** `route` as routeLabel gives it (`other` for any path that is not a route). */
   observeHttp(method: string, route: string, status: number, seconds: number): void;
   observeOperation(operationType: string | null, operationName: string | null, seconds: number, errorCodes: readonly string[]): void;
+  /** The outcome of the last readiness evaluation (the probes'), exported as workflow_index_ready. */
+  observeReadiness(up: boolean): void;
 }
 
-export function createMetrics(deps: { readonly config: CoreConfig; readonly reader: Reader; readonly logger: Logger; readonly backend: string }): AppMetrics {
+export interface MetricsDeps {
+  readonly config: CoreConfig;
+  readonly reader: Reader;
+  readonly logger: Logger;
+  readonly backend: string;
+  /** Milliseconds for the time windows (operation-name slots, `_max`); tests pass their own clock. */
+  readonly now?: () => number;
+  readonly operationNames?: Partial<OperationNameLimits>;
+}
+
+export function createMetrics(deps: MetricsDeps): AppMetrics {
   const { config, reader, logger } = deps;
+  const now = deps.now ?? (() => performance.now());
   const registry = new Registry();
   registry.setDefaultLabels({ backend: deps.backend });
   collectDefaultMetrics({ register: registry });
 
+  // Micrometer's names and labels (Quarkus' http_server_requests_seconds), with buckets for quantiles.
   const http = new Histogram({
     name: 'http_server_requests_seconds',
-    help: 'HTTP request duration until the response headers, by method, route and status.',
-    labelNames: ['method', 'route', 'status'],
+    help: 'HTTP request duration until the response headers, by method, uri (route template), status and outcome.',
+    labelNames: ['method', 'uri', 'status', 'outcome'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
+  });
+  const httpMax = new WindowMax(60_000, now);
+  new Gauge({
+    name: 'http_server_requests_seconds_max',
+    help: 'Longest HTTP request of the last one to two minutes, by method, uri, status and outcome (Micrometer _max).',
+    labelNames: ['method', 'uri', 'status', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, value } of httpMax.values()) this.set(labels, value);
+    },
   });
   const operations = new Histogram({
     name: 'graphql_operation_duration_seconds',
@@ -74,7 +73,26 @@ export function createMetrics(deps: { readonly config: CoreConfig; readonly read
     labelNames: ['operation_type', 'operation_name', 'code'],
     registers: [registry],
   });
-  const names = new BoundedLabel(200);
+  const errorLabelSets = new Map<string, Set<string>>();
+  const names = new OperationNameLabels({
+    ...DEFAULT_OPERATION_NAME_LABELS,
+    ...deps.operationNames,
+    now,
+    onRelease(name) {
+      for (const operationType of ['query', 'mutation', 'subscription', 'unknown']) operations.remove({ operation_type: operationType, operation_name: name });
+      for (const key of errorLabelSets.get(name) ?? []) {
+        const [operationType, code] = JSON.parse(key) as [string, string];
+        errors.remove({ operation_type: operationType, operation_name: name, code });
+      }
+      errorLabelSets.delete(name);
+    },
+  });
+  const ready = new Gauge({
+    name: 'workflow_index_ready',
+    help: 'Outcome of the last readiness evaluation (the readiness probe): 1 UP, 0 DOWN; 0 before the first probe.',
+    registers: [registry],
+  });
+  ready.set(0);
 
   new Gauge({
     name: 'workflow_index_pool_connections',
@@ -141,23 +159,61 @@ export function createMetrics(deps: { readonly config: CoreConfig; readonly read
       for (const [store, count] of Object.entries(last.rawEvents)) this.set({ store }, count);
     },
   });
-  ingestionGauge('workflow_index_ingest_errors', 'Events the normalizer could not apply (kept in the raw store, see the ingest errors table).', (s) => s.ingestErrors);
+  const ingestErrors = new MonotonicTotal();
+  new Counter({
+    name: 'workflow_index_ingest_errors_total',
+    help: 'Events the normalizer could not apply (kept in the raw store, see the ingest errors table): the backend\'s running count, never decreasing (a prune or rebuild that lowers it starts a new baseline).',
+    registers: [registry],
+    async collect() {
+      await stats();
+      if (last === null) return;
+      const total = ingestErrors.observe(last.ingestErrors);
+      // A counter only has inc(): move it to the derived total.
+      this.reset();
+      this.inc(total);
+    },
+  });
   ingestionGauge('workflow_index_newest_event_timestamp_seconds', 'Newest event time among normalized rows, unix seconds (0 when there is none).', (s) =>
     s.newestEventTime === null ? 0 : Date.parse(s.newestEventTime) / 1000 + microsRemainder(s.newestEventTime),
   );
   ingestionGauge('workflow_index_placeholder_instances', 'Instances with events but no workflow.started yet (not served).', (s) => s.placeholderInstances);
   ingestionGauge('workflow_index_instances', 'Workflow instances served.', (s) => s.instances);
   ingestionGauge('workflow_index_task_executions', 'Task executions stored.', (s) => s.taskExecutions);
+  new Gauge({
+    name: 'workflow_index_instances_by_status',
+    help: 'Workflow instances served, by status (when the backend reports it).',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      await stats();
+      const byStatus = (last as IngestionStatsWithStatus | null)?.instancesByStatus;
+      if (byStatus === undefined) return;
+      this.reset();
+      for (const [status, count] of Object.entries(byStatus)) this.set({ status }, count);
+    },
+  });
 
   return {
     registry,
     observeHttp(method, route, status, seconds) {
-      http.observe({ method: methodLabel(method), route, status: String(status) }, seconds);
+      const labels = { method: methodLabel(method), uri: uriLabel(route, status), status: statusLabel(status), outcome: outcomeLabel(status) };
+      http.observe(labels, seconds);
+      httpMax.observe(labels, seconds);
     },
     observeOperation(operationType, operationName, seconds, errorCodes) {
-      const labels = { operation_type: operationType ?? 'unknown', operation_name: operationName === null ? 'anonymous' : names.of(operationName) };
+      const name = operationName === null ? 'anonymous' : names.of(operationName);
+      const labels = { operation_type: operationType ?? 'unknown', operation_name: name };
       operations.observe(labels, seconds);
-      for (const code of errorCodes) errors.inc({ ...labels, code });
+      for (const code of errorCodes) {
+        errors.inc({ ...labels, code });
+        if (name === 'anonymous' || name === 'other') continue;
+        const sets = errorLabelSets.get(name) ?? new Set<string>();
+        sets.add(JSON.stringify([labels.operation_type, code]));
+        errorLabelSets.set(name, sets);
+      }
+    },
+    observeReadiness(up) {
+      ready.set(up ? 1 : 0);
     },
   };
 }

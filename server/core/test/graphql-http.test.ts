@@ -495,8 +495,8 @@ describe('metrics', () => {
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await response.text();
     for (const line of [
-      'http_server_requests_seconds_count{backend="test",method="POST",route="/graphql",status="200"} 2',
-      'http_server_requests_seconds_count{backend="test",method="GET",route="/q/health/live",status="200"} 1',
+      'http_server_requests_seconds_count{backend="test",method="POST",uri="/graphql",status="200",outcome="SUCCESS"} 2',
+      'http_server_requests_seconds_count{backend="test",method="GET",uri="/q/health/live",status="200",outcome="SUCCESS"} 1',
       'graphql_operation_duration_seconds_count{backend="test",operation_type="query",operation_name="Ok"} 1',
       'graphql_operation_duration_seconds_count{backend="test",operation_type="query",operation_name="Bad"} 1',
       'graphql_errors_total{operation_type="query",operation_name="Bad",code="BAD_USER_INPUT",backend="test"} 1',
@@ -506,7 +506,7 @@ describe('metrics', () => {
       'workflow_index_ingestion_stats_up{backend="test"} 1',
       'workflow_index_raw_events{store="workflow",backend="test"} 40',
       'workflow_index_raw_events{store="task",backend="test"} 38',
-      'workflow_index_ingest_errors{backend="test"} 2',
+      'workflow_index_ingest_errors_total{backend="test"} 2',
       'workflow_index_newest_event_timestamp_seconds{backend="test"} 1778577309.454091',
       'workflow_index_placeholder_instances{backend="test"} 1',
       'workflow_index_instances{backend="test"} 8',

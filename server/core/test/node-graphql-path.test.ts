@@ -118,7 +118,7 @@ describe('POST /graphql over node:http', () => {
     const metrics = await app.registry.metrics();
     expect(metrics).toContain('graphql_operation_duration_seconds_count{backend="test",operation_type="query",operation_name="Named"} 1');
     expect(metrics).toContain('graphql_errors_total{operation_type="query",operation_name="anonymous",code="GRAPHQL_VALIDATION_FAILED",backend="test"} 1');
-    expect(metrics).toContain('http_server_requests_seconds_count{backend="test",method="POST",route="/graphql",status="200"} 2');
+    expect(metrics).toContain('http_server_requests_seconds_count{backend="test",method="POST",uri="/graphql",status="200",outcome="SUCCESS"} 2');
   });
 
   it('an invalid Host is 400, as for every other request', async () => {
