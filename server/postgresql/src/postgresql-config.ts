@@ -17,6 +17,7 @@ export const DEFAULT_DEV_DATA_DIR = '.data/pglite';
 export const DEFAULT_CONTAINER_IMAGE = 'postgres:17';
 export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+export const DEFAULT_SCHEMA_CHECK_INTERVAL_MS = 30_000;
 
 export interface DatabaseConfig {
   /** The configured server; null when development mode provides the database (devServices). */
@@ -30,6 +31,11 @@ export interface DatabaseConfig {
   readonly connectTimeoutMs: number;
 }
 
+export interface SchemaCheckConfig {
+  /** How often a server whose schema matches checks it again (while it does not match, every readiness probe does). */
+  readonly intervalMs: number;
+}
+
 export interface DevConfig {
   /** PGlite data directory (embedded dev services). */
   readonly dataDir: string;
@@ -41,6 +47,7 @@ export interface DevConfig {
 export interface PostgresqlServerConfig {
   readonly core: CoreConfig;
   readonly database: DatabaseConfig;
+  readonly schemaCheck: SchemaCheckConfig;
   readonly dev: DevConfig;
 }
 
@@ -59,6 +66,7 @@ export const POSTGRESQL_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'DATABASE_QUERY_TIMEOUT_MS', development: String(DEFAULT_QUERY_TIMEOUT_MS), production: String(DEFAULT_QUERY_TIMEOUT_MS), description: 'statement_timeout of every query; a timed-out query answers SERVICE_UNAVAILABLE.' },
   { key: 'DATABASE_CONNECT_TIMEOUT_MS', development: String(DEFAULT_CONNECT_TIMEOUT_MS), production: String(DEFAULT_CONNECT_TIMEOUT_MS), description: "Bound on opening a connection or waiting for a pooled one (default: the URL's connect_timeout, else 3000)." },
   { key: 'DATABASE_MIGRATE', development: 'true', production: 'false', description: 'Apply pending schema migrations at start.' },
+  { key: 'SCHEMA_CHECK_INTERVAL_MS', development: String(DEFAULT_SCHEMA_CHECK_INTERVAL_MS), production: String(DEFAULT_SCHEMA_CHECK_INTERVAL_MS), description: 'How often the server re-checks that the database has the schema version it needs (readiness is DOWN with the reason while it does not; then every probe re-checks).' },
   { key: 'SCHEMA_INIT_ENABLED', development: 'true', production: 'true', description: 'false disables schema initialization everywhere, whatever DATABASE_MIGRATE says.' },
   { key: 'DEV_SERVICES (--dev-services)', development: 'embedded', production: '—', description: 'Development database when DATABASE_URL is unset: embedded (PGlite, in-process) or container (postgres:17 via a Docker engine).' },
   { key: 'DEV_DATA_DIR', development: DEFAULT_DEV_DATA_DIR, production: '—', description: 'Where the embedded database keeps its files (kept across restarts; delete it to start over).' },
@@ -146,6 +154,7 @@ export function loadPostgresqlConfig(env: ConfigSource, flags: ServerFlags = {},
   const migrateWanted = r.bool('DATABASE_MIGRATE', dev);
   const queryTimeoutMs = r.int('DATABASE_QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, { min: 1, max: 3_600_000 });
   const connectTimeoutMs = r.int('DATABASE_CONNECT_TIMEOUT_MS', connection?.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, { min: 1, max: 600_000 });
+  const schemaCheckIntervalMs = r.int('SCHEMA_CHECK_INTERVAL_MS', DEFAULT_SCHEMA_CHECK_INTERVAL_MS, { min: 100, max: 86_400_000 });
   const demo = r.string('DEV_DEMO_EVENTS', DEFAULT_DEMO_EVENTS);
   const devConfig: DevConfig = {
     dataDir: r.string('DEV_DATA_DIR', DEFAULT_DEV_DATA_DIR),
@@ -165,6 +174,7 @@ export function loadPostgresqlConfig(env: ConfigSource, flags: ServerFlags = {},
       queryTimeoutMs,
       connectTimeoutMs,
     },
+    schemaCheck: { intervalMs: schemaCheckIntervalMs },
     dev: devConfig,
   });
 }

@@ -1,27 +1,33 @@
 // Start-up of the PostgreSQL server from a loaded configuration: (development) start the dev-services
 // database → migrate when configured → (development) load the demo events into an empty database → pool +
-// reader → app → HTTP. close() undoes it in reverse: drain HTTP, close the pool, stop the dev database.
+// reader → schema-version gate → app → HTTP. close() undoes it in reverse: drain HTTP, close the pool, stop the dev
+// database. The server never changes the schema in production (the init job does); the gate keeps readiness DOWN,
+// with the reason, until the database has the schema this release needs.
 import type pg from 'pg';
 import { createApp } from '@workflow-index/core/app';
 import type { App } from '@workflow-index/core/app';
 import { startHttpServer } from '@workflow-index/core/http-server';
 import type { RunningServer } from '@workflow-index/core/http-server';
 import type { Logger } from '@workflow-index/core/logger';
+import { BackendUnavailableError } from '@workflow-index/core/reader';
 import type { Reader } from '@workflow-index/core/reader';
 import { describePostgresConnection, toPoolConfig } from './connection-settings.js';
 import { loadDemoEventsIfEmpty } from './demo-data.js';
 import { startContainerDatabase, startEmbeddedDatabase } from './dev-database.js';
 import type { DevDatabase } from './dev-database.js';
-import { migrate } from './migrator.js';
+import { migrate, requiredSchema } from './migrator.js';
 import type { PostgresqlServerConfig } from './postgresql-config.js';
 import { createPool } from './postgresql-pool.js';
 import { createPostgresqlReader } from './postgresql-reader.js';
+import { compareSchema, readSchemaState, schemaVersionOf, SchemaVersionGate } from './schema-version.js';
 
 export const BACKEND_NAME = 'postgresql';
 
 export interface PostgresqlServer {
   readonly app: App;
   readonly reader: Reader;
+  /** Whether the database has the schema this release needs (readiness and queries follow it). */
+  readonly schemaGate: SchemaVersionGate;
   readonly http: RunningServer;
   /** Base URL of the HTTP listener on loopback, e.g. `http://localhost:8080`. */
   readonly baseUrl: string;
@@ -78,14 +84,40 @@ export async function startPostgresqlServer(config: PostgresqlServerConfig, logg
       // Only the reason: pg attaches the whole client to idle errors.
       onIdleError: (error) => logger.warn({ reason: error.message, code: (error as { code?: string }).code }, 'database connection lost; it is replaced on next use'),
     });
-    const reader = createPostgresqlReader({ pool });
-    cleanups.push(() => reader.close());
+    const postgresqlReader = createPostgresqlReader({ pool });
+    cleanups.push(() => postgresqlReader.close());
+    let reachable = true;
     try {
-      await reader.ping(database.connectTimeoutMs);
+      await postgresqlReader.ping(database.connectTimeoutMs);
     } catch (error) {
       // Not fatal: readiness reports DOWN and the pool connects once the database is back.
+      reachable = false;
       logger.warn({ err: error }, 'database not reachable at start; serving with readiness DOWN until it is');
     }
+
+    const required = requiredSchema();
+    const schemaGate = new SchemaVersionGate({
+      required,
+      intervalMs: config.schemaCheck.intervalMs,
+      check: async () => {
+        const client = await pool.connect();
+        try {
+          return compareSchema(required, await readSchemaState(client));
+        } finally {
+          client.release();
+        }
+      },
+      onChange: (state) => {
+        const schemaVersion = schemaVersionOf(required);
+        if (state.blocking !== null) logger.warn({ schemaVersion, release: required.release, reason: state.blocking }, 'database schema not servable; readiness DOWN until it is');
+        else if (state.verdict?.status === 'newer') logger.warn({ schemaVersion, release: required.release, reason: state.verdict.reason }, 'database schema is newer (an upgrade is in progress): this server keeps serving until it is replaced');
+        else logger.info({ schemaVersion, release: required.release }, 'database schema matches this release');
+      },
+    });
+    if (reachable) await schemaGate.start();
+    else void schemaGate.start();
+    cleanups.push(async () => schemaGate.stop());
+    const reader = gateReader(postgresqlReader, schemaGate);
 
     const app = createApp({ config: config.core, reader, logger, backend: BACKEND_NAME });
     cleanups.push(() => app.dispose());
@@ -95,11 +127,42 @@ export async function startPostgresqlServer(config: PostgresqlServerConfig, logg
     const baseUrl = `http://localhost:${http.httpPort}`;
     if (config.core.mode === 'development') announce(config, baseUrl, http, logger);
     let closing: Promise<void> | undefined;
-    return { app, reader, http, baseUrl, close: () => (closing ??= unwind()) };
+    return { app, reader, schemaGate, http, baseUrl, close: () => (closing ??= unwind()) };
   } catch (error) {
     await unwind();
     throw error;
   }
+}
+
+/** Methods that do not read the served tables, so they work on any schema (metrics, shutdown). */
+const UNGATED = new Set<PropertyKey>(['close', 'poolStats', 'ingestionStats']);
+
+/**
+ * The reader as the app sees it: while the gate blocks, ping (readiness) fails with the gate's reason, re-checking
+ * the schema on every probe so readiness follows the init job at once, and queries answer SERVICE_UNAVAILABLE.
+ * (A proxy rather than a class: every present and future query method of the Reader is gated.)
+ */
+function gateReader(reader: Reader, gate: SchemaVersionGate): Reader {
+  return new Proxy(reader, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (property === 'ping') {
+        return async (timeoutMs: number): Promise<void> => {
+          await target.ping(timeoutMs);
+          if (gate.blocking() !== null) await gate.refresh();
+          const reason = gate.blocking();
+          if (reason !== null) throw new BackendUnavailableError(reason);
+        };
+      }
+      if (UNGATED.has(property)) return method.bind(target);
+      return (...args: unknown[]): unknown => {
+        const reason = gate.blocking();
+        return reason === null ? method.apply(target, args) : Promise.reject(new BackendUnavailableError(reason));
+      };
+    },
+  });
 }
 
 /** Migrations (when on) and the demo events (dev services), over one short-lived read-write connection. */

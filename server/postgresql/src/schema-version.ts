@@ -141,3 +141,81 @@ export function compareReleases(a: string, b: string): number {
   }
   return 0;
 }
+
+/** Whether the server may serve: the reason it may not, or null. */
+export interface SchemaGateState {
+  readonly verdict: SchemaVerdict | null;
+  readonly blocking: string | null;
+}
+
+export interface SchemaVersionGateOptions {
+  readonly required: RequiredSchema;
+  /** Reads the database's state and compares it (one short query over the server's pool). */
+  readonly check: () => Promise<SchemaVerdict>;
+  /** How often the schema is checked while it matches; while it does not, every readiness probe checks it. */
+  readonly intervalMs: number;
+  readonly onChange?: (state: SchemaGateState, previous: SchemaGateState) => void;
+}
+
+/**
+ * Keeps the server from serving a schema it does not know. Until the database matches this release, readiness is
+ * DOWN with the reason and queries are refused. Once it matched, a newer schema is an upgrade in progress (the new
+ * release's init job ran before this pod was replaced): this server keeps serving, since a release's migrations keep
+ * the previous release's reads working, whereas a server that starts against a newer schema is a downgrade and
+ * never serves. An older schema (a restored backup) stops serving at any time.
+ */
+export class SchemaVersionGate {
+  readonly #options: SchemaVersionGateOptions;
+  #verdict: SchemaVerdict | null = null;
+  #matched = false;
+  #lastError: string | null = null;
+  #inflight: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: SchemaVersionGateOptions) {
+    this.#options = options;
+  }
+
+  get state(): SchemaGateState {
+    return { verdict: this.#verdict, blocking: this.blocking() };
+  }
+
+  /** The reason serving is refused, or null. */
+  blocking(): string | null {
+    const verdict = this.#verdict;
+    if (verdict === null) {
+      return `schema version ${schemaVersionOf(this.#options.required)} needed, not checked yet${this.#lastError === null ? '' : `: ${this.#lastError}`}`;
+    }
+    if (verdict.status === 'current' || (verdict.status === 'newer' && this.#matched)) return null;
+    return verdict.reason;
+  }
+
+  /** Checks now (one check at a time; concurrent callers share it). A failed check keeps the previous verdict. */
+  refresh(): Promise<void> {
+    return (this.#inflight ??= this.#check().finally(() => (this.#inflight = undefined)));
+  }
+
+  /** Checks at start and then every intervalMs (the timer does not keep the process alive). */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.#timer = setInterval(() => void this.refresh(), this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  async #check(): Promise<void> {
+    const previous = this.state;
+    try {
+      this.#verdict = await this.#options.check();
+      this.#lastError = null;
+      if (this.#verdict.status === 'current') this.#matched = true;
+    } catch (error) {
+      this.#lastError = error instanceof Error ? error.message : String(error);
+    }
+    const now = this.state;
+    if (now.blocking !== previous.blocking || now.verdict?.status !== previous.verdict?.status) this.#options.onChange?.(now, previous);
+  }
+}
