@@ -278,7 +278,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
   const config: CoreConfig = {
     mode,
     http: {
-      host: r.string('HTTP_HOST', dev ? '127.0.0.1' : null),
+      host: dev ? r.string('HTTP_HOST', '127.0.0.1') : r.string('HTTP_HOST', null),
       port: r.int('HTTP_PORT', 8080, PORT),
       httpsPort: r.int('HTTPS_PORT', 8443, PORT),
       tlsCertFile,
