@@ -104,10 +104,34 @@ export type InstanceSortField = 'id' | 'name' | 'namespace' | 'version' | 'statu
 export type TaskSortField = 'id' | 'taskName' | 'taskPosition' | 'status' | 'startDate' | 'endDate';
 export interface SortKey<F extends string> { readonly field: F; readonly direction: Direction }
 
+/** The default order of both list queries when orderBy is empty (then `id ASC`). */
+export const DEFAULT_LIST_ORDER: readonly SortKey<'startDate'>[] = Object.freeze([Object.freeze({ field: 'startDate', direction: 'DESC' })]);
+
+/**
+ * The order a list query really has: the client's keys (or the default when there are none), then `id ASC`
+ * unless `id` is one of the keys. A keyset position has one value per key of it, in this order.
+ */
+export function effectiveSortKeys<S extends string>(orderBy: readonly SortKey<S>[], defaults: readonly SortKey<S>[]): SortKey<S>[] {
+  const keys = orderBy.length > 0 ? [...orderBy] : [...defaults];
+  if (!keys.some((k) => k.field === 'id')) keys.push({ field: 'id' as S, direction: 'ASC' });
+  return keys;
+}
+
+/**
+ * A keyset position (decoded `after` cursor): the sort values of the row to continue after, one per key of
+ * `effectiveSortKeys(orderBy, DEFAULT_LIST_ORDER)`; timestamps as `Timestamp`, null for a missing value. The
+ * backend returns the rows strictly after it in that order (nulls last, so after a null come only nulls).
+ */
+export interface KeysetPosition {
+  readonly values: readonly (string | null)[];
+}
+
 export interface ListQuery<F, S extends string> {
   readonly filter: F | null;
   /** In the order the client wrote them. The backend appends `id ASC` as the final tie-breaker; nulls sort last. */
   readonly orderBy: readonly SortKey<S>[];
+  /** Continue after this position; `offset` then counts from there. Absent/null: from the start. */
+  readonly after?: KeysetPosition | null;
   readonly limit: number;
   readonly offset: number;
   /** false when the request selects neither inputData nor outputData: the backend may skip loading them. */

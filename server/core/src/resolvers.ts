@@ -7,9 +7,11 @@ import { ErrorCode } from './errors.js';
 import { graphql } from './graphql-runtime.js';
 import { translateInstanceFilter, translateTaskFilter } from './filter-translation.js';
 import type { InstanceFilterArg, TaskFilterArg } from './filter-translation.js';
+import { cursorOf, decodeCursor, rememberOrder } from './cursor.js';
 import { INSTANCE_SORT_FIELDS, TASK_SORT_FIELDS, toSortKeys, writtenKeyOrder } from './order-by.js';
 import { resolvePage } from './pagination.js';
 import { selectsPayloads } from './payload-selection.js';
+import { DEFAULT_LIST_ORDER, effectiveSortKeys } from './reader.js';
 import type { Direction, Reader, TaskExecutionRecord, Timestamp, WorkflowInstanceRecord } from './reader.js';
 import type { TaskLoaders } from './task-loader.js';
 
@@ -24,6 +26,7 @@ export interface ResolverContext {
 interface ListArgs<F> {
   readonly limit?: number | null;
   readonly offset?: number | null;
+  readonly after?: string | null;
   readonly filter?: F | null;
   readonly orderBy?: Readonly<Record<string, Direction | null>> | null;
 }
@@ -67,8 +70,12 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         const page = resolvePage(args.limit, args.offset, config.graphql);
         const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), INSTANCE_SORT_FIELDS);
+        const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
+        const after = args.after === null || args.after === undefined ? null : decodeCursor('instances', args.after, order);
         if (page.limit === 0) return [];
-        return ctx.reader.listInstances({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        const rows = await ctx.reader.listInstances({ filter, orderBy, after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        rememberOrder(rows, 'instances', order);
+        return rows;
       },
       async getWorkflowInstance(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
         return ctx.reader.getInstance(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
@@ -77,8 +84,12 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         const page = resolvePage(args.limit, args.offset, config.graphql);
         const filter = translateTaskFilter(args.filter, config.graphql.maxFilterDepth);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), TASK_SORT_FIELDS);
+        const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
+        const after = args.after === null || args.after === undefined ? null : decodeCursor('tasks', args.after, order);
         if (page.limit === 0) return [];
-        return ctx.reader.listTasks({ filter, orderBy, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        const rows = await ctx.reader.listTasks({ filter, orderBy, after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        rememberOrder(rows, 'tasks', order);
+        return rows;
       },
       async getTaskExecution(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord | null> {
         return ctx.reader.getTask(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
@@ -94,6 +105,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       inputData: (p: WorkflowInstanceRecord) => p.inputData ?? null,
       outputData: (p: WorkflowInstanceRecord) => p.outputData ?? null,
       taskExecutions: (p: WorkflowInstanceRecord, _: unknown, ctx: ResolverContext, info: GraphQLResolveInfo) => ctx.loaders.load(p.id, selectsPayloads(info)),
+      cursor: (p: WorkflowInstanceRecord) => cursorOf(p),
     },
     TaskExecution: {
       status: (p: TaskExecutionRecord) => (p.status === 'FAILED' ? 'FAULTED' : p.status),
@@ -102,6 +114,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       inputData: (p: TaskExecutionRecord) => p.inputData ?? null,
       outputData: (p: TaskExecutionRecord) => p.outputData ?? null,
       errorMessage: (p: TaskExecutionRecord) => p.error?.title ?? p.error?.detail ?? null,
+      cursor: (p: TaskExecutionRecord) => cursorOf(p),
     },
   };
 }

@@ -7,12 +7,14 @@
 // `(<pred>) IS NOT TRUE`, which is true for NULL — `not` matches exactly the rows its operand does not.
 // Wrapping every leaf in coalesce(…, false) would be equivalent but hides the column from the planner.
 import type {
+  Direction,
   FilterNode,
   InstanceSortField,
   InstanceStringField,
   InstanceTimeField,
   IntPredicate,
   JsonField,
+  KeysetPosition,
   LikeSegment,
   SortKey,
   StringPredicate,
@@ -89,26 +91,6 @@ export function taskColumns(alias: string): FieldColumns<TaskStringField, TaskTi
     json: { input: c('input'), output: c('output') },
   };
 }
-
-export const INSTANCE_SORT_COLUMNS: Readonly<Record<InstanceSortField, string>> = {
-  id: 'id',
-  name: 'name',
-  namespace: 'namespace',
-  version: 'version',
-  status: 'status',
-  startDate: 'start_time',
-  endDate: 'end_time',
-  lastUpdate: 'last_update',
-};
-
-export const TASK_SORT_COLUMNS: Readonly<Record<TaskSortField, string>> = {
-  id: 'id',
-  taskName: 'task_name',
-  taskPosition: 'task_position',
-  status: 'status',
-  startDate: 'start_time',
-  endDate: 'end_time',
-};
 
 /** The SQL condition of a filter tree (`true` for no filter). */
 export function filterSql<S extends string, T extends string>(
@@ -250,15 +232,154 @@ function containmentDocument(path: readonly string[], candidateJson: string): st
   return path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, candidateJson);
 }
 
-/** ORDER BY: the client's keys in order, nulls last both ways, then `id ASC` unless id was already a key. */
-export function orderBySql<F extends string>(
+/**
+ * What the list statement needs to know about a table's sort fields: the column, whether it can be NULL, whether it
+ * is a timestamp (bind parameters cast to timestamptz), and whether its only index is `(column DESC NULLS LAST, id)`
+ * (timestamps: the ascending order reads it backwards, see migrations/0003_ordering_indexes.sql).
+ */
+export interface SortFieldSql {
+  readonly column: string;
+  readonly nullable: boolean;
+  readonly time: boolean;
+  readonly descIndexOnly: boolean;
+}
+
+export const INSTANCE_SORT_SQL: Readonly<Record<InstanceSortField, SortFieldSql>> = {
+  id: { column: 'id', nullable: false, time: false, descIndexOnly: false },
+  name: { column: 'name', nullable: true, time: false, descIndexOnly: false },
+  namespace: { column: 'namespace', nullable: true, time: false, descIndexOnly: false },
+  version: { column: 'version', nullable: true, time: false, descIndexOnly: false },
+  status: { column: 'status', nullable: false, time: false, descIndexOnly: false },
+  startDate: { column: 'start_time', nullable: true, time: true, descIndexOnly: true },
+  endDate: { column: 'end_time', nullable: true, time: true, descIndexOnly: true },
+  lastUpdate: { column: 'last_update', nullable: true, time: true, descIndexOnly: true },
+};
+
+export const TASK_SORT_SQL: Readonly<Record<TaskSortField, SortFieldSql>> = {
+  id: { column: 'id', nullable: false, time: false, descIndexOnly: false },
+  taskName: { column: 'task_name', nullable: false, time: false, descIndexOnly: false },
+  taskPosition: { column: 'task_position', nullable: false, time: false, descIndexOnly: false },
+  status: { column: 'status', nullable: false, time: false, descIndexOnly: false },
+  startDate: { column: 'start_time', nullable: true, time: true, descIndexOnly: true },
+  endDate: { column: 'end_time', nullable: true, time: true, descIndexOnly: true },
+};
+
+export interface ListStatement<F extends string> {
+  /** `schema.table` */
+  readonly table: string;
+  readonly alias: string;
+  /** The select list over `alias` (formatting included). */
+  readonly select: string;
+  /** The raw columns `select` reads, when rows pass through a UNION first. */
+  readonly rawColumns: readonly string[];
+  /** Filter and served-row condition over `alias`; its parameters are already in `params`. */
+  readonly where: string;
+  /** The effective order (`effectiveSortKeys`): the client's keys or the default, id last. */
+  readonly keys: readonly SortKey<F>[];
+  readonly fields: Readonly<Record<F, SortFieldSql>>;
+  readonly after: KeysetPosition | null;
+  readonly limit: number;
+  readonly offset: number;
+  readonly params: SqlParams;
+}
+
+/**
+ * The SELECT of one page of a list query, shaped so that PostgreSQL reads it from an index in order instead of
+ * sorting the table:
+ *  - A keyset position becomes a range on the first key (`c >= v`, an index condition) refined by the exact
+ *    "after" comparison; a NULL-able first key splits the rows with a value from those without (nulls last), each
+ *    branch reading its own index range, and only the two page-sized branches are merged and sorted.
+ *  - Oldest-first on a timestamp reads the `(t DESC NULLS LAST, id)` index backwards: the branch with a time is
+ *    ordered `t ASC NULLS FIRST, …` (what a backward scan delivers; an incremental sort fixes the id order of equal
+ *    times), and the rows without a time follow.
+ */
+export function listSql<F extends string>(q: ListStatement<F>): string {
+  const [first, ...rest] = q.keys as [SortKey<F>, ...SortKey<F>[]];
+  const firstSql = q.fields[first.field];
+  const firstColumn = `${q.alias}.${firstSql.column}`;
+  const values = q.after?.values ?? null;
+  const page = ` LIMIT ${q.params.add(q.limit)} OFFSET ${q.params.add(q.offset)}`;
+  const base = (condition: string, order: readonly SortKey<F>[], orderSql?: string): string =>
+    `SELECT %COLUMNS% FROM ${q.table} ${q.alias} WHERE ${q.where}${condition === 'true' ? '' : ` AND ${condition}`}` +
+    (order.length > 0 || orderSql !== undefined ? ` ORDER BY ${orderSql ?? sortSql(order, q.fields, q.alias)}` : '');
+
+  if (values !== null && values[0] === null && firstSql.nullable) {
+    // After a row without a value of the first key come only rows without one: the first key is constant.
+    const condition = `${firstColumn} IS NULL AND ${afterSql(rest, values.slice(1), q.fields, q.alias, q.params)}`;
+    return base(condition, rest).replace('%COLUMNS%', q.select) + page;
+  }
+  const split = firstSql.nullable && (values !== null || (firstSql.descIndexOnly && first.direction === 'ASC'));
+  if (!split) {
+    const condition = values === null ? 'true' : boundedAfterSql(q.keys, values, q.fields, q.alias, q.params);
+    return base(condition, q.keys).replace('%COLUMNS%', q.select) + page;
+  }
+  const backward = firstSql.descIndexOnly && first.direction === 'ASC';
+  const withValueOrder = [`${firstColumn} ${first.direction} NULLS ${backward ? 'FIRST' : 'LAST'}`, ...(rest.length > 0 ? [sortSql(rest, q.fields, q.alias)] : [])].join(', ');
+  const withValue = values === null ? `${firstColumn} IS NOT NULL` : `${firstColumn} IS NOT NULL AND ${boundedAfterSql(q.keys, values, q.fields, q.alias, q.params)}`;
+  const branchLimit = ` LIMIT ${q.params.add(q.limit + q.offset)}`;
+  const columns = q.rawColumns.map((c) => `${q.alias}.${c}`).join(', ');
+  const branches =
+    `(${base(withValue, q.keys, withValueOrder).replace('%COLUMNS%', columns)}${branchLimit})` +
+    ` UNION ALL (${base(`${firstColumn} IS NULL`, rest).replace('%COLUMNS%', columns)}${branchLimit})`;
+  return `SELECT ${q.select} FROM (${branches}) ${q.alias} ORDER BY ${sortSql(q.keys, q.fields, q.alias)}${page}`;
+}
+
+function sortSql<F extends string>(keys: readonly SortKey<F>[], fields: Readonly<Record<F, SortFieldSql>>, alias: string): string {
+  return keys.map((k) => `${alias}.${fields[k.field].column} ${k.direction} NULLS LAST`).join(', ');
+}
+
+const STRICTLY: Readonly<Record<Direction, string>> = { ASC: '>', DESC: '<' };
+
+function valueSql(field: SortFieldSql, value: string, params: SqlParams): string {
+  return `${params.add(value)}::${field.time ? 'timestamptz' : 'text'}`;
+}
+
+/**
+ * "After the position", for a first key whose value is not NULL in the rows considered: `c1 >= v1` first (a range
+ * the index can start from), then the exact comparison.
+ */
+function boundedAfterSql<F extends string>(
   keys: readonly SortKey<F>[],
-  defaults: readonly SortKey<F>[],
-  columns: Readonly<Record<F, string>>,
+  values: readonly (string | null)[],
+  fields: Readonly<Record<F, SortFieldSql>>,
   alias: string,
+  params: SqlParams,
 ): string {
-  const effective = keys.length > 0 ? keys : defaults;
-  const parts = effective.map((k) => `${alias}.${columns[k.field]} ${k.direction === 'DESC' ? 'DESC' : 'ASC'} NULLS LAST`);
-  if (!effective.some((k) => columns[k.field] === 'id')) parts.push(`${alias}.id ASC`);
-  return parts.join(', ');
+  const [first] = keys as [SortKey<F>];
+  const field = fields[first.field];
+  const v = values[0];
+  if (v === null || v === undefined) return 'false';
+  const column = `${alias}.${field.column}`;
+  const value = valueSql(field, v, params);
+  if (keys.length === 1) return `${column} ${STRICTLY[first.direction]} ${value}`;
+  const tail = afterSql(keys.slice(1), values.slice(1), fields, alias, params);
+  return `${column} ${STRICTLY[first.direction]}= ${value} AND (${column} ${STRICTLY[first.direction]} ${value} OR (${column} = ${value} AND ${tail}))`;
+}
+
+/** Rows strictly after the position in the order `keys` (nulls last in both directions); 'false' when no key is left. */
+function afterSql<F extends string>(
+  keys: readonly SortKey<F>[],
+  values: readonly (string | null)[],
+  fields: Readonly<Record<F, SortFieldSql>>,
+  alias: string,
+  params: SqlParams,
+): string {
+  const [key, ...rest] = keys;
+  if (key === undefined) return 'false';
+  const field = fields[key.field];
+  const column = `${alias}.${field.column}`;
+  const v = values[0] ?? null;
+  let strictly: string;
+  let equal: string;
+  if (v === null) {
+    strictly = 'false';
+    equal = `${column} IS NULL`;
+  } else {
+    const value = valueSql(field, v, params);
+    strictly = field.nullable ? `(${column} ${STRICTLY[key.direction]} ${value} OR ${column} IS NULL)` : `${column} ${STRICTLY[key.direction]} ${value}`;
+    equal = `${column} = ${value}`;
+  }
+  if (rest.length === 0) return strictly;
+  const tail = `(${equal} AND ${afterSql(rest, values.slice(1), fields, alias, params)})`;
+  return strictly === 'false' ? tail : `(${strictly} OR ${tail})`;
 }

@@ -2,7 +2,7 @@
 // Placeholders (instances without workflow.started, and the tasks of any instance without a served row) are
 // excluded from every query. Timestamps are formatted in SQL because a JS Date would drop the microseconds.
 import type pg from 'pg';
-import { BackendUnavailableError } from '@workflow-index/core/reader';
+import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
 import type {
   ErrorRecord,
   IngestionStats,
@@ -11,7 +11,6 @@ import type {
   ListQuery,
   PoolStats,
   Reader,
-  SortKey,
   TaskExecutionRecord,
   TaskFilter,
   TaskSortField,
@@ -19,21 +18,15 @@ import type {
   WorkflowInstanceStatus,
 } from '@workflow-index/core/reader';
 import { classifyError } from './postgresql-errors.js';
-import {
-  filterSql,
-  INSTANCE_SORT_COLUMNS,
-  instanceColumns,
-  orderBySql,
-  SqlParams,
-  TASK_SORT_COLUMNS,
-  taskColumns,
-} from './postgresql-filter-sql.js';
+import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';
 
 const INSTANCES = 'workflow_index.workflow_instances';
 const TASKS = 'workflow_index.task_executions';
 
-const DEFAULT_INSTANCE_ORDER: readonly SortKey<InstanceSortField>[] = [{ field: 'startDate', direction: 'DESC' }];
-const DEFAULT_TASK_ORDER: readonly SortKey<TaskSortField>[] = [{ field: 'startDate', direction: 'DESC' }];
+const ERROR_RAW = ['error_type', 'error_title', 'error_detail', 'error_status', 'error_instance'];
+const INSTANCE_RAW = ['id', 'name', 'namespace', 'version', 'status', 'start_time', 'end_time', 'last_update', ...ERROR_RAW];
+const TASK_RAW = ['id', 'instance_id', 'task_name', 'task_position', 'status', 'start_time', 'end_time', ...ERROR_RAW];
+const PAYLOAD_RAW = ['input', 'output'];
 
 const timestamp = (column: string, as: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${as}`;
@@ -160,11 +153,13 @@ export class PostgresqlReader implements Reader {
   async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
-    const where = filterSql(query.filter, instanceColumns('i'), params);
-    const sql =
-      `SELECT ${instanceSelect(query.payloads)} FROM ${INSTANCES} i WHERE ${SERVED_INSTANCE} AND ${where}` +
-      ` ORDER BY ${orderBySql(query.orderBy, DEFAULT_INSTANCE_ORDER, INSTANCE_SORT_COLUMNS, 'i')}` +
-      ` LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
+    const where = `${SERVED_INSTANCE} AND ${filterSql(query.filter, instanceColumns('i'), params)}`;
+    const sql = listSql({
+      table: INSTANCES, alias: 'i', select: instanceSelect(query.payloads),
+      rawColumns: query.payloads ? [...INSTANCE_RAW, ...PAYLOAD_RAW] : INSTANCE_RAW,
+      where, keys: effectiveSortKeys<InstanceSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: INSTANCE_SORT_SQL,
+      after: query.after ?? null, limit: query.limit, offset: query.offset, params,
+    });
     const rows = await this.#query<InstanceRow>(sql, params.values, 'listInstances');
     return rows.map((row) => toInstance(row, query.payloads));
   }
@@ -182,11 +177,13 @@ export class PostgresqlReader implements Reader {
   async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
-    const where = filterSql(query.filter, taskColumns('t'), params);
-    const sql =
-      `SELECT ${taskSelect(query.payloads)} FROM ${TASKS} t WHERE ${SERVED_TASK} AND ${where}` +
-      ` ORDER BY ${orderBySql(query.orderBy, DEFAULT_TASK_ORDER, TASK_SORT_COLUMNS, 't')}` +
-      ` LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
+    const where = `${SERVED_TASK} AND ${filterSql(query.filter, taskColumns('t'), params)}`;
+    const sql = listSql({
+      table: TASKS, alias: 't', select: taskSelect(query.payloads),
+      rawColumns: query.payloads ? [...TASK_RAW, ...PAYLOAD_RAW] : TASK_RAW,
+      where, keys: effectiveSortKeys<TaskSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: TASK_SORT_SQL,
+      after: query.after ?? null, limit: query.limit, offset: query.offset, params,
+    });
     const rows = await this.#query<TaskRow>(sql, params.values, 'listTasks');
     return rows.map((row) => toTask(row, query.payloads));
   }

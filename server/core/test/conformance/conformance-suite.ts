@@ -11,6 +11,7 @@ import type { App } from '@workflow-index/core/app';
 import { defaultCoreConfig } from '@workflow-index/core/config';
 import type { Reader } from '@workflow-index/core/reader';
 import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
+import { describeCursors } from './cursor-assertions.js';
 import { describeErrors } from './error-assertions.js';
 import { describeFilters } from './filter-assertions.js';
 import { GraphQLClient } from './graphql-client.js';
@@ -58,6 +59,7 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
     describe('filters', () => describeFilters(client));
     describe('ordering', () => describeOrdering(client));
     describe('pagination', () => describePagination(client));
+    describe('keyset pagination (after: cursor)', () => describeCursors(client));
     describe('argument errors', () => describeErrors(client));
     describe('placeholders', () => describePlaceholders(client));
   });
