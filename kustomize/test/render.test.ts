@@ -19,7 +19,7 @@ const PRODUCTION_INVENTORY = [
   'ConfigMap/workflow-index/workflow-index-wait-for-schema',
   'DaemonSet/logging/workflow-index-fluent-bit',
   'Deployment/workflow-index/workflow-index-server',
-  'Job/workflow-index/workflow-index-migrate',
+  'Job/workflow-index/workflow-index-migrate-0.1.0',
   'Namespace/logging',
   'Namespace/workflow-index',
   'Namespace/workflows',
@@ -128,7 +128,7 @@ describe.skipIf(!available)('kustomize renders', () => {
   });
 
   it.each(COMPONENTS)('renders the base with component %s (and the backend it builds on)', (component) => {
-    const components = component === 'backend-postgresql' || component === 'dev-postgresql'
+    const components = component === 'backend-postgresql' || component === 'dev-postgresql' || component === 'release-named-migration'
       ? [...new Set(['kustomize/components/backend-postgresql', `kustomize/components/${component}`])]
       : [`kustomize/components/${component}`];
     const objects = renderCombination(['manifests/base'], components);

@@ -17,7 +17,7 @@ export interface K8sObject {
 }
 
 export const OVERLAYS = ['postgresql', 'kind'] as const;
-export const COMPONENTS = ['backend-postgresql', 'dev-postgresql', 'service-monitor', 'workflows-namespace'] as const;
+export const COMPONENTS = ['backend-postgresql', 'dev-postgresql', 'release-named-migration', 'service-monitor', 'workflows-namespace'] as const;
 
 let available: boolean | undefined;
 export function kubectlAvailable(): boolean {
