@@ -4,8 +4,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createApp, createLogger, loadCoreConfig } from '@workflow-index/core';
+import type { Reader } from '@workflow-index/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { RecordingReader } from '../../server/core/test/recording-reader.js';
 import { type K8sObject, kubectlAvailable, render } from './support/kustomize-render.js';
 import { promtool, promtoolAvailable } from './support/promtool.js';
 
@@ -358,6 +361,25 @@ describe.skipIf(!available)('kustomize/components/prometheus-rule', () => {
       expect(Object.keys(r.annotations ?? {}).sort()).toEqual(['description', 'summary']);
     }
     expect(rule.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'workflow-index', 'app.kubernetes.io/component': 'server' });
+  });
+
+  it('reads only metrics the server exports (or the normalizer\'s lag), so a renamed metric fails here', async () => {
+    const app = createApp({
+      config: loadCoreConfig({ NODE_ENV: 'production', HEALTH_DISK_PATH: '/', HEALTH_DISK_MIN_FREE_BYTES: '1' }),
+      reader: new RecordingReader() as Reader,
+      logger: createLogger({ log: { level: 'silent', format: 'json' } }),
+      backend: 'postgresql',
+    });
+    const text = await (await app.fetch(new Request('http://localhost/q/metrics'))).text();
+    await app.dispose();
+    const exported = new Set<string>();
+    for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+      exported.add(name!);
+      if (type === 'histogram') for (const suffix of ['_bucket', '_count', '_sum']) exported.add(`${name}${suffix}`);
+    }
+    const used = new Set(groups.flatMap((g) => g.rules.flatMap((r) => [...r.expr.matchAll(/\b(?:workflow_index|http_server|graphql)_[a-z0-9_]+/g)].map((m) => m[0]))));
+    expect([...used].filter((name) => !exported.has(name))).toEqual(['workflow_index_normalizer_lag_seconds']);
+    expect(used.size).toBe(8);
   });
 
   it('every alert is unit-tested firing and quiet', () => {
