@@ -1,0 +1,37 @@
+// The normalized document of one workflow instance in the `workflow-instances` index (`_id` = instance id). Times
+// are epoch microseconds (`long`: exact, sortable, range-filterable) with the served ISO text beside them; payloads
+// are kept twice: as the object (for readers that want to look inside) and as PostgreSQL's jsonb text (what the
+// GraphQL API serves, exact to the digit). `placeholder` marks an instance whose workflow.started has not arrived:
+// stored, never served.
+
+export interface ErrorFields {
+  readonly type: string | null;
+  readonly title: string | null;
+  readonly detail: string | null;
+  readonly status: number | null;
+  readonly instance: string | null;
+}
+
+export interface WorkflowInstanceDocument {
+  readonly id: string;
+  readonly name: string | null;
+  readonly namespace: string | null;
+  readonly version: string | null;
+  /** RUNNING | COMPLETED | FAULTED | CANCELLED | SUSPENDED */
+  readonly status: string;
+  readonly start_time_us: number | null;
+  readonly end_time_us: number | null;
+  readonly last_update_us: number | null;
+  /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`, as served. */
+  readonly start_time: string | null;
+  readonly end_time: string | null;
+  readonly last_update: string | null;
+  readonly input: unknown;
+  /** jsonb text of the input; null when absent or JSON null. */
+  readonly input_json: string | null;
+  readonly output: unknown;
+  readonly output_json: string | null;
+  /** null when the instance has no error. */
+  readonly error: ErrorFields | null;
+  readonly placeholder: boolean;
+}
