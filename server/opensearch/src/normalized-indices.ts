@@ -1,0 +1,146 @@
+// The normalized indices (CONTRACT §7) and the normalizer's own indices, with explicit mappings (`dynamic:
+// strict`: a document that does not match the shape is a bug, not a new field). Strings are `keyword` (sorted by
+// UTF-8 bytes, i.e. code point, as PostgreSQL's COLLATE "C"); times are `long` epoch microseconds (exact; a `date`
+// holds milliseconds only) with the served ISO text beside them; payloads are stored, not indexed (`enabled: false`
+// accepts any JSON value), as the object and as PostgreSQL's jsonb text.
+import type { Client } from '@opensearch-project/opensearch';
+
+export const WORKFLOW_INSTANCES_INDEX = 'workflow-instances';
+export const TASK_EXECUTIONS_INDEX = 'task-executions';
+export const INGEST_ERRORS_INDEX = 'workflow-index-ingest-errors';
+/** Checkpoint, lease and status of the normalization jobs. */
+export const NORMALIZER_STATE_INDEX = 'workflow-index-normalizer';
+
+export interface NormalizedIndexNames {
+  readonly workflowInstances: string;
+  readonly taskExecutions: string;
+  readonly ingestErrors: string;
+  readonly normalizerState: string;
+}
+
+/** Index names under an optional prefix (tests keep their indices apart with it; production: ''). */
+export function normalizedIndexNames(prefix = ''): NormalizedIndexNames {
+  return {
+    workflowInstances: `${prefix}${WORKFLOW_INSTANCES_INDEX}`,
+    taskExecutions: `${prefix}${TASK_EXECUTIONS_INDEX}`,
+    ingestErrors: `${prefix}${INGEST_ERRORS_INDEX}`,
+    normalizerState: `${prefix}${NORMALIZER_STATE_INDEX}`,
+  };
+}
+
+const keyword = { type: 'keyword' } as const;
+// error.detail has no length bound (PostgreSQL accepts any): longer values are kept in _source, not indexed.
+const longKeyword = { type: 'keyword', ignore_above: 8191 } as const;
+const micros = { type: 'long' } as const;
+const storedText = { type: 'keyword', index: false, doc_values: false } as const;
+const storedOnly = { type: 'object', enabled: false } as const;
+
+const errorMapping = {
+  properties: { type: keyword, title: keyword, detail: longKeyword, status: { type: 'integer' }, instance: keyword },
+} as const;
+
+const settings = { index: { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' } };
+
+export function workflowInstancesIndex(): Record<string, unknown> {
+  return {
+    settings,
+    mappings: {
+      dynamic: 'strict',
+      _meta: { managed_by: 'workflow-index', job: 'workflow-instance-transform' },
+      properties: {
+        id: keyword,
+        name: keyword,
+        namespace: keyword,
+        version: keyword,
+        status: keyword,
+        start_time_us: micros,
+        end_time_us: micros,
+        last_update_us: micros,
+        start_time: storedText,
+        end_time: storedText,
+        last_update: storedText,
+        input: storedOnly,
+        input_json: storedOnly,
+        output: storedOnly,
+        output_json: storedOnly,
+        error: errorMapping,
+        placeholder: { type: 'boolean' },
+      },
+    },
+  };
+}
+
+export function taskExecutionsIndex(): Record<string, unknown> {
+  return {
+    settings,
+    mappings: {
+      dynamic: 'strict',
+      _meta: { managed_by: 'workflow-index', job: 'task-execution-transform' },
+      properties: {
+        id: keyword,
+        instance_id: keyword,
+        task_position: keyword,
+        task_name: keyword,
+        status: keyword,
+        start_time_us: micros,
+        end_time_us: micros,
+        start_time: storedText,
+        end_time: storedText,
+        input: storedOnly,
+        input_json: storedOnly,
+        output: storedOnly,
+        output_json: storedOnly,
+        error: errorMapping,
+        execution_index: { type: 'integer' },
+        placeholder: { type: 'boolean' },
+      },
+    },
+  };
+}
+
+export function ingestErrorsIndex(): Record<string, unknown> {
+  return {
+    settings,
+    mappings: {
+      dynamic: 'strict',
+      properties: {
+        raw_index: keyword,
+        raw_id: keyword,
+        instance_id: keyword,
+        event_type: keyword,
+        reason: longKeyword,
+        ingest_time: { type: 'date' },
+      },
+    },
+  };
+}
+
+export function normalizerStateIndex(): Record<string, unknown> {
+  return {
+    settings: { index: { number_of_shards: 1, auto_expand_replicas: '0-1' } },
+    mappings: { dynamic: false, properties: { kind: keyword, holder: keyword, expires_at_ms: { type: 'long' } } },
+  };
+}
+
+export type IndexAction = 'created' | 'unchanged';
+
+/** Creates the missing indices (an existing one is left as it is: mappings here only ever grow additively). */
+export async function applyNormalizedIndices(client: Client, prefix = ''): Promise<{ name: string; action: IndexAction }[]> {
+  const names = normalizedIndexNames(prefix);
+  const wanted: [string, Record<string, unknown>][] = [
+    [names.workflowInstances, workflowInstancesIndex()],
+    [names.taskExecutions, taskExecutionsIndex()],
+    [names.ingestErrors, ingestErrorsIndex()],
+    [names.normalizerState, normalizerStateIndex()],
+  ];
+  const results: { name: string; action: IndexAction }[] = [];
+  for (const [name, body] of wanted) {
+    const response = await client.transport.request({ method: 'PUT', path: `/${encodeURIComponent(name)}`, body }, { ignore: [400] });
+    const error = (response.body as { error?: { type?: string } }).error;
+    if (response.statusCode === 400 && error?.type !== 'resource_already_exists_exception') {
+      throw new Error(`creating index ${name} failed: ${JSON.stringify(response.body)}`);
+    }
+    results.push({ name, action: response.statusCode === 400 ? 'unchanged' : 'created' });
+  }
+  return results;
+}

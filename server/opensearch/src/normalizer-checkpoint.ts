@@ -1,0 +1,68 @@
+// The normalization jobs' checkpoint and status, persisted in the normalizer-state index. The checkpoint is the
+// newest raw ingest time normalized; a cycle re-reads from `checkpoint − overlap`, so documents refreshed late (their
+// ingest time is older than what the previous cycle already saw) are not skipped. Written with optimistic
+// concurrency, so a normalizer that lost its lease cannot move it.
+import type { Client } from '@opensearch-project/opensearch';
+import type { NormalizerJob } from './normalizer-metrics.js';
+
+export const CHECKPOINT_ID = 'checkpoint';
+export const STATUS_ID = 'status';
+
+export interface Checkpoint {
+  /** Ingest time (epoch ms) of the newest raw event normalized; 0 before the first cycle. */
+  readonly highWaterMs: number;
+  readonly seqNo?: number;
+  readonly primaryTerm?: number;
+}
+
+export async function readCheckpoint(client: Client, index: string): Promise<Checkpoint> {
+  const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${CHECKPOINT_ID}` }, { ignore: [404] });
+  if (response.statusCode === 404) return { highWaterMs: 0 };
+  const body = response.body as { _seq_no: number; _primary_term: number; _source: { high_water_ms?: number } };
+  return { highWaterMs: body._source.high_water_ms ?? 0, seqNo: body._seq_no, primaryTerm: body._primary_term };
+}
+
+/** Stores the new high water; false when someone else wrote the checkpoint meanwhile. */
+export async function writeCheckpoint(client: Client, index: string, previous: Checkpoint, highWaterMs: number): Promise<Checkpoint | undefined> {
+  const querystring: Record<string, string> =
+    previous.seqNo === undefined ? { op_type: 'create' } : { if_seq_no: String(previous.seqNo), if_primary_term: String(previous.primaryTerm) };
+  const response = await client.transport.request(
+    { method: 'PUT', path: `/${index}/_doc/${CHECKPOINT_ID}`, querystring, body: { kind: 'checkpoint', high_water_ms: highWaterMs, updated_at_ms: Date.now() } },
+    { ignore: [409] },
+  );
+  if (response.statusCode === 409) return undefined;
+  const body = response.body as { _seq_no: number; _primary_term: number };
+  return { highWaterMs, seqNo: body._seq_no, primaryTerm: body._primary_term };
+}
+
+export interface JobStatus {
+  readonly state: 'started' | 'standby' | 'failing';
+  readonly documents_written: number;
+  readonly documents_deleted: number;
+  readonly last_cycle_ms: number | null;
+  readonly last_success_at_ms: number | null;
+  readonly last_error: string | null;
+}
+
+export interface NormalizerStatus {
+  readonly holder: string;
+  readonly checkpoint_ms: number;
+  readonly lag_ms: number | null;
+  readonly raw_events_processed: number;
+  readonly raw_events_rejected: number;
+  readonly failed_cycles: number;
+  readonly jobs: Readonly<Record<NormalizerJob, JobStatus>>;
+  readonly updated_at_ms: number;
+}
+
+/** The status an operator reads (`GET workflow-index-normalizer/_doc/status`, `init-job status`). */
+export async function writeStatus(client: Client, index: string, status: NormalizerStatus): Promise<void> {
+  await client.transport.request({ method: 'PUT', path: `/${index}/_doc/${STATUS_ID}`, body: { kind: 'status', ...status } });
+}
+
+export async function readStatus(client: Client, index: string): Promise<NormalizerStatus | undefined> {
+  const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${STATUS_ID}` }, { ignore: [404] });
+  if (response.statusCode === 404) return undefined;
+  const { kind: _kind, ...status } = (response.body as { _source: NormalizerStatus & { kind: string } })._source;
+  return status;
+}

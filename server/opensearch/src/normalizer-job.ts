@@ -1,0 +1,270 @@
+// The continuous normalization jobs `workflow-instance-transform` and `task-execution-transform` (CONTRACT §7), run
+// by one loop because both documents of an instance come from the same events (a task execution's placeholder flag
+// depends on the instance's workflow.started; a placeholder instance on its task events). Each cycle:
+//   1. lists the raw documents ingested since `checkpoint − overlap` (ids and instance ids only);
+//   2. recomputes every instance that has a raw document not seen before, from all its raw events (a pure function,
+//      so recomputing again is harmless), and records events without a usable instance id as ingest errors;
+//   3. moves the checkpoint to the newest ingest time seen.
+// It holds a lease (one active normalizer), retries every failure with exponential back-off and never stops by
+// itself; its metrics and its status document say what it is doing.
+import type { Client } from '@opensearch-project/opensearch';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { type Checkpoint, type JobStatus, readCheckpoint, writeCheckpoint, writeStatus } from './normalizer-checkpoint.js';
+import { acquireLease, releaseLease } from './normalizer-lease.js';
+import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
+import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
+import { ingestErrorDocument, ingestErrorId, recomputeInstances, sendBulk } from './normalizer-recompute.js';
+import { parseRawEvent } from './raw-event-parse.js';
+import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
+
+export interface NormalizerLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface NormalizerOptions {
+  readonly client: Client;
+  /** Prefix of every index name (raw and normalized); tests only. Production: ''. */
+  readonly prefix?: string;
+  /** Lease holder name; default `<hostname>-<random>`. */
+  readonly holder?: string;
+  /** Pause between cycles. */
+  readonly intervalMs?: number;
+  /** How far behind the checkpoint each cycle re-reads (documents refreshed late). */
+  readonly overlapMs?: number;
+  readonly leaseTtlMs?: number;
+  /** Instances recomputed per bulk request. */
+  readonly batchSize?: number;
+  readonly maxBackoffMs?: number;
+  readonly metrics?: NormalizerMetrics;
+  readonly logger?: NormalizerLogger;
+  /** Refresh the normalized indices after each write (tests; production relies on the 1 s refresh interval). */
+  readonly refresh?: boolean;
+}
+
+export interface CycleResult {
+  readonly newRawEvents: number;
+  readonly instances: number;
+  readonly executions: number;
+  readonly deletedExecutions: number;
+  readonly rejectedEvents: number;
+  readonly checkpointMs: number;
+  readonly durationMs: number;
+}
+
+export class LeaseLostError extends Error {}
+
+const SILENT: NormalizerLogger = { info: () => undefined, warn: () => undefined };
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+export class OpenSearchNormalizer {
+  readonly names: NormalizedIndexNames;
+  readonly metrics: NormalizerMetrics;
+  readonly holder: string;
+  private readonly client: Client;
+  private readonly prefix: string;
+  private readonly intervalMs: number;
+  private readonly overlapMs: number;
+  private readonly leaseTtlMs: number;
+  private readonly batchSize: number;
+  private readonly maxBackoffMs: number;
+  private readonly logger: NormalizerLogger;
+  private readonly refresh: boolean;
+  /** Raw documents seen within the overlap window (key → ingest ms): each is counted and recomputed once. */
+  private readonly seen = new Map<string, number>();
+  private checkpoint: Checkpoint | undefined;
+  /** The checkpoint found at start: documents up to it were counted by an earlier process. */
+  private countedUpTo: number | undefined;
+  private totals = { raw: 0, rejected: 0, failedCycles: 0, instanceDocs: 0, executionDocs: 0, deleted: 0 };
+  private lastCycleMs: number | null = null;
+  private lastSuccessAt: number | null = null;
+  private lastError: string | null = null;
+  private lastLagMs: number | null = null;
+
+  constructor(options: NormalizerOptions) {
+    this.client = options.client;
+    this.prefix = options.prefix ?? '';
+    this.names = normalizedIndexNames(this.prefix);
+    this.holder = options.holder ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+    this.intervalMs = options.intervalMs ?? 1000;
+    this.overlapMs = options.overlapMs ?? 10_000;
+    this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
+    this.batchSize = options.batchSize ?? 200;
+    this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
+    this.metrics = options.metrics ?? createNormalizerMetrics();
+    this.logger = options.logger ?? SILENT;
+    this.refresh = options.refresh ?? false;
+  }
+
+  /** Creates the normalized and state indices when missing. */
+  async setup(): Promise<void> {
+    await applyNormalizedIndices(this.client, this.prefix);
+  }
+
+  private leaseOptions() {
+    return { index: this.names.normalizerState, holder: this.holder, ttlMs: this.leaseTtlMs };
+  }
+
+  /** Takes or renews the lease. */
+  async acquire(): Promise<boolean> {
+    const held = await acquireLease(this.client, this.leaseOptions());
+    this.metrics.active.set(held ? 1 : 0);
+    return held;
+  }
+
+  /** One cycle; the caller holds the lease. */
+  async cycle(): Promise<CycleResult> {
+    const started = Date.now();
+    const endTimer = this.metrics.cycleSeconds.startTimer();
+    this.checkpoint ??= await readCheckpoint(this.client, this.names.normalizerState);
+    const checkpoint = this.checkpoint;
+    this.countedUpTo ??= checkpoint.highWaterMs;
+    const from = Math.max(0, checkpoint.highWaterMs - this.overlapMs);
+    const marks = await scanIngestedSince(this.client, this.prefix, from);
+    const fresh = marks.filter((m) => !this.seen.has(m.key));
+    const touched = [...new Set(fresh.flatMap((m) => (m.instanceId === undefined ? [] : [m.instanceId])))].sort();
+    const untracked = fresh.filter((m) => m.instanceId === undefined);
+    const oldestWaiting = fresh.reduce((min, m) => Math.min(min, m.ingestTimeMs), Infinity);
+
+    let instances = 0;
+    let executions = 0;
+    let deleted = 0;
+    let rejected = 0;
+    for (let i = 0; i < touched.length; i += this.batchSize) {
+      const result = await recomputeInstances(this.client, this.names, this.prefix, touched.slice(i, i + this.batchSize), { refresh: this.refresh });
+      instances += result.instances;
+      executions += result.executions;
+      deleted += result.deletedExecutions;
+      rejected += result.rejectedEvents;
+    }
+    rejected += await this.recordUntracked(untracked);
+
+    const counted = fresh.filter((m) => m.ingestTimeMs > this.countedUpTo!).length;
+    for (const m of fresh) this.seen.set(m.key, m.ingestTimeMs);
+    for (const [key, t] of this.seen) if (t < from) this.seen.delete(key);
+    const highWater = marks.reduce((max, m) => Math.max(max, m.ingestTimeMs), checkpoint.highWaterMs);
+    if (highWater !== checkpoint.highWaterMs) {
+      const written = await writeCheckpoint(this.client, this.names.normalizerState, checkpoint, highWater);
+      if (written === undefined) {
+        this.checkpoint = undefined;
+        throw new LeaseLostError('the checkpoint was written by another normalizer');
+      }
+      this.checkpoint = written;
+    }
+
+    this.totals.raw += counted;
+    this.totals.rejected += rejected;
+    this.totals.instanceDocs += instances;
+    this.totals.executionDocs += executions;
+    this.totals.deleted += deleted;
+    this.metrics.rawEvents.inc(counted);
+    this.metrics.rejectedEvents.inc(rejected);
+    this.metrics.documents.inc({ job: 'workflow-instance-transform' }, instances);
+    this.metrics.documents.inc({ job: 'task-execution-transform' }, executions);
+    this.metrics.deletedDocuments.inc({ job: 'task-execution-transform' }, deleted);
+    this.metrics.checkpoint.set(highWater / 1000);
+    this.lastLagMs = Number.isFinite(oldestWaiting) ? Math.max(0, started - oldestWaiting) : 0;
+    this.metrics.lagSeconds.set(this.lastLagMs / 1000);
+    endTimer();
+    const durationMs = Date.now() - started;
+    this.lastCycleMs = durationMs;
+    this.lastSuccessAt = Date.now();
+    this.lastError = null;
+    return { newRawEvents: fresh.length, instances, executions, deletedExecutions: deleted, rejectedEvents: rejected, checkpointMs: highWater, durationMs };
+  }
+
+  private async recordUntracked(marks: readonly RawMark[]): Promise<number> {
+    if (marks.length === 0) return 0;
+    const hits = await rawEventsByKey(this.client, marks);
+    const lines = [];
+    for (const hit of hits) {
+      const parsed = parseRawEvent(hit.source);
+      // Without wi.instance_id the pipeline found the instanceId unusable, and so do these rules.
+      const reason = parsed.ok ? 'instanceId could not be read at ingest' : parsed.reason;
+      const instanceId = parsed.ok ? parsed.event.instanceId : parsed.instanceId;
+      const eventType = parsed.ok ? null : parsed.eventType;
+      lines.push({ action: { index: { _index: this.names.ingestErrors, _id: ingestErrorId(hit) } }, document: ingestErrorDocument(hit, reason, instanceId, eventType) });
+    }
+    await sendBulk(this.client, lines, this.refresh);
+    return lines.length;
+  }
+
+  private jobStatus(state: JobStatus['state'], written: number, deletedDocs: number): JobStatus {
+    return { state, documents_written: written, documents_deleted: deletedDocs, last_cycle_ms: this.lastCycleMs, last_success_at_ms: this.lastSuccessAt, last_error: this.lastError };
+  }
+
+  private async publishStatus(state: JobStatus['state']): Promise<void> {
+    const checkpointMs = this.checkpoint?.highWaterMs ?? 0;
+    await writeStatus(this.client, this.names.normalizerState, {
+      holder: this.holder,
+      checkpoint_ms: checkpointMs,
+      lag_ms: this.lastLagMs,
+      raw_events_processed: this.totals.raw,
+      raw_events_rejected: this.totals.rejected,
+      failed_cycles: this.totals.failedCycles,
+      jobs: {
+        'workflow-instance-transform': this.jobStatus(state, this.totals.instanceDocs, 0),
+        'task-execution-transform': this.jobStatus(state, this.totals.executionDocs, this.totals.deleted),
+      },
+      updated_at_ms: Date.now(),
+    });
+  }
+
+  /** Runs until the signal aborts: lease, cycle, status, pause; failures back off exponentially and are retried. */
+  async run(signal: AbortSignal): Promise<void> {
+    await this.setupWithRetry(signal);
+    let failures = 0;
+    while (!signal.aborted) {
+      const started = Date.now();
+      try {
+        if (await this.acquire()) {
+          const result = await this.cycle();
+          if (result.newRawEvents > 0) this.logger.info('normalized', { ...result });
+          await this.publishStatus('started');
+        }
+        failures = 0;
+        this.metrics.consecutiveFailures.set(0);
+        await sleep(this.intervalMs - (Date.now() - started), signal);
+      } catch (error) {
+        failures++;
+        this.totals.failedCycles++;
+        this.metrics.failedCycles.inc();
+        this.metrics.consecutiveFailures.set(failures);
+        this.lastError = (error as Error).message;
+        this.checkpoint = undefined; // re-read: another normalizer may have moved it
+        const backoff = Math.min(this.maxBackoffMs, this.intervalMs * 2 ** Math.min(failures, 16));
+        this.logger.warn('normalization cycle failed; retrying', { error: this.lastError, failures, backoffMs: backoff });
+        await this.publishStatus('failing').catch(() => undefined);
+        await sleep(backoff, signal);
+      }
+    }
+    this.metrics.active.set(0);
+    await releaseLease(this.client, this.leaseOptions()).catch(() => undefined);
+  }
+
+  private async setupWithRetry(signal: AbortSignal): Promise<void> {
+    for (let attempt = 1; !signal.aborted; attempt++) {
+      try {
+        await this.setup();
+        return;
+      } catch (error) {
+        const backoff = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 16));
+        this.logger.warn('creating the normalized indices failed; retrying', { error: (error as Error).message, attempt, backoffMs: backoff });
+        await sleep(backoff, signal);
+      }
+    }
+  }
+}

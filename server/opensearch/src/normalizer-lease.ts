@@ -1,0 +1,51 @@
+// One active normalizer at a time: a lease document in the normalizer-state index, taken and renewed with
+// optimistic concurrency (if_seq_no / if_primary_term), so of two replicas racing for it exactly one wins. A holder
+// that stops renewing loses the lease when it expires; a standby takes it over. (Writes also carry external
+// versions, so even a holder that lost the lease mid-cycle cannot replace newer documents.)
+import type { Client } from '@opensearch-project/opensearch';
+
+export const LEASE_ID = 'lease';
+
+export interface LeaseOptions {
+  readonly index: string;
+  readonly holder: string;
+  readonly ttlMs: number;
+  readonly now?: () => number;
+}
+
+interface StoredLease {
+  readonly holder: string;
+  readonly expires_at_ms: number;
+}
+
+/** Takes or renews the lease; true when this holder has it until now + ttl. */
+export async function acquireLease(client: Client, options: LeaseOptions): Promise<boolean> {
+  const now = (options.now ?? Date.now)();
+  const doc = { kind: 'lease', holder: options.holder, expires_at_ms: now + options.ttlMs };
+  const path = `/${options.index}/_doc/${LEASE_ID}`;
+  const current = await client.transport.request({ method: 'GET', path }, { ignore: [404] });
+  if (current.statusCode === 404) {
+    const created = await client.transport.request({ method: 'PUT', path, querystring: { op_type: 'create', refresh: 'false' }, body: doc }, { ignore: [409] });
+    return created.statusCode !== 409;
+  }
+  const body = current.body as { _seq_no: number; _primary_term: number; _source: StoredLease };
+  if (body._source.holder !== options.holder && body._source.expires_at_ms > now) return false;
+  const updated = await client.transport.request(
+    { method: 'PUT', path, querystring: { if_seq_no: String(body._seq_no), if_primary_term: String(body._primary_term) }, body: doc },
+    { ignore: [409] },
+  );
+  return updated.statusCode !== 409;
+}
+
+/** Gives the lease up (on shutdown) so a standby takes over at once; only if this holder still has it. */
+export async function releaseLease(client: Client, options: LeaseOptions): Promise<void> {
+  const path = `/${options.index}/_doc/${LEASE_ID}`;
+  const current = await client.transport.request({ method: 'GET', path }, { ignore: [404] });
+  if (current.statusCode === 404) return;
+  const body = current.body as { _seq_no: number; _primary_term: number; _source: StoredLease };
+  if (body._source.holder !== options.holder) return;
+  await client.transport.request(
+    { method: 'PUT', path, querystring: { if_seq_no: String(body._seq_no), if_primary_term: String(body._primary_term) }, body: { kind: 'lease', holder: options.holder, expires_at_ms: 0 } },
+    { ignore: [409] },
+  );
+}

@@ -1,0 +1,42 @@
+// The normalizer's Prometheus metrics, in a registry of their own: the normalizer process exports it, and the
+// server can merge it into /q/metrics (prom-client's Registry.merge) when both run in one process.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const NORMALIZER_JOBS = ['workflow-instance-transform', 'task-execution-transform'] as const;
+export type NormalizerJob = (typeof NORMALIZER_JOBS)[number];
+
+export interface NormalizerMetrics {
+  readonly registry: Registry;
+  readonly cycleSeconds: Histogram;
+  readonly rawEvents: Counter;
+  readonly rejectedEvents: Counter;
+  readonly documents: Counter<'job'>;
+  readonly deletedDocuments: Counter<'job'>;
+  readonly failedCycles: Counter;
+  readonly lagSeconds: Gauge;
+  readonly checkpoint: Gauge;
+  readonly active: Gauge;
+  readonly consecutiveFailures: Gauge;
+}
+
+export function createNormalizerMetrics(registry = new Registry()): NormalizerMetrics {
+  const registers = [registry];
+  return {
+    registry,
+    cycleSeconds: new Histogram({
+      name: 'workflow_index_normalizer_cycle_seconds',
+      help: 'Duration of one normalization cycle (find touched instances, recompute, write)',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+      registers,
+    }),
+    rawEvents: new Counter({ name: 'workflow_index_normalizer_raw_events_total', help: 'Raw events normalized (each raw document counted once)', registers }),
+    rejectedEvents: new Counter({ name: 'workflow_index_normalizer_rejected_events_total', help: 'Raw events recorded in the ingest-errors index', registers }),
+    documents: new Counter({ name: 'workflow_index_normalizer_documents_written_total', help: 'Normalized documents written, per job', labelNames: ['job'], registers }),
+    deletedDocuments: new Counter({ name: 'workflow_index_normalizer_documents_deleted_total', help: 'Execution documents deleted because their id disappeared, per job', labelNames: ['job'], registers }),
+    failedCycles: new Counter({ name: 'workflow_index_normalizer_failed_cycles_total', help: 'Cycles that failed and will be retried with back-off', registers }),
+    lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'Now minus the ingest time of the newest raw event normalized', registers }),
+    checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),
+    active: new Gauge({ name: 'workflow_index_normalizer_active', help: '1 while this process holds the normalizer lease', registers }),
+    consecutiveFailures: new Gauge({ name: 'workflow_index_normalizer_consecutive_failures', help: 'Failed cycles since the last successful one', registers }),
+  };
+}
