@@ -1,0 +1,61 @@
+// The OpenSearch normalizer against the reference: the same event lines, written by the Fluent Bit bulk writer into
+// a real node and by Fluent Bit's pgsql statement into a real PostgreSQL, give the same instances, executions
+// (ids, pairing, times to the µs, payload text to the digit, errors) and the same number of rejected events.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../postgresql/test/support/test-database.js';
+import { REAL_FORMATS, realFixture } from '../../postgresql/test/support/real-fixtures.js';
+import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
+import { applyRawSchema } from '../src/apply-raw-schema.js';
+import { writeEventLines } from '../src/fluent-bit-bulk.js';
+import { OpenSearchNormalizer } from '../src/normalizer-job.js';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { openSearchState } from './support/opensearch-state.js';
+import { type Delivery, postgresqlState, writeToPostgreSQL } from './support/postgresql-twin.js';
+
+const available = (await openSearchReachable()) && (await postgresReachable());
+
+const RECORD_TIME = Date.UTC(2026, 10, 23, 13, 45, 55);
+const sets: [string, string[]][] = [
+  ['reference fixtures', readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '')],
+  ...REAL_FORMATS.map((f): [string, string[]] => [`real ${f}`, [...realFixture(f).eventLines]]),
+];
+
+describe.skipIf(!available)('OpenSearch normalizer = PostgreSQL normalizer', () => {
+  let ns: TestNamespace;
+  beforeAll(() => {
+    ns = createTestNamespace();
+  });
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  sets.forEach(([label, lines], n) => {
+    it(`${label}: every instance and execution field by field`, async () => {
+      const prefix = `${ns.prefix}p${n}-`;
+      const deliveries: Delivery[] = lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+      let db: TestDatabase | undefined;
+      try {
+        db = await createTestDatabase();
+        await writeToPostgreSQL(db, deliveries);
+        await applyRawSchema(ns.client, { prefix });
+        const written = await writeEventLines(ns.client, deliveries, prefix);
+        expect(written.items.filter((i) => i.status !== 201)).toEqual([]);
+        await ns.refresh();
+        const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true });
+        await normalizer.setup();
+        expect(await normalizer.acquire()).toBe(true);
+        const cycle = await normalizer.cycle();
+        expect(cycle.newRawEvents).toBe(lines.length);
+        const expected = await postgresqlState(db);
+        const actual = await openSearchState(ns.client, normalizer.names);
+        expect(expected.instances.length).toBeGreaterThan(0);
+        expect(actual.instances).toEqual(expected.instances);
+        expect(actual.executions).toEqual(expected.executions);
+        expect(actual.ingestErrors).toBe(expected.ingestErrors);
+      } finally {
+        await db?.drop();
+      }
+    });
+  });
+});

@@ -1,0 +1,38 @@
+// The normalized documents of a test namespace in the comparable shape (see postgresql-twin.ts).
+import type { Client } from '@opensearch-project/opensearch';
+import type { NormalizedIndexNames } from '../../src/normalized-indices.js';
+import type { TaskExecutionDocument } from '../../src/task-execution-document.js';
+import type { WorkflowInstanceDocument } from '../../src/workflow-instance-document.js';
+import type { ComparableExecution, ComparableInstance, ComparableState } from './postgresql-twin.js';
+
+async function all<T>(client: Client, index: string): Promise<T[]> {
+  await client.transport.request({ method: 'POST', path: `/${index}/_refresh` });
+  const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 10000, query: { match_all: {} }, sort: [{ id: 'asc' }] } });
+  return (response.body as { hits: { hits: { _source: T }[] } }).hits.hits.map((h) => h._source);
+}
+
+const byCodePoint = (a: { id: string }, b: { id: string }): number => Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
+
+export async function openSearchState(client: Client, names: NormalizedIndexNames): Promise<ComparableState> {
+  const instances = await all<WorkflowInstanceDocument>(client, names.workflowInstances);
+  const executions = await all<TaskExecutionDocument>(client, names.taskExecutions);
+  await client.transport.request({ method: 'POST', path: `/${names.ingestErrors}/_refresh` });
+  const errors = await client.transport.request({ method: 'GET', path: `/${names.ingestErrors}/_count` });
+  return {
+    instances: instances
+      .map((d): ComparableInstance => ({
+        id: d.id, name: d.name, namespace: d.namespace, version: d.version, status: d.status,
+        start_time: d.start_time, end_time: d.end_time, last_update: d.last_update,
+        input_json: d.input_json, output_json: d.output_json, error: d.error, placeholder: d.placeholder,
+      }))
+      .sort(byCodePoint),
+    executions: executions
+      .map((d): ComparableExecution => ({
+        id: d.id, instance_id: d.instance_id, task_position: d.task_position, task_name: d.task_name, status: d.status,
+        start_time: d.start_time, end_time: d.end_time, input_json: d.input_json, output_json: d.output_json,
+        error: d.error, execution_index: d.execution_index,
+      }))
+      .sort(byCodePoint),
+    ingestErrors: (errors.body as { count: number }).count,
+  };
+}
