@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
 import { migrate } from '../src/migrator.js';
+import { BASE_TIME, CUSTOMERS, generateDataset, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 
 const argv = yargs(hideBin(process.argv))
@@ -40,12 +41,6 @@ const MAIN_SOURCE = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const MAIN_DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const READER_ROLE = 'wi_bench_query_reader';
 const READER_PASSWORD = randomBytes(12).toString('hex');
-const SPAN_SECONDS = 30 * 24 * 3600; // the generated instances start over 30 days
-const BASE_TIME = Date.parse('2026-04-01T00:00:00Z');
-const NAMESPACES = 10;
-const TASK_NAMES = ['validate', 'reserve', 'price', 'charge', 'invoice', 'pack', 'ship', 'notify', 'archive', 'close'];
-const STATUSES = ['COMPLETED', 'RUNNING', 'FAULTED', 'CANCELLED'] as const;
-const CUSTOMERS = 5000;
 
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -72,35 +67,6 @@ function random(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-// Status (g % 20) and namespace ((g / 20) % 10) are independent, so every status × namespace page is populated.
-const GENERATE_INSTANCES = `
-INSERT INTO workflow_index.workflow_instances (
-  id, namespace, name, version, status, start_time, end_time, last_update, input, output,
-  error_type, error_title, error_detail, error_status, error_instance,
-  started_event_time, status_terminal, status_event_time, status_rank, input_rank, input_event_time, output_event_time, error_event_time)
-SELECT id, ns, nm, '1.' || (g % 3) || '.0', st, t0, CASE WHEN st <> 'RUNNING' THEN t0 + interval '2 seconds' END, t0 + interval '2 seconds',
-       jsonb_build_object('orderId', 'ORD-' || g, 'customer', jsonb_build_object('id', 'C-' || (g % ${CUSTOMERS}), 'tier', CASE WHEN g % 3 = 0 THEN 'gold' ELSE 'std' END),
-                          'amount', (g % 1000) + 0.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'SKU-' || (g % 97), 'qty', g % 5 + 1))),
-       CASE WHEN st = 'COMPLETED' THEN jsonb_build_object('ok', true, 'total', g % 1000) END,
-       CASE WHEN st = 'FAULTED' THEN 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' END,
-       CASE WHEN st = 'FAULTED' THEN 'Service Unavailable' END, NULL, CASE WHEN st = 'FAULTED' THEN 503 END, CASE WHEN st = 'FAULTED' THEN 'do/3/charge' END,
-       t0, st <> 'RUNNING', t0 + interval '2 seconds', 1, 2, t0, CASE WHEN st = 'COMPLETED' THEN t0 + interval '2 seconds' END, CASE WHEN st = 'FAULTED' THEN t0 + interval '2 seconds' END
-FROM (SELECT g, 'bench-' || lpad(g::text, 8, '0') AS id,
-             'com.acme.ns' || ((g / 20) % ${NAMESPACES}) AS ns, 'flow-' || (g % 17) AS nm,
-             CASE WHEN g % 20 < 14 THEN 'COMPLETED' WHEN g % 20 < 17 THEN 'RUNNING' WHEN g % 20 < 19 THEN 'FAULTED' ELSE 'CANCELLED' END AS st,
-             to_timestamp($2::float8 / 1000) + (g::float8 * $3::float8 / $1::float8) * interval '1 second' + (g % 997) * interval '1 microsecond' AS t0
-      FROM generate_series(1, $1::int) AS g) s`;
-
-const GENERATE_TASKS = `
-INSERT INTO workflow_index.task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output, execution_index)
-SELECT i.id || ':do/' || k || '/' || tn, i.id, 'do/' || k || '/' || tn, tn,
-       CASE WHEN i.status = 'FAULTED' AND k = 3 THEN 'FAULTED' WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN 'RUNNING' ELSE 'COMPLETED' END,
-       i.start_time + k * interval '150 milliseconds',
-       CASE WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN NULL ELSE i.start_time + k * interval '150 milliseconds' + interval '100 milliseconds' END,
-       jsonb_build_object('step', k), jsonb_build_object('done', true), 1
-FROM workflow_index.workflow_instances i
-CROSS JOIN LATERAL (SELECT k, ($2::text[])[k % cardinality($2::text[]) + 1] AS tn FROM generate_series(0, $1::int - 1) AS k) t`;
 
 interface Statement { readonly text: string; readonly values: readonly unknown[] }
 
@@ -353,10 +319,7 @@ async function main(): Promise<void> {
       await admin.query(`GRANT workflow_index_reader TO ${READER_ROLE}`);
       const genStart = performance.now();
       log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, written by bulk SQL straight into the normalized tables (a query benchmark: the ingestion path is bench:ingest's)`);
-      await owner.query(GENERATE_INSTANCES, [argv.instances, BASE_TIME, SPAN_SECONDS]);
-      await owner.query(GENERATE_TASKS, [argv['tasks-per-instance'], TASK_NAMES]);
-      await owner.query('VACUUM ANALYZE workflow_index.workflow_instances');
-      await owner.query('VACUUM ANALYZE workflow_index.task_executions');
+      await generateDataset(owner, argv.instances, argv['tasks-per-instance']);
       log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s`);
     } finally {
       await owner.end();

@@ -325,7 +325,8 @@ export function listSql<F extends string>(q: ListStatement<F>): string {
 }
 
 function sortSql<F extends string>(keys: readonly SortKey<F>[], fields: Readonly<Record<F, SortFieldSql>>, alias: string): string {
-  return keys.map((k) => `${alias}.${fields[k.field].column} ${k.direction} NULLS LAST`).join(', ');
+  // The primary key is never NULL: a bare DESC is the backward scan of its (ASC NULLS LAST) index.
+  return keys.map((k) => `${alias}.${fields[k.field].column} ${k.direction}${k.field === 'id' ? '' : ' NULLS LAST'}`).join(', ');
 }
 
 const STRICTLY: Readonly<Record<Direction, string>> = { ASC: '>', DESC: '<' };

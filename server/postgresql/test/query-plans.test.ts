@@ -1,0 +1,145 @@
+// The query plans of bench:query's mix on a database of 100,000 runs × 10 task executions: no query may plan a
+// sequential scan, nor a sort of (a large part of) a table. The SQL is the reader's own (captured from its pool),
+// EXPLAINed with the same bind values, so a change to the statements or the indexes that loses an index path fails
+// here, before any benchmark. Plans, not timings: nothing here depends on the machine's speed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import type { InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core/reader';
+import { benchInstanceId, generateDataset } from '../bench/query-dataset.js';
+import { createPostgresqlReader } from '../src/postgresql-reader.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+
+const available = await postgresReachable();
+
+const RUNS = 100_000;
+/** A sort whose input the planner expects above this many rows sorts a table, not a page (10 % of the runs). */
+const MAX_SORTED_ROWS = RUNS / 10;
+
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Plan Rows': number;
+  readonly 'Presorted Key'?: readonly string[];
+  readonly Plans?: readonly PlanNode[];
+}
+
+/** What is wrong with a plan: every sequential scan and every sort of more than MAX_SORTED_ROWS rows. */
+function planProblems(node: PlanNode): string[] {
+  const problems: string[] = [];
+  if (node['Node Type'] === 'Seq Scan') problems.push(`Seq Scan on ${node['Relation Name'] ?? '?'}`);
+  // An incremental sort after a (nearly unique) timestamp or the id sorts groups of a row or two; after any other
+  // key its groups are as large as that key's values are frequent: counted like a full sort.
+  const smallGroups = node['Node Type'] === 'Incremental Sort' && (node['Presorted Key'] ?? []).some((k) => /start_time|end_time|last_update|\bid\b/.test(k));
+  if ((node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort') && !smallGroups) {
+    const input = node.Plans?.[0]?.['Plan Rows'] ?? node['Plan Rows'];
+    if (input > MAX_SORTED_ROWS) problems.push(`${node['Node Type']} of ${input} rows`);
+  }
+  for (const child of node.Plans ?? []) problems.push(...planProblems(child));
+  return problems;
+}
+
+function indexesOf(node: PlanNode): string[] {
+  return [...(node['Index Name'] === undefined ? [] : [node['Index Name']]), ...(node.Plans ?? []).flatMap(indexesOf)];
+}
+
+interface Statement { readonly text: string; readonly values: readonly unknown[] }
+
+const eq = (field: 'status' | 'namespace' | 'name', value: string): InstanceFilter => ({ kind: 'string', field, predicate: { op: 'eq', value } });
+const taskName = (value: string): TaskFilter => ({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value } });
+const page = { limit: 20, offset: 0, payloads: false, filter: null } as const;
+const at = (...values: (string | null)[]): KeysetPosition => ({ values });
+
+/** The mix: every query of bench:query and every indexed ordering in both directions, deep offsets and cursors. */
+const MIX: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]> = [
+  ['runs by status and namespace, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'and', nodes: [eq('status', 'FAULTED'), eq('namespace', 'com.acme.ns3')] }, orderBy: [{ field: 'startDate', direction: 'DESC' }] })],
+  ['runs, newest first (default)', (r) => r.listInstances({ ...page, orderBy: [] })],
+  ['runs, oldest first', (r) => r.listInstances({ ...page, orderBy: [{ field: 'startDate', direction: 'ASC' }] })],
+  ['runs, oldest first, offset 5000', (r) => r.listInstances({ ...page, offset: 5000, orderBy: [{ field: 'startDate', direction: 'ASC' }] })],
+  ['runs, newest first, offset 5000', (r) => r.listInstances({ ...page, offset: 5000, orderBy: [] })],
+  ...(['id', 'name', 'status', 'startDate', 'endDate', 'lastUpdate'] as const).flatMap((field) =>
+    (['ASC', 'DESC'] as const).map((direction) => [`runs by ${field} ${direction}`, (r: Reader) => r.listInstances({ ...page, orderBy: [{ field, direction }] })] as const),
+  ),
+  ['runs, newest first, after a cursor', (r) => r.listInstances({ ...page, orderBy: [], after: at('2026-04-15T00:00:00.000000Z', benchInstanceId(50_000)) })],
+  ['runs, oldest first, after a cursor', (r) => r.listInstances({ ...page, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: at('2026-04-15T00:00:00.000000Z', benchInstanceId(50_000)) })],
+  ['runs by endDate DESC, after a cursor with an end', (r) => r.listInstances({ ...page, orderBy: [{ field: 'endDate', direction: 'DESC' }], after: at('2026-04-15T00:00:02.000000Z', benchInstanceId(50_000)) })],
+  ['runs by endDate ASC, after a cursor without an end', (r) => r.listInstances({ ...page, orderBy: [{ field: 'endDate', direction: 'ASC' }], after: at(null, benchInstanceId(50_001)) })],
+  ['runs by name ASC, after a cursor', (r) => r.listInstances({ ...page, orderBy: [{ field: 'name', direction: 'ASC' }], after: at('flow-3', benchInstanceId(50_000)) })],
+  ['runs by status DESC, after a cursor', (r) => r.listInstances({ ...page, orderBy: [{ field: 'status', direction: 'DESC' }], after: at('FAULTED', benchInstanceId(50_000)) })],
+  ['runs by status, newest first, after a cursor', (r) => r.listInstances({ ...page, filter: eq('status', 'RUNNING'), orderBy: [], after: at('2026-04-15T00:00:00.000000Z', benchInstanceId(50_000)) })],
+  ['runs by name like, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'string', field: 'name', predicate: { op: 'like', pattern: [{ kind: 'literal', text: 'flow-1' }, { kind: 'any' }] } }, orderBy: [] })],
+  ['runs by name eq, oldest first', (r) => r.listInstances({ ...page, filter: eq('name', 'flow-7'), orderBy: [{ field: 'startDate', direction: 'ASC' }] })],
+  ['runs by JSON input', (r) => r.listInstances({ ...page, filter: { kind: 'json', field: 'input', path: ['customer', 'id'], value: 'C-1234' }, orderBy: [] })],
+  ['one run by id', (r) => r.getInstance(benchInstanceId(4242), { payloads: true })],
+  ['the tasks of runs (taskExecutions)', (r) => r.tasksOfInstances([benchInstanceId(4242), benchInstanceId(777)], { payloads: false })],
+  ['tasks of a run through the filter', (r) => r.listTasks({ ...page, filter: { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'eq', value: benchInstanceId(4242) } }, orderBy: [{ field: 'startDate', direction: 'ASC' }] })],
+  ['tasks by name and time range', (r) => r.listTasks({ ...page, filter: { kind: 'and', nodes: [taskName('charge'), { kind: 'time', field: 'startDate', predicate: { op: 'between', from: '2026-04-10T00:00:00Z', to: '2026-04-10T01:00:00Z' } }] }, orderBy: [] })],
+  ['tasks by name, newest first', (r) => r.listTasks({ ...page, filter: taskName('ship'), orderBy: [] })],
+  ['tasks, newest first, offset 5000', (r) => r.listTasks({ ...page, offset: 5000, orderBy: [] })],
+  ...(['id', 'startDate', 'endDate'] as const).flatMap((field) =>
+    (['ASC', 'DESC'] as const).map((direction) => [`tasks by ${field} ${direction}`, (r: Reader) => r.listTasks({ ...page, orderBy: [{ field, direction }] })] as const),
+  ),
+  ['tasks, oldest first, after a cursor', (r) => r.listTasks({ ...page, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: at('2026-04-15T00:00:00.000000Z', `${benchInstanceId(50_000)}:do/0/validate`) })],
+  ['tasks by JSON input', (r) => r.listTasks({ ...page, filter: { kind: 'json', field: 'input', path: ['step'], value: '3' }, orderBy: [] })],
+];
+
+describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {
+  let db: TestDatabase;
+  let explain: pg.Pool;
+  let reader: Reader;
+  let recording: Statement[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'wi_plans' });
+    const owner = await db.pool.connect();
+    try {
+      await generateDataset(owner, RUNS, 10);
+    } finally {
+      owner.release();
+    }
+    explain = new pg.Pool({ connectionString: db.url, max: 1 });
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    pool.on('connect', (client) => {
+      const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const first = args[0] as { text?: unknown; values?: unknown[] } | string;
+        if (typeof first === 'object' && typeof first.text === 'string') recording.push({ text: first.text, values: first.values ?? [] });
+        return original(...args);
+      };
+    });
+    reader = createPostgresqlReader({ pool });
+  }, 180_000);
+
+  afterAll(async () => {
+    await reader?.close();
+    await explain?.end();
+    await db?.drop();
+  });
+
+  it('plans every query of the mix without a sequential scan or a sort of a table', async () => {
+    const failures: string[] = [];
+    for (const [name, call] of MIX) {
+      recording = [];
+      await call(reader);
+      expect(recording.length, name).toBeGreaterThan(0);
+      for (const statement of recording) {
+        const result = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${statement.text}`, [...statement.values]);
+        const plan = result.rows[0]!['QUERY PLAN'][0].Plan;
+        const problems = planProblems(plan);
+        if (problems.length > 0 || indexesOf(plan).length === 0) {
+          failures.push(`${name}: ${problems.length > 0 ? problems.join(', ') : 'no index used'}\n  ${statement.text}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('the check itself: a sort of the table and a sequential scan are caught', async () => {
+    const sorted = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      'EXPLAIN (FORMAT JSON) SELECT id FROM workflow_index.workflow_instances ORDER BY namespace, id LIMIT 20',
+    );
+    const problems = planProblems(sorted.rows[0]!['QUERY PLAN'][0].Plan);
+    expect(problems.length).toBeGreaterThan(0);
+    for (const problem of problems) expect(problem).toMatch(/^(Incremental )?Sort of \d+ rows$|^Seq Scan on workflow_instances$/);
+  });
+});
