@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../postgresql/test/support/test-database.js';
 import { REAL_FORMATS, realFixture } from '../../postgresql/test/support/real-fixtures.js';
 import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
+import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
@@ -19,6 +20,11 @@ const RECORD_TIME = Date.UTC(2026, 10, 23, 13, 45, 55);
 const sets: [string, string[]][] = [
   ['reference fixtures', readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '')],
   ...REAL_FORMATS.map((f): [string, string[]] => [`real ${f}`, [...realFixture(f).eventLines]]),
+  // Same-millisecond ends and starts of loop iterations (the tie rule), with and without payloads; with `chains`,
+  // start-end-start within one millisecond, where the pairing follows the content hash order.
+  ['epoch-millis loops', loopStream({ seed: 7, format: 'epoch-millis', items: 120, instances: 2 }).lines],
+  ['epoch-millis loops without payloads', loopStream({ seed: 8, format: 'epoch-millis', items: 120, instances: 2, payloads: false }).lines],
+  ['epoch-millis loops with same-millisecond chains', loopStream({ seed: 9, format: 'epoch-millis', items: 150, instances: 2, chains: true }).lines],
 ];
 
 describe.skipIf(!available)('OpenSearch normalizer = PostgreSQL normalizer', () => {
