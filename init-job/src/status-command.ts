@@ -1,6 +1,9 @@
-// `status`: applied and pending migrations, plus the ingestion figures when the schema exists.
+// `status`: applied and pending migrations, plus the ingestion figures when the schema exists, and whether the
+// database has the schema this release needs (what the server's readiness and wait-for-schema check). A database
+// migrated by a newer release is an error: this release's init job and server refuse it.
 import type pg from 'pg';
-import { loadMigrations, normalizerUpToDate as readNormalizerUpToDate, readApplied } from '@workflow-index/postgresql/migrator';
+import { loadMigrations, normalizerUpToDate as readNormalizerUpToDate, readApplied, requiredSchema } from '@workflow-index/postgresql/migrator';
+import { compareSchema, readSchemaState, schemaVersionOf } from '@workflow-index/postgresql/schema-version';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import { migrationLabel } from './migrate-command.js';
@@ -56,6 +59,14 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
     });
     const stats = applied.length > 0 ? await ingestStats(client) : null;
     const normalizerUpToDate = await readNormalizerUpToDate(client);
+    const required = requiredSchema(migrations);
+    const verdict = compareSchema(required, await readSchemaState(client));
+    const schema = {
+      needed: schemaVersionOf(required),
+      release: required.release,
+      status: verdict.status,
+      ...(verdict.status === 'current' ? {} : { reason: verdict.reason }),
+    };
 
     if (args.json) {
       out.out(
@@ -65,6 +76,7 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
           changed: changed.map((a) => ({ version: a.version, name: a.name })),
           normalizerUpToDate,
           ingest: stats,
+          schema,
         }),
       );
     } else {
@@ -82,6 +94,11 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
             `${stats.taskExecutions} task executions, newest event ${stats.newestEventTime ?? 'none'}`,
         );
       }
+      out.out(`schema: ${verdict.status === 'current' ? `version ${schema.needed} of release ${schema.release}, as this release needs` : verdict.reason}`);
+    }
+    if (verdict.status === 'newer') {
+      out.log(`error: ${verdict.reason}: this release's init job and server refuse this database`);
+      return EXIT_FAILURE;
     }
     if (changed.length > 0) {
       for (const a of changed) out.log(`error: migration ${migrationLabel(a)} was changed after it was applied; add a new migration instead`);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { scramSha256Verifier } from '@workflow-index/postgresql/login-roles';
+import { loadMigrations, migrate, THIS_RELEASE } from '@workflow-index/postgresql/migrator';
 import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
 import { FIXTURE_PATH } from '../../server/postgresql/test/support/fixtures.js';
 import { runInit } from './support/run-init.js';
@@ -135,7 +136,8 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   it('status lists the pending migration before anything is applied', async () => {
     const run = await runInit(['status'], { DATABASE_URL: db.url });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('pending 0001_initial_schema\npending 0002_event_identity\n0 applied, 2 pending\nnormalizer definitions: outdated (run migrate: it rebuilds every normalized row)\n');
+    expect(run.stdout).toBe('pending 0001_initial_schema\npending 0002_event_identity\n0 applied, 2 pending\nnormalizer definitions: outdated (run migrate: it rebuilds every normalized row)\n' +
+      `schema: schema version ${loadMigrations().at(-1)!.version} needed, database has no schema: run the init job\n`);
   });
 
   it('plan and migrate --dry-run print the SQL and change nothing', async () => {
@@ -295,5 +297,44 @@ describe.skipIf(!available)('init-job with JDBC URLs and the Quarkus aliases', (
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^applied 0001_initial_schema at .*\napplied 0002_event_identity at .*\n2 applied, 0 pending\nnormalizer definitions: up to date\n/);
     expect(status.stderr).toContain(`(from QUARKUS_DATASOURCE_JDBC_URL)`);
+  });
+});
+
+describe.skipIf(!available)('init-job against a database of a newer release (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'wi_cli_downgrade' });
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('status says the schema matches this release, then refuses (exit 1) once a newer release migrated it; migrate and plan change nothing', async () => {
+    const latest = loadMigrations().at(-1)!.version;
+    const current = await runInit(['status'], { DATABASE_URL: db.url });
+    expect([current.code, current.stdout.trim().split('\n').at(-1)]).toEqual([0, `schema: version ${latest} of release ${THIS_RELEASE}, as this release needs`]);
+
+    const client = await db.pool.connect();
+    try {
+      const future = { version: latest + 1, name: 'future', file: `${latest + 1}_future.sql`, sql: 'SELECT 1;', checksum: 'f' };
+      await migrate(client, { migrations: [...loadMigrations(), future], release: '99.0.0' });
+    } finally {
+      client.release();
+    }
+    const reason = `database schema ${latest + 1} is newer than this release knows (${latest}): refusing (downgrade)`;
+    const status = await runInit(['status'], { DATABASE_URL: db.url });
+    expect([status.code, status.stdout.trim().split('\n').at(-1), status.stderr.trim().split('\n').at(-1)]).toEqual([
+      1, `schema: ${reason}`, `error: ${reason}: this release's init job and server refuse this database`,
+    ]);
+    const json = await runInit(['status', '--json'], { DATABASE_URL: db.url });
+    expect((JSON.parse(json.stdout) as { schema: unknown }).schema).toEqual({ needed: latest, release: THIS_RELEASE, status: 'newer', reason });
+
+    const history = async (): Promise<unknown[]> => (await db.pool.query('SELECT version, checksum, applied_at FROM workflow_index.schema_migrations ORDER BY version')).rows;
+    const before = await history();
+    const run = await runInit(['migrate'], { DATABASE_URL: db.url });
+    expect([run.code, run.stderr.trim().split('\n').at(-1)]).toEqual([1, `error: ${reason}: nothing was changed; run the init job of the release that migrated this database, or a newer one`]);
+    const plan = await runInit(['plan'], { DATABASE_URL: db.url });
+    expect([plan.code, plan.stderr.trim().split('\n').at(-1)]).toEqual([1, `error: ${reason}: this release would change nothing`]);
+    expect(await history()).toEqual(before);
   });
 });
