@@ -40,11 +40,16 @@ function compareStrings(a: string, b: string): number {
 }
 
 export function compareJsonb(a: JsonValue, b: JsonValue, topLevel = true): number {
-  // An empty top-level array sorts below null (a historical quirk of jsonb).
-  if (topLevel) {
-    const ea = Array.isArray(a) && a.length === 0;
-    const eb = Array.isArray(b) && b.length === 0;
-    if (ea !== eb && (ea ? b === null : a === null)) return ea ? -1 : 1;
+  // At the top level a scalar is a one-element "raw scalar" array: against a real array the element count decides
+  // first (so an empty array is below every scalar, two or more elements above), and at one element the scalar is
+  // the smaller.
+  if (topLevel && Array.isArray(a) !== Array.isArray(b)) {
+    const [array, scalarFirst] = Array.isArray(a) ? [a, false] : [b as JsonValue[], true];
+    const other = Array.isArray(a) ? b : a;
+    if (!(other instanceof Map)) {
+      const arrayVsScalar = array.length === 1 ? 1 : array.length === 0 ? -1 : 1;
+      return scalarFirst ? -arrayVsScalar : arrayVsScalar;
+    }
   }
   const ra = typeRank(a);
   const rb = typeRank(b);
