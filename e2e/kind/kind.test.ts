@@ -9,6 +9,7 @@ import { type AppLine, eventsOf, workflowAppOutput } from '../support/workflow-a
 import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
 import { expectServedIndexMatches, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
 import { KindCluster, preflight } from './kind-cluster.js';
+import { render } from '../../kustomize/test/support/kustomize-render.js';
 
 const check = preflight();
 if (!check.ok) console.warn(`[skip] kind e2e suite skipped: ${check.reason}`);
@@ -89,7 +90,9 @@ describe.skipIf(!check.ok)('kind: the PostgreSQL bundle end to end', () => {
 
   it('migrates with the init Job, then starts the server (after wait-for-schema) and Fluent Bit', async () => {
     await cluster.waitForDeployment(NS, 'workflow-index-postgresql', 5 * 60_000);
-    await cluster.waitForJob(NS, 'workflow-index-migrate', 5 * 60_000);
+    // The migration Job is named after the release (kustomize/components/release-named-migration).
+    const job = render('kustomize/overlays/kind').find((o) => o.kind === 'Job' && o.metadata.name.startsWith('workflow-index-migrate'));
+    await cluster.waitForJob(NS, job!.metadata.name, 5 * 60_000);
     // Fluent Bit exits until its forwarder login exists; restart pods sitting in a crash back-off now that it does.
     for (const pod of await cluster.pods('logging', FLUENT_BIT)) {
       if (!pod.status?.containerStatuses?.every((c) => c.ready)) await cluster.core.deleteNamespacedPod({ name: pod.metadata!.name!, namespace: 'logging' });
