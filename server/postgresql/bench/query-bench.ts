@@ -19,7 +19,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
 import { migrate } from '../src/migrator.js';
-import { BASE_TIME, CUSTOMERS, generateDataset, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
+import { encodeCursor } from '@workflow-index/core/cursor';
+import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 
 const argv = yargs(hideBin(process.argv))
@@ -81,11 +82,19 @@ interface QuerySpec {
   readonly readerCalls: (reader: Reader, variables: Record<string, unknown>) => Promise<unknown>;
 }
 
-function querySpecs(instances: number): QuerySpec[] {
+/** Start times (cursor form) of the instances the cursor queries continue after. */
+type CursorRows = ReadonlyArray<{ readonly id: string; readonly start: string }>;
+
+function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
   const rnd = random(20260401);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
   const iso = (ms: number): string => new Date(ms).toISOString();
   const VARIANTS = 200;
+  // The cursor variants are built from cursorRows in order; the reader call finds its row by the cursor's id.
+  const variantIndex = (v: Record<string, unknown>): number => {
+    const decoded = JSON.parse(Buffer.from(String(v['after']), 'base64url').toString('utf8')) as [string, string, string[], string[]];
+    return cursorRows.findIndex((row) => row.id === decoded[3][1]);
+  };
   return [
     {
       name: 'instances-page',
@@ -127,6 +136,45 @@ function querySpecs(instances: number): QuerySpec[] {
         ] } satisfies TaskFilter,
         orderBy: [], limit: 20, offset: 0, payloads: false,
       }),
+    },
+    {
+      name: 'instances-oldest-first-offset',
+      query: `query Oldest($offset: Int!) { getWorkflowInstances(limit: 20, offset: $offset, orderBy: {startDate: ASC}) { id name status startDate } }`,
+      variables: Array.from({ length: VARIANTS }, (_, k) => ({ offset: 5000 + k })),
+      readerCalls: (reader, v) => reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], limit: 20, offset: Number(v['offset']), payloads: false }),
+    },
+    {
+      name: 'instances-oldest-first-cursor',
+      query: `query OldestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after, orderBy: {startDate: ASC}) { id name status startDate cursor } }`,
+      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'ASC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
+      readerCalls: (reader, v) => {
+        const row = cursorRows[variantIndex(v)] as CursorRows[number];
+        return reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: { values: [row.start, row.id] }, limit: 20, offset: 0, payloads: false });
+      },
+    },
+    {
+      name: 'instances-newest-first-cursor',
+      query: `query NewestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after) { id name status startDate cursor } }`,
+      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'DESC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
+      readerCalls: (reader, v) => {
+        const row = cursorRows[variantIndex(v)] as CursorRows[number];
+        return reader.listInstances({ filter: null, orderBy: [], after: { values: [row.start, row.id] }, limit: 20, offset: 0, payloads: false });
+      },
+    },
+    {
+      name: 'instances-name-like',
+      query: `query Like($pattern: String!) { getWorkflowInstances(limit: 20, filter: {name: {like: $pattern}}) { id name status startDate } }`,
+      variables: Array.from({ length: 17 }, (_, k) => ({ pattern: `flow-${k}*` })),
+      readerCalls: (reader, v) => reader.listInstances({
+        filter: { kind: 'string', field: 'name', predicate: { op: 'like', pattern: [{ kind: 'literal', text: String(v['pattern']).slice(0, -1) }, { kind: 'any' }] } },
+        orderBy: [], limit: 20, offset: 0, payloads: false,
+      }),
+    },
+    {
+      name: 'tasks-of-instance',
+      query: `query TasksOf($id: ID!) { getTaskExecutionsByWorkflowInstance(workflowInstanceId: $id) { id taskName taskPosition status startDate endDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ id: benchInstanceId(1 + Math.floor(rnd() * instances)) })),
+      readerCalls: (reader, v) => reader.tasksOfInstances([String(v['id'])], { payloads: false }),
     },
     {
       name: 'instances-json-input',
@@ -325,7 +373,14 @@ async function main(): Promise<void> {
       await owner.end();
     }
 
-    const specs = querySpecs(argv.instances);
+    const picks = random(20261124);
+    const cursorIds = Array.from({ length: 200 }, () => benchInstanceId(1 + Math.floor(picks() * argv.instances)));
+    const cursorClient = new pg.Client({ connectionString: ownerUrl });
+    await cursorClient.connect();
+    const cursorRows = await cursorClient
+      .query<{ id: string; start: string }>(`SELECT id, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start FROM workflow_index.workflow_instances WHERE id = ANY($1::text[]) ORDER BY id`, [cursorIds])
+      .finally(() => cursorClient.end());
+    const specs = querySpecs(argv.instances, cursorRows.rows);
     const variants = await captureVariants(readerUrl, specs);
 
     let serverArgs = ['--conditions=source', '--import', 'tsx', MAIN_SOURCE];

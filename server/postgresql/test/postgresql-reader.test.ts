@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { BackendUnavailableError } from '@workflow-index/core/reader';
-import type { InstanceFilter, InstanceSortField, ListQuery, Reader, TaskFilter, TaskSortField } from '@workflow-index/core/reader';
+import fc from 'fast-check';
+import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
+import type { InstanceFilter, InstanceSortField, KeysetPosition, ListQuery, Reader, SortKey, TaskFilter, TaskSortField } from '@workflow-index/core/reader';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
@@ -414,5 +415,86 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
       await hanging.close().catch(() => undefined);
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL reader: keyset pagination (after)', () => {
+  let db: TestDatabase;
+  let reader: Reader;
+  // 36 instances: start times shared by groups of three (ties broken by id), every third without an end, names
+  // from four values, every fourth without a namespace; one task each, the running ones without an end.
+  const startOf = (n: number): string => `2026-02-01T00:${String(10 + Math.floor(n / 3)).padStart(2, '0')}:00.250000Z`;
+  const runs: Event[] = Array.from({ length: 36 }, (_, n) => {
+    const id = `k-${String((n * 7) % 36).padStart(2, '0')}`; // id order differs from start order
+    const start = startOf(n);
+    const end = `2026-02-01T01:${String(59 - n).padStart(2, '0')}:00Z`;
+    return [
+      started(id, start, { workflowName: ['b', 'a', 'c', 'a'][n % 4], ...(n % 4 === 3 ? {} : { workflowNamespace: `ns${n % 3}` }) }),
+      taskEvent(id, 'started', 'do/0/step', start),
+      ...(n % 3 === 2 ? [] : [taskEvent(id, 'completed', 'do/0/step', end), { instanceId: id, eventType: WF('completed'), timestamp: end, endTime: end, status: 'COMPLETED' }]),
+    ];
+  }).flat();
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'wi_keyset' });
+    await loadEvents(db.pool, runs, { batchSizes: [17] });
+    reader = createPostgresqlReader({ pool: createPool({ connection: { connectionString: db.url, max: 2 }, queryTimeoutMs: 5000, connectTimeoutMs: 2000 }) });
+  });
+  afterAll(async () => {
+    await reader?.close();
+    await db?.drop();
+  });
+
+  const positionOf = (row: object, keys: readonly SortKey<string>[]): KeysetPosition => ({
+    values: keys.map((k) => ((row as Record<string, unknown>)[k.field] as string | null | undefined) ?? null),
+  });
+
+  it('property: following the last row of each page gives the whole ordered list, for any order, filter and page size', async () => {
+    const instanceKey = fc.record({ field: fc.constantFrom<InstanceSortField>('id', 'name', 'namespace', 'status', 'startDate', 'endDate', 'lastUpdate'), direction: fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC') });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(instanceKey, { maxLength: 2, selector: (k) => k.field }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.constantFrom<InstanceFilter | null>(null, str('status', { op: 'eq', value: 'RUNNING' }), str('namespace', { op: 'isNull', value: false })),
+        async (orderBy, size, filter) => {
+          const all = (await reader.listInstances(instances(filter, { orderBy, limit: 1000 }))).map((i) => i.id);
+          const keys = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
+          const walked: string[] = [];
+          let after: KeysetPosition | null = null;
+          for (let guard = 0; guard < 100; guard++) {
+            const rows = await reader.listInstances(instances(filter, { orderBy, limit: size, after }));
+            walked.push(...rows.map((r) => r.id));
+            if (rows.length < size) break;
+            after = positionOf(rows[rows.length - 1]!, keys);
+          }
+          expect(walked).toEqual(all);
+        },
+      ),
+      { numRuns: 120 },
+    );
+    const taskKeys = [{ field: 'endDate', direction: 'ASC' }] as const;
+    const allTasks = (await reader.listTasks(tasks(null, { orderBy: [...taskKeys], limit: 1000 }))).map((t) => t.id);
+    expect(allTasks).toHaveLength(36);
+    const first = await reader.listTasks(tasks(null, { orderBy: [...taskKeys], limit: 30 }));
+    const rest = await reader.listTasks(tasks(null, { orderBy: [...taskKeys], after: positionOf(first[29]!, effectiveSortKeys<string>([...taskKeys], DEFAULT_LIST_ORDER)) }));
+    expect([...first, ...rest].map((t) => t.id)).toEqual(allTasks);
+  });
+
+  it('a cursor is stable while rows arrive: the next page starts right after the row, where offset would repeat rows', async () => {
+    const keys = effectiveSortKeys<string>([], DEFAULT_LIST_ORDER);
+    const before = (await reader.listInstances(instances(null, { limit: 1000 }))).map((i) => i.id);
+    const page1 = await reader.listInstances(instances(null, { limit: 5 }));
+    expect(page1.map((i) => i.id)).toEqual(before.slice(0, 5));
+    // Two new runs arrive: one newer than all (ahead of the cursor), one older than all (behind it).
+    await loadEvents(db.pool, [
+      started('k-new-first', '2026-03-01T00:00:00Z', { workflowName: 'a' }),
+      started('k-new-last', '2026-01-01T00:00:00Z', { workflowName: 'a' }),
+    ]);
+    const page2 = await reader.listInstances(instances(null, { limit: 5, after: positionOf(page1[4]!, keys) }));
+    expect(page2.map((i) => i.id)).toEqual(before.slice(5, 10));
+    const byOffset = await reader.listInstances(instances(null, { limit: 5, offset: 5 }));
+    expect(byOffset.map((i) => i.id)).toEqual(before.slice(4, 9)); // the newer run pushed page 1's last row onto page 2
+    const tail = await reader.listInstances(instances(null, { limit: 1000, after: positionOf(page2[4]!, keys) }));
+    expect(tail.map((i) => i.id)).toEqual([...before.slice(10), 'k-new-last']);
   });
 });
