@@ -93,6 +93,7 @@ export class OpenSearchNormalizer {
   private lastSuccessAt: number | null = null;
   private lastError: string | null = null;
   private lastLagMs: number | null = null;
+  private failures = 0;
 
   constructor(options: NormalizerOptions) {
     this.client = options.client;
@@ -107,6 +108,11 @@ export class OpenSearchNormalizer {
     this.metrics = options.metrics ?? createNormalizerMetrics();
     this.logger = options.logger ?? SILENT;
     this.refresh = options.refresh ?? false;
+  }
+
+  /** False while cycles fail (the loop keeps retrying); readiness reports it. */
+  get healthy(): boolean {
+    return this.failures === 0;
   }
 
   /** Creates the normalized and state indices when missing. */
@@ -226,7 +232,6 @@ export class OpenSearchNormalizer {
   /** Runs until the signal aborts: lease, cycle, status, pause; failures back off exponentially and are retried. */
   async run(signal: AbortSignal): Promise<void> {
     await this.setupWithRetry(signal);
-    let failures = 0;
     while (!signal.aborted) {
       const started = Date.now();
       try {
@@ -235,11 +240,11 @@ export class OpenSearchNormalizer {
           if (result.newRawEvents > 0) this.logger.info('normalized', { ...result });
           await this.publishStatus('started');
         }
-        failures = 0;
+        this.failures = 0;
         this.metrics.consecutiveFailures.set(0);
         await sleep(this.intervalMs - (Date.now() - started), signal);
       } catch (error) {
-        failures++;
+        const failures = ++this.failures;
         this.totals.failedCycles++;
         this.metrics.failedCycles.inc();
         this.metrics.consecutiveFailures.set(failures);

@@ -1,0 +1,78 @@
+// `npm run normalize:opensearch`: the production normalizer process (the continuous jobs workflow-instance-transform
+// and task-execution-transform), configured by the environment. It serves its own /q/metrics and /q/health on
+// NORMALIZER_HTTP_PORT (default 9464), stops on SIGTERM/SIGINT after releasing its lease, and otherwise never stops.
+//   OPENSEARCH_* (see opensearch-connection-settings.ts), NORMALIZER_INTERVAL_MS (1000), NORMALIZER_OVERLAP_MS
+//   (10000), NORMALIZER_LEASE_TTL_MS (30000), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info).
+//   WI_OPENSEARCH_INDEX_PREFIX: a prefix for every index name, for tests and benchmarks on a shared node only.
+import { createServer } from 'node:http';
+import { collectDefaultMetrics } from 'prom-client';
+import { pino } from 'pino';
+import { OpenSearchNormalizer } from './normalizer-job.js';
+import { createNormalizerMetrics } from './normalizer-metrics.js';
+import { openSearchClient, openSearchConnectionSettings } from './opensearch-connection-settings.js';
+
+function intSetting(name: string, fallback: number, problems: string[]): number {
+  const text = process.env[name]?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) problems.push(`${name} must be a positive integer, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'info', base: { service: 'workflow-index-normalizer' }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } });
+  const { settings, problems } = openSearchConnectionSettings(process.env);
+  const options = {
+    intervalMs: intSetting('NORMALIZER_INTERVAL_MS', 1000, problems),
+    overlapMs: intSetting('NORMALIZER_OVERLAP_MS', 10_000, problems),
+    leaseTtlMs: intSetting('NORMALIZER_LEASE_TTL_MS', 30_000, problems),
+    batchSize: intSetting('NORMALIZER_BATCH_SIZE', 200, problems),
+  };
+  const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
+  if (settings === null || problems.length > 0) {
+    for (const problem of problems) logger.error(problem);
+    process.exitCode = 2;
+    return;
+  }
+  const metrics = createNormalizerMetrics();
+  collectDefaultMetrics({ register: metrics.registry });
+  const normalizer = new OpenSearchNormalizer({
+    client: openSearchClient(settings),
+    prefix: process.env['WI_OPENSEARCH_INDEX_PREFIX'] ?? '',
+    ...options,
+    metrics,
+    logger: { info: (message, fields) => logger.info(fields ?? {}, message), warn: (message, fields) => logger.warn(fields ?? {}, message) },
+  });
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/q/metrics') {
+      void metrics.registry.metrics().then((text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType });
+        response.end(text);
+      });
+      return;
+    }
+    if (path === '/q/health/live' || path === '/q/health/ready' || path === '/q/health') {
+      // Ready while cycles succeed (or while standing by); a failing normalizer keeps retrying but says so.
+      const up = path === '/q/health/live' || normalizer.healthy;
+      response.writeHead(up ? 200 : 503, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ status: up ? 'UP' : 'DOWN', checks: [{ name: 'normalizer', status: up ? 'UP' : 'DOWN' }] }));
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  const controller = new AbortController();
+  server.on('error', (error) => {
+    logger.error({ error: error.message, port }, 'the metrics and health endpoint cannot listen; stopping');
+    process.exitCode = 1;
+    controller.abort();
+  });
+  server.listen(port);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort());
+  logger.info({ node: settings.node, holder: normalizer.holder, port, ...options }, 'normalizer starting (jobs workflow-instance-transform, task-execution-transform)');
+  await normalizer.run(controller.signal);
+  server.close();
+  logger.info('normalizer stopped');
+}
+
+await main();
