@@ -18,7 +18,11 @@ export function applyCors(cors: CoreConfig['cors'], request: Request, headers: H
   if (!cors.enabled) return;
   headers.append('Vary', 'Origin');
   const allowed = allowedOrigin(cors, request.headers.get('origin'));
-  if (allowed !== null) headers.set('Access-Control-Allow-Origin', allowed);
+  if (allowed !== null) {
+    headers.set('Access-Control-Allow-Origin', allowed);
+    // A browser client may read the request id of its answer (to quote it in a bug report).
+    headers.set('Access-Control-Expose-Headers', 'X-Request-Id');
+  }
 }
 
 export function isPreflight(request: Request): boolean {

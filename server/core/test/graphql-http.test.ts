@@ -302,6 +302,7 @@ describe('CORS', () => {
     expect(response.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization');
     const post = await postGraphQL(app, '{ __typename }', undefined, { origin: 'http://localhost:3000' });
     expect(post.response.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    expect(post.response.headers.get('access-control-expose-headers')).toBe('X-Request-Id');
     expect(post.response.headers.get('vary')).toContain('Origin');
   });
 
