@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CoreConfig } from './config.js';
 import { COMPRESSIBLE_TYPE, COMPRESSION_MIN_BYTES, compress, negotiateEncoding } from './compression.js';
-import { allowedOrigin } from './cors.js';
+import { allowedOrigin, CORS_EXPOSED_HEADERS } from './cors.js';
 
 export interface BufferedResponse {
   readonly status: number;
@@ -59,7 +59,10 @@ export async function finishResponse(response: BufferedResponse, config: CoreCon
   if (config.cors.enabled) {
     append(headers, 'vary', 'Origin');
     const allowed = allowedOrigin(config.cors, request.origin);
-    if (allowed !== null) headers['access-control-allow-origin'] = allowed;
+    if (allowed !== null) {
+      headers['access-control-allow-origin'] = allowed;
+      headers['access-control-expose-headers'] = CORS_EXPOSED_HEADERS;
+    }
   }
   let body = response.body;
   if (config.http.compression && body !== null && headers['content-encoding'] === undefined && COMPRESSIBLE_TYPE.test(headers['content-type'] ?? '')) {

@@ -1,6 +1,8 @@
 import type { CoreConfig } from './config.js';
 
 export const CORS_HEADERS = 'Content-Type, Authorization';
+/** Response headers a browser client may read: the request id of its answer (to quote it in a bug report). */
+export const CORS_EXPOSED_HEADERS = 'X-Request-Id';
 
 /**
  * The Access-Control-Allow-Origin value for a request origin: the origin itself when configured,
@@ -20,8 +22,7 @@ export function applyCors(cors: CoreConfig['cors'], request: Request, headers: H
   const allowed = allowedOrigin(cors, request.headers.get('origin'));
   if (allowed !== null) {
     headers.set('Access-Control-Allow-Origin', allowed);
-    // A browser client may read the request id of its answer (to quote it in a bug report).
-    headers.set('Access-Control-Expose-Headers', 'X-Request-Id');
+    headers.set('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
   }
 }
 

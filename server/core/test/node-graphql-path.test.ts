@@ -96,12 +96,14 @@ describe('POST /graphql over node:http', () => {
     const query = JSON.stringify({ query: '{ getWorkflowInstances { id name namespace version status startDate endDate inputData outputData } }' });
     const allowed = await send(port, { headers: { ...JSON_HEADERS, origin: 'https://a.example', 'accept-encoding': 'gzip' }, body: query });
     expect(allowed.headers['access-control-allow-origin']).toBe('https://a.example');
+    expect(allowed.headers['access-control-expose-headers']).toBe('X-Request-Id');
     expect(allowed.headers['vary']).toBe('Origin, Accept-Encoding');
     expect(allowed.headers['content-encoding']).toBe('gzip');
     expect(allowed.headers['content-length']).toBe(String(allowed.body.byteLength));
     expect((JSON.parse(gunzipSync(allowed.body).toString('utf8')) as { data: { getWorkflowInstances: unknown[] } }).data.getWorkflowInstances).toHaveLength(40);
     const other = await send(port, { headers: { ...JSON_HEADERS, origin: 'https://evil.example' }, body: query });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    expect(other.headers['access-control-expose-headers']).toBeUndefined();
     expect(other.headers['content-encoding']).toBeUndefined();
     expect(other.headers['vary']).toBe('Origin, Accept-Encoding');
   });
