@@ -294,34 +294,42 @@ export interface ListStatement<F extends string> {
  *    times), and the rows without a time follow.
  */
 export function listSql<F extends string>(q: ListStatement<F>): string {
+  if (q.offset === 0) return pageSql(q, q.select, q.rawColumns);
+  // Deferred join: the skipped rows are only counted on the index (an index-only scan when the keys and the
+  // served condition are in it, see migrations/0003), and only the page's rows are read from the table.
+  const keyColumns = [...new Set([...q.keys.map((k) => q.fields[k.field].column), 'id'])];
+  const keys = pageSql(q, keyColumns.map((c) => `${q.alias}.${c}`).join(', '), keyColumns);
+  return `SELECT ${q.select} FROM (${keys}) p JOIN ${q.table} ${q.alias} ON ${q.alias}.id = p.id ORDER BY ${sortSql(q.keys, q.fields, 'p')}`;
+}
+
+/** The ordered page: `select` over the table alias; `columns`, the raw columns `select` reads (through a UNION). */
+function pageSql<F extends string>(q: ListStatement<F>, select: string, rawColumns: readonly string[]): string {
   const [first, ...rest] = q.keys as [SortKey<F>, ...SortKey<F>[]];
   const firstSql = q.fields[first.field];
   const firstColumn = `${q.alias}.${firstSql.column}`;
   const values = q.after?.values ?? null;
   const page = ` LIMIT ${q.params.add(q.limit)} OFFSET ${q.params.add(q.offset)}`;
-  const base = (condition: string, order: readonly SortKey<F>[], orderSql?: string): string =>
-    `SELECT %COLUMNS% FROM ${q.table} ${q.alias} WHERE ${q.where}${condition === 'true' ? '' : ` AND ${condition}`}` +
+  const base = (columns: string, condition: string, order: readonly SortKey<F>[], orderSql?: string): string =>
+    `SELECT ${columns} FROM ${q.table} ${q.alias} WHERE ${q.where}${condition === 'true' ? '' : ` AND ${condition}`}` +
     (order.length > 0 || orderSql !== undefined ? ` ORDER BY ${orderSql ?? sortSql(order, q.fields, q.alias)}` : '');
 
   if (values !== null && values[0] === null && firstSql.nullable) {
     // After a row without a value of the first key come only rows without one: the first key is constant.
-    const condition = `${firstColumn} IS NULL AND ${afterSql(rest, values.slice(1), q.fields, q.alias, q.params)}`;
-    return base(condition, rest).replace('%COLUMNS%', q.select) + page;
+    return base(select, `${firstColumn} IS NULL AND ${afterSql(rest, values.slice(1), q.fields, q.alias, q.params)}`, rest) + page;
   }
   const split = firstSql.nullable && (values !== null || (firstSql.descIndexOnly && first.direction === 'ASC'));
   if (!split) {
-    const condition = values === null ? 'true' : boundedAfterSql(q.keys, values, q.fields, q.alias, q.params);
-    return base(condition, q.keys).replace('%COLUMNS%', q.select) + page;
+    return base(select, values === null ? 'true' : boundedAfterSql(q.keys, values, q.fields, q.alias, q.params), q.keys) + page;
   }
   const backward = firstSql.descIndexOnly && first.direction === 'ASC';
   const withValueOrder = [`${firstColumn} ${first.direction} NULLS ${backward ? 'FIRST' : 'LAST'}`, ...(rest.length > 0 ? [sortSql(rest, q.fields, q.alias)] : [])].join(', ');
   const withValue = values === null ? `${firstColumn} IS NOT NULL` : `${firstColumn} IS NOT NULL AND ${boundedAfterSql(q.keys, values, q.fields, q.alias, q.params)}`;
   const branchLimit = ` LIMIT ${q.params.add(q.limit + q.offset)}`;
-  const columns = q.rawColumns.map((c) => `${q.alias}.${c}`).join(', ');
+  const columns = rawColumns.map((c) => `${q.alias}.${c}`).join(', ');
   const branches =
-    `(${base(withValue, q.keys, withValueOrder).replace('%COLUMNS%', columns)}${branchLimit})` +
-    ` UNION ALL (${base(`${firstColumn} IS NULL`, rest).replace('%COLUMNS%', columns)}${branchLimit})`;
-  return `SELECT ${q.select} FROM (${branches}) ${q.alias} ORDER BY ${sortSql(q.keys, q.fields, q.alias)}${page}`;
+    `(${base(columns, withValue, q.keys, withValueOrder)}${branchLimit})` +
+    ` UNION ALL (${base(columns, `${firstColumn} IS NULL`, rest)}${branchLimit})`;
+  return `SELECT ${select} FROM (${branches}) ${q.alias} ORDER BY ${sortSql(q.keys, q.fields, q.alias)}${page}`;
 }
 
 function sortSql<F extends string>(keys: readonly SortKey<F>[], fields: Readonly<Record<F, SortFieldSql>>, alias: string): string {

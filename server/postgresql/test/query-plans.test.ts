@@ -134,6 +134,13 @@ describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
+  it('the newest event time of the metrics (ingest_stats) still reads max(last_update) from an index', async () => {
+    const result = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>('EXPLAIN (FORMAT JSON) SELECT max(last_update) FROM workflow_index.workflow_instances');
+    const plan = result.rows[0]!['QUERY PLAN'][0].Plan;
+    expect(planProblems(plan)).toEqual([]);
+    expect(indexesOf(plan)).toEqual(['workflow_instances_last_update_idx']);
+  });
+
   it('the check itself: a sort of the table and a sequential scan are caught', async () => {
     const sorted = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       'EXPLAIN (FORMAT JSON) SELECT id FROM workflow_index.workflow_instances ORDER BY namespace, id LIMIT 20',
