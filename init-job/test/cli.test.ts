@@ -7,6 +7,11 @@ import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } f
 import { FIXTURE_PATH } from '../../server/postgresql/test/support/fixtures.js';
 import { runInit } from './support/run-init.js';
 
+// The migrations this release ships, as the CLI labels them (a new migration must not break these tests).
+const MIGRATIONS = loadMigrations();
+const label = (m: { version: number; name: string }): string => `${String(m.version).padStart(4, '0')}_${m.name}`;
+const linesOf = (make: (l: string) => string): string => MIGRATIONS.map((m) => make(label(m))).join('\n');
+
 const available = await postgresReachable();
 
 async function scalar<T>(url: string, sql: string): Promise<T> {
@@ -136,7 +141,7 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   it('status lists the pending migration before anything is applied', async () => {
     const run = await runInit(['status'], { DATABASE_URL: db.url });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('pending 0001_initial_schema\npending 0002_event_identity\n0 applied, 2 pending\nnormalizer definitions: outdated (run migrate: it rebuilds every normalized row)\n' +
+    expect(run.stdout).toBe(`${linesOf((l) => `pending ${l}`)}\n0 applied, ${MIGRATIONS.length} pending\nnormalizer definitions: outdated (run migrate: it rebuilds every normalized row)\n` +
       `schema: schema version ${loadMigrations().at(-1)!.version} needed, database has no schema: run the init job\n`);
   });
 
@@ -169,13 +174,13 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
     const first = await runInit(['migrate'], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      new RegExp(`^applied 0001_initial_schema \\(\\d+ ms\\)\napplied 0002_event_identity \\(\\d+ ms\\)\napplied normalizer definitions \\(\\d+ files, 0 raw events re-normalized, \\d+ ms\\)\nlogin role ${reader} created: member of workflow_index_reader\nlogin role ${forwarder} created: member of workflow_index_forwarder, search_path workflow_raw\n$`),
+      new RegExp(`^${linesOf((l) => `applied ${l} \\(\\d+ ms\\)`)}\napplied normalizer definitions \\(\\d+ files, 0 raw events re-normalized, \\d+ ms\\)\nlogin role ${reader} created: member of workflow_index_reader\nlogin role ${forwarder} created: member of workflow_index_forwarder, search_path workflow_raw\n$`),
     );
     for (const secret of [readerPassword, forwarderPassword]) expect(first.stdout + first.stderr).not.toContain(secret);
     const second = await runInit(['migrate'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(
-      `skipped 0001_initial_schema (already applied)\nskipped 0002_event_identity (already applied)\nskipped normalizer definitions (unchanged)\nlogin role ${reader} updated: member of workflow_index_reader\nlogin role ${forwarder} updated: member of workflow_index_forwarder, search_path workflow_raw\n`,
+      `${linesOf((l) => `skipped ${l} (already applied)`)}\nskipped normalizer definitions (unchanged)\nlogin role ${reader} updated: member of workflow_index_reader\nlogin role ${forwarder} updated: member of workflow_index_forwarder, search_path workflow_raw\n`,
     );
     expect(await hasTable('workflow_raw.workflow_events_raw')).toBe('workflow_raw.workflow_events_raw');
   });
@@ -194,10 +199,11 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   it('status lists the applied migration afterwards', async () => {
     const run = await runInit(['status'], { DATABASE_URL: db.url });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^applied 0001_initial_schema at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(\d+ ms\)\napplied 0002_event_identity at [^\n]+\n2 applied, 0 pending\nnormalizer definitions: up to date\ningest: 0 raw events/);
+    expect(run.stdout).toMatch(new RegExp(`^${linesOf((l) => `applied ${l} at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z \\(\\d+ ms\\)`)}\n${MIGRATIONS.length} applied, 0 pending\nnormalizer definitions: up to date\n`));
+    expect(run.stdout).toContain('ingest: 0 raw events');
     const json = await runInit(['status', '--json'], { DATABASE_URL: db.url });
     const parsed = JSON.parse(json.stdout) as { applied: Array<{ version: number; name: string }>; pending: unknown[]; changed: unknown[] };
-    expect(parsed.applied.map((a) => [a.version, a.name])).toEqual([[1, 'initial_schema'], [2, 'event_identity']]);
+    expect(parsed.applied.map((a) => [a.version, a.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
     expect([parsed.pending, parsed.changed]).toEqual([[], []]);
   });
 
@@ -292,10 +298,10 @@ describe.skipIf(!available)('init-job with JDBC URLs and the Quarkus aliases', (
     const jdbc = `jdbc:postgresql://${u.hostname}:${u.port || 5432}/${db.name}`;
     const migrate = await runInit(['migrate'], { DATABASE_URL: `${jdbc}?user=${encodeURIComponent(user)}&sslmode=disable` });
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toMatch(/^applied 0001_initial_schema \(\d+ ms\)\napplied 0002_event_identity \(\d+ ms\)\napplied normalizer definitions \(\d+ files, 0 raw events re-normalized, \d+ ms\)\n$/);
+    expect(migrate.stdout).toMatch(new RegExp(`^${linesOf((l) => `applied ${l} \\(\\d+ ms\\)`)}\napplied normalizer definitions \\(\\d+ files, 0 raw events re-normalized, \\d+ ms\\)\n$`));
     const status = await runInit(['status'], { QUARKUS_DATASOURCE_JDBC_URL: jdbc, QUARKUS_DATASOURCE_USERNAME: user });
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/^applied 0001_initial_schema at .*\napplied 0002_event_identity at .*\n2 applied, 0 pending\nnormalizer definitions: up to date\n/);
+    expect(status.stdout).toMatch(new RegExp(`^${linesOf((l) => `applied ${l} at .*`)}\n${MIGRATIONS.length} applied, 0 pending\nnormalizer definitions: up to date\n`));
     expect(status.stderr).toContain(`(from QUARKUS_DATASOURCE_JDBC_URL)`);
   });
 });
