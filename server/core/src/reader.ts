@@ -29,6 +29,11 @@ export interface WorkflowInstanceRecord {
   readonly outputData?: string | null;
   /** null when no error field is set. */
   readonly error: ErrorRecord | null;
+  /**
+   * Its task executions (chronological, as tasksOfInstances), when `getInstance` was asked for them with
+   * `options.tasks` and the backend read them with the instance; absent otherwise (then they are loaded in a batch).
+   */
+  readonly tasks?: readonly TaskExecutionRecord[];
 }
 
 export interface TaskExecutionRecord {
@@ -162,8 +167,11 @@ export class BackendUnavailableError extends Error {
 }
 
 export interface Reader {
-  /** Unknown id, or a placeholder instance: null. */
-  getInstance(id: string, options: { payloads: boolean }): Promise<WorkflowInstanceRecord | null>;
+  /**
+   * Unknown id, or a placeholder instance: null. With `tasks`, the backend may read the instance's task executions
+   * in the same round trip (into `tasks` of the record, payloads as `tasks.payloads` says).
+   */
+  getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null>;
   /** Default order when orderBy is empty: startDate DESC, id ASC. Placeholders never returned. */
   listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]>;
   getTask(id: string, options: { payloads: boolean }): Promise<TaskExecutionRecord | null>;

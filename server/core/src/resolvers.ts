@@ -1,5 +1,5 @@
 import { Kind } from 'graphql';
-import type { GraphQLResolveInfo, ValueNode } from 'graphql';
+import type { FieldNode, GraphQLResolveInfo, SelectionSetNode, ValueNode } from 'graphql';
 import { checkClientText, truncate } from './client-text.js';
 import type { CoreConfig } from './config.js';
 import { DateTimeParseError, formatTimestampForOutput, parseDateTime } from './date-time.js';
@@ -59,6 +59,29 @@ export const DateTimeScalar = new graphql.GraphQLScalarType({
   },
 });
 
+/** Instances read with their tasks by getWorkflowInstance, and whether those tasks carry payloads. */
+const prefetchedTaskPayloads = new WeakMap<WorkflowInstanceRecord, boolean>();
+
+/** The nodes of the fields named `name` directly in the selection of the current field (through fragments too). */
+function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, name: string): FieldNode[] {
+  const found: FieldNode[] = [];
+  const visited = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined): void => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === name) found.push(selection);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet);
+      } else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value);
+        walk(info.fragments[selection.name.value]?.selectionSet);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) walk(node.selectionSet);
+  return found;
+}
+
 const time = (value: Timestamp | null): string | null => (value === null ? null : formatTimestampForOutput(value));
 
 export function createResolvers(deps: { readonly config: CoreConfig }) {
@@ -78,7 +101,15 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         return rows;
       },
       async getWorkflowInstance(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
-        return ctx.reader.getInstance(checkClientText(args.id, 'id'), { payloads: selectsPayloads(info) });
+        // One run with its tasks is the most common lookup: the backend may read both in one round trip.
+        const taskFields = selectedFields(info, 'taskExecutions');
+        const taskPayloads = taskFields.length > 0 && selectsPayloads({ fieldNodes: taskFields, fragments: info.fragments });
+        const instance = await ctx.reader.getInstance(checkClientText(args.id, 'id'), {
+          payloads: selectsPayloads(info),
+          ...(taskFields.length > 0 ? { tasks: { payloads: taskPayloads } } : {}),
+        });
+        if (instance?.tasks !== undefined) prefetchedTaskPayloads.set(instance, taskPayloads);
+        return instance;
       },
       async getTaskExecutions(_: unknown, args: ListArgs<TaskFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
@@ -104,7 +135,12 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       lastUpdate: (p: WorkflowInstanceRecord) => time(p.lastUpdate),
       inputData: (p: WorkflowInstanceRecord) => p.inputData ?? null,
       outputData: (p: WorkflowInstanceRecord) => p.outputData ?? null,
-      taskExecutions: (p: WorkflowInstanceRecord, _: unknown, ctx: ResolverContext, info: GraphQLResolveInfo) => ctx.loaders.load(p.id, selectsPayloads(info)),
+      taskExecutions: (p: WorkflowInstanceRecord, _: unknown, ctx: ResolverContext, info: GraphQLResolveInfo) => {
+        const payloads = selectsPayloads(info);
+        const prefetched = prefetchedTaskPayloads.get(p);
+        if (p.tasks !== undefined && prefetched !== undefined && (prefetched || !payloads)) return p.tasks;
+        return ctx.loaders.load(p.id, payloads);
+      },
       cursor: (p: WorkflowInstanceRecord) => cursorOf(p),
     },
     TaskExecution: {

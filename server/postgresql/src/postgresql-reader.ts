@@ -54,6 +54,23 @@ function taskSelect(payloads: boolean): string {
   ].join(', ');
 }
 
+// The task executions of instance `i` as one json array of arrays (columns of TASK_JSON_COLUMNS), chronological as
+// tasksOfInstances: one round trip for a run with its tasks (the instance index gives the order).
+const TASK_JSON_COLUMNS = ['id', 'instance_id', 'task_name', 'task_position', 'status', 'start_date', 'end_date',
+  'error_type', 'error_title', 'error_detail', 'error_status', 'error_instance', 'input_data', 'output_data'] as const;
+function tasksAsJson(payloads: boolean): string {
+  const time = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+  const values = [
+    't.id', 't.instance_id', 't.task_name', 't.task_position', 't.status', time('t.start_time'), time('t.end_time'), ERROR_COLUMNS('t'),
+    ...(payloads ? [`nullif(t.input, 'null'::jsonb)::text`, `nullif(t.output, 'null'::jsonb)::text`] : []),
+  ].join(', ');
+  return `(SELECT coalesce(json_agg(json_build_array(${values}) ORDER BY t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC), '[]'::json)` +
+    ` FROM ${TASKS} t WHERE t.instance_id = i.id)`;
+}
+function taskRowOf(values: readonly unknown[]): TaskRow {
+  return Object.fromEntries(TASK_JSON_COLUMNS.slice(0, values.length).map((column, i) => [column, values[i]])) as unknown as TaskRow;
+}
+
 const SERVED_INSTANCE = 'i.started_event_time IS NOT NULL';
 const SERVED_TASK = `EXISTS (SELECT 1 FROM ${INSTANCES} s WHERE s.id = t.instance_id AND s.started_event_time IS NOT NULL)`;
 
@@ -140,14 +157,19 @@ export class PostgresqlReader implements Reader {
     this.#ownsPool = options.ownsPool ?? true;
   }
 
-  async getInstance(id: string, options: { payloads: boolean }): Promise<WorkflowInstanceRecord | null> {
-    const rows = await this.#query<InstanceRow>(
-      `SELECT ${instanceSelect(options.payloads)} FROM ${INSTANCES} i WHERE i.id = $1 AND ${SERVED_INSTANCE}`,
+  async getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null> {
+    const tasks = options.tasks === undefined ? '' : `, ${tasksAsJson(options.tasks.payloads)} AS tasks`;
+    const rows = await this.#query<InstanceRow & { tasks?: unknown[][] }>(
+      `SELECT ${instanceSelect(options.payloads)}${tasks} FROM ${INSTANCES} i WHERE i.id = $1 AND ${SERVED_INSTANCE}`,
       [id],
       'getInstance',
     );
     const row = rows[0];
-    return row ? toInstance(row, options.payloads) : null;
+    if (!row) return null;
+    const instance = toInstance(row, options.payloads);
+    if (options.tasks === undefined || row.tasks === undefined) return instance;
+    const taskPayloads = options.tasks.payloads;
+    return { ...instance, tasks: row.tasks.map((values) => toTask(taskRowOf(values), taskPayloads)) };
   }
 
   async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {

@@ -323,6 +323,30 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     expect(batch.get('r-1')?.every((t) => !('inputData' in t))).toBe(true);
   });
 
+  it('reads one instance with its tasks in one statement, the tasks exactly as tasksOfInstances serves them', async () => {
+    for (const payloads of [false, true]) {
+      const batch = await reader.tasksOfInstances(['r-1', 'r-3', 'r-2'], { payloads });
+      recorded.length = 0;
+      const r1 = await reader.getInstance('r-1', { payloads: false, tasks: { payloads } });
+      const r3 = await reader.getInstance('r-3', { payloads: true, tasks: { payloads } });
+      const r2 = await reader.getInstance('r-2', { payloads: false, tasks: { payloads } });
+      expect(recorded).toHaveLength(3);
+      expect(r1?.tasks).toEqual(batch.get('r-1'));
+      expect(r3?.tasks).toEqual(batch.get('r-3'));
+      expect(r2?.tasks).toEqual([]);
+      expect(r1?.tasks?.map((t) => t.id)).toEqual(['r-1:do/0/first', 'r-1:do/1/loop', LOOP_REPEAT_ID, 'r-1:do/2/open', 'r-1:do/3/orphan']);
+      expect(r1?.tasks?.[0]).toEqual({
+        id: 'r-1:do/0/first', workflowInstanceId: 'r-1', taskName: 'first', taskPosition: 'do/0/first', status: 'COMPLETED',
+        startDate: '2026-01-01T00:00:01.100000Z', endDate: '2026-01-01T00:00:01.200000Z', error: null,
+        ...(payloads ? { inputData: '{"n": 1}', outputData: '{"n": 2}' } : {}),
+      });
+      const { tasks: _tasks, ...withoutTasks } = r3!;
+      expect(withoutTasks).toEqual(await reader.getInstance('r-3', { payloads: true }));
+    }
+    expect(await reader.getInstance('p-1', { payloads: false, tasks: { payloads: false } })).toBeNull();
+    expect((await reader.getInstance('r-1', { payloads: false }))?.tasks).toBeUndefined();
+  });
+
   it('reports ingestion health through workflow_index.ingest_stats()', async () => {
     expect(await reader.ingestionStats()).toEqual({
       rawEvents: { workflow: 8, task: 12 },
