@@ -197,14 +197,20 @@ export class OpenSearchNormalizer {
     const hits = await rawEventsByKey(this.client, marks);
     const lines = [];
     for (const hit of hits) {
-      const parsed = parseRawEvent(hit.source);
+      let parsed: ReturnType<typeof parseRawEvent>;
+      try {
+        parsed = parseRawEvent(hit.source);
+      } catch (error) {
+        parsed = { ok: false, reason: `normalizer error: ${(error as Error).message}`, instanceId: null, eventType: null };
+      }
       // Without wi.instance_id the pipeline found the instanceId unusable, and so do these rules.
       const reason = parsed.ok ? 'instanceId could not be read at ingest' : parsed.reason;
       const instanceId = parsed.ok ? parsed.event.instanceId : parsed.instanceId;
       const eventType = parsed.ok ? null : parsed.eventType;
       lines.push({ action: { index: { _index: this.names.ingestErrors, _id: ingestErrorId(hit) } }, document: ingestErrorDocument(hit, reason, instanceId, eventType) });
     }
-    await sendBulk(this.client, lines, this.refresh);
+    const refused = await sendBulk(this.client, lines, this.refresh);
+    if (refused.length > 0) throw new Error(`recording ingest errors failed: ${refused[0]!.reason}`);
     return lines.length;
   }
 

@@ -4,6 +4,7 @@
 // Writes carry an external version (the newest ingest time among the instance's raw events, `external_gte`), so a
 // stale writer — a normalizer that lost its lease mid-cycle — can never replace a newer computation.
 import type { Client } from '@opensearch-project/opensearch';
+import { createHash } from 'node:crypto';
 import { normalizeInstance } from './normalize-instance.js';
 import type { NormalizedIndexNames } from './normalized-indices.js';
 import { type ParsedEvent, parseRawEvent } from './raw-event-parse.js';
@@ -56,20 +57,42 @@ async function existingExecutionIds(client: Client, index: string, instanceIds: 
   }
 }
 
+/** OpenSearch refuses `_id`s over 512 bytes; an execution id can be longer (255-byte instance id, 1024-byte
+ * position), so such a document gets a hash as `_id` and keeps its id in the `id` field, which readers query. */
+export function documentId(id: string): string {
+  return Buffer.byteLength(id, 'utf8') <= 512 ? id : `#sha256:${createHash('sha256').update(id).digest('hex')}`;
+}
+
 export interface BulkLine {
   readonly action: Record<string, unknown>;
   readonly document?: unknown;
 }
 
-export async function sendBulk(client: Client, lines: readonly BulkLine[], refresh = false): Promise<void> {
-  if (lines.length === 0) return;
+export interface BulkItemFailure {
+  readonly index: string;
+  readonly id: string;
+  readonly status: number;
+  readonly reason: string;
+}
+
+const TRANSIENT_ERRORS = /index_closed|cluster_block|es_rejected_execution|circuit_breaking|unavailable_shards|no_shard_available|timeout|index_not_found/;
+
+/**
+ * Sends one bulk request. A failure a retry can cure (the cluster overloaded, an index closed or missing, a shard
+ * unavailable) throws, so the cycle is retried; a document the index refuses for good (a mapping error) is returned,
+ * so the caller records it and the other documents are not held back by it. Version conflicts (a newer computation
+ * is already stored) and deletes of missing documents are no failures.
+ */
+export async function sendBulk(client: Client, lines: readonly BulkLine[], refresh = false): Promise<BulkItemFailure[]> {
+  if (lines.length === 0) return [];
   const body = lines.map((l) => (l.document === undefined ? JSON.stringify(l.action) : `${JSON.stringify(l.action)}\n${JSON.stringify(l.document)}`)).join('\n') + '\n';
   const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: body, querystring: refresh ? { refresh: 'true' } : {} });
-  const result = response.body as { errors: boolean; items: Record<string, { status: number; error?: unknown }>[] };
-  if (!result.errors) return;
-  // A version conflict means a newer computation is already there; a delete of a missing document is fine.
+  const result = response.body as { errors: boolean; items: Record<string, { _index: string; _id: string; status: number; error?: { type?: string; reason?: string } }>[] };
+  if (!result.errors) return [];
   const failures = result.items.map((item) => Object.values(item)[0]!).filter((r) => r.status >= 300 && r.status !== 409 && r.status !== 404);
-  if (failures.length > 0) throw new Error(`bulk write failed for ${failures.length} documents: ${JSON.stringify(failures[0]).slice(0, 500)}`);
+  const transient = failures.find((r) => r.status === 429 || r.status >= 500 || TRANSIENT_ERRORS.test(r.error?.type ?? ''));
+  if (transient) throw new Error(`bulk write failed for ${failures.length} documents: ${JSON.stringify(transient).slice(0, 500)}`);
+  return failures.map((r) => ({ index: r._index, id: r._id, status: r.status, reason: `${r.error?.type ?? 'error'}: ${r.error?.reason ?? ''}`.slice(0, 2000) }));
 }
 
 /** Recomputes and writes the given instances. */
@@ -84,6 +107,7 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
   }
   const lines: BulkLine[] = [];
   const keep = new Set<string>();
+  const owner = new Map<string, string>(); // normalized _id → instance id, to record refused documents
   let instances = 0;
   let executions = 0;
   let rejected = 0;
@@ -105,13 +129,24 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
       }
     }
     if (accepted.length === 0) continue;
-    const normalized = normalizeInstance(instanceId, accepted);
+    let normalized;
+    try {
+      normalized = normalizeInstance(instanceId, accepted);
+    } catch (error) {
+      // A bug must not stall every other instance: the instance is recorded and left as it was.
+      rejected++;
+      lines.push({ action: { index: { _index: names.ingestErrors, _id: `normalizer/${instanceId}` } }, document: { raw_index: '', raw_id: '', instance_id: instanceId, event_type: null, reason: `normalizer error: ${(error as Error).message}`.slice(0, 2000), ingest_time: version } });
+      continue;
+    }
     const versioning = { version, version_type: 'external_gte' };
     lines.push({ action: { index: { _index: names.workflowInstances, _id: instanceId, ...versioning } }, document: normalized.instance });
+    owner.set(instanceId, instanceId);
     instances++;
     for (const execution of normalized.executions) {
-      keep.add(execution.id);
-      lines.push({ action: { index: { _index: names.taskExecutions, _id: execution.id, ...versioning } }, document: execution });
+      const id = documentId(execution.id);
+      keep.add(id);
+      owner.set(id, instanceId);
+      lines.push({ action: { index: { _index: names.taskExecutions, _id: id, ...versioning } }, document: execution });
       executions++;
     }
   }
@@ -123,6 +158,15 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
     lines.push({ action: { delete: { _index: names.taskExecutions, _id: id, version, version_type: 'external_gte' } } });
     deleted++;
   }
-  await sendBulk(client, lines, options.refresh ?? false);
+  const refused = await sendBulk(client, lines, options.refresh ?? false);
+  if (refused.length > 0) {
+    const records: BulkLine[] = refused.map((f) => ({
+      action: { index: { _index: names.ingestErrors, _id: `normalizer/${f.index}/${f.id}` } },
+      document: { raw_index: '', raw_id: '', instance_id: owner.get(f.id) ?? null, event_type: null, reason: `normalized document ${f.id} refused by ${f.index}: ${f.reason}`.slice(0, 2000), ingest_time: Date.now() },
+    }));
+    rejected += records.length;
+    const unrecorded = await sendBulk(client, records, options.refresh ?? false);
+    if (unrecorded.length > 0) throw new Error(`recording refused documents failed: ${unrecorded[0]!.reason}`);
+  }
   return { instances, executions, deletedExecutions: deleted, rawEvents: hits.length, rejectedEvents: rejected };
 }

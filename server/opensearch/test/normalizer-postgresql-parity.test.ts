@@ -17,7 +17,19 @@ import { type Delivery, postgresqlState, writeToPostgreSQL } from './support/pos
 const available = (await openSearchReachable()) && (await postgresReachable());
 
 const RECORD_TIME = Date.UTC(2026, 10, 23, 13, 45, 55);
+// Execution ids beyond OpenSearch's 512-byte _id limit (a 255-byte instance id and a 1,000-byte position).
+const longInstance = `long-${'i'.repeat(250)}`;
+const longPosition = `do/0/${'p'.repeat(995)}`;
+const longIdLines = [
+  `{"instanceId":"${longInstance}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"long","status":"RUNNING"}`,
+  ...[0, 1, 2].flatMap((i) => [
+    `{"instanceId":"${longInstance}","eventType":"io.serverlessworkflow.task.started.v1","timestamp":${1778577243.6 + i},"taskPosition":"${longPosition}","input":{"i":${i}}}`,
+    `{"instanceId":"${longInstance}","eventType":"io.serverlessworkflow.task.completed.v1","timestamp":${1778577243.7 + i},"taskPosition":"${longPosition}","output":{"i":${i}}}`,
+  ]),
+];
+
 const sets: [string, string[]][] = [
+  ['execution ids longer than an OpenSearch _id', longIdLines],
   ['reference fixtures', readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '')],
   ...REAL_FORMATS.map((f): [string, string[]] => [`real ${f}`, [...realFixture(f).eventLines]]),
   // Same-millisecond ends and starts of loop iterations (the tie rule), with and without payloads; with `chains`,
