@@ -82,6 +82,7 @@ describe.skipIf(!available)('OpenSearch normalizer: delivery-proof', () => {
         expect(actual.executions).toEqual(expected.executions);
         // one error document per raw document of a bad line (a bad line sent twice with one record time is one document)
         expect(actual.ingestErrors).toBe(expected.ingestErrors);
+        expect(actual.ingestErrorReasons).toEqual(expected.ingestErrorReasons);
       }),
       { numRuns: 4 },
     );

@@ -17,7 +17,8 @@ export async function openSearchState(client: Client, names: NormalizedIndexName
   const instances = await all<WorkflowInstanceDocument>(client, names.workflowInstances);
   const executions = await all<TaskExecutionDocument>(client, names.taskExecutions);
   await client.transport.request({ method: 'POST', path: `/${names.ingestErrors}/_refresh` });
-  const errors = await client.transport.request({ method: 'GET', path: `/${names.ingestErrors}/_count` });
+  const errors = await client.transport.request({ method: 'POST', path: `/${names.ingestErrors}/_search`, body: { size: 10000, _source: ['reason'] } });
+  const reasons = (errors.body as { hits: { hits: { _source: { reason: string } }[] } }).hits.hits.map((h) => h._source.reason);
   return {
     instances: instances
       .map((d): ComparableInstance => ({
@@ -33,6 +34,7 @@ export async function openSearchState(client: Client, names: NormalizedIndexName
         error: d.error, execution_index: d.execution_index,
       }))
       .sort(byCodePoint),
-    ingestErrors: (errors.body as { count: number }).count,
+    ingestErrors: reasons.length,
+    ingestErrorReasons: reasons.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
   };
 }

@@ -21,6 +21,8 @@ export interface ComparableState {
   instances: ComparableInstance[];
   executions: ComparableExecution[];
   ingestErrors: number;
+  /** The reasons, sorted by code point. */
+  ingestErrorReasons: string[];
 }
 
 export interface Delivery {
@@ -78,10 +80,11 @@ export async function postgresqlState(db: TestDatabase): Promise<ComparableState
     `SELECT id, instance_id, task_position, task_name, status, ${ts('start_time')} AS start_time, ${ts('end_time')} AS end_time,
             nullif(input, 'null'::jsonb)::text AS input_json, nullif(output, 'null'::jsonb)::text AS output_json, ${errorColumns}, execution_index
      FROM workflow_index.task_executions ORDER BY id COLLATE "C"`);
-  const errors = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM workflow_index.ingest_errors');
+  const errors = await db.pool.query<{ reason: string }>('SELECT reason FROM workflow_index.ingest_errors ORDER BY reason COLLATE "C"');
   return {
     instances: instances.rows.map(({ error_type, error_title, error_detail, error_status, error_instance, ...rest }) => ({ ...rest, error: errorOf({ error_type, error_title, error_detail, error_status, error_instance }) })),
     executions: executions.rows.map(({ error_type, error_title, error_detail, error_status, error_instance, ...rest }) => ({ ...rest, error: errorOf({ error_type, error_title, error_detail, error_status, error_instance }) })),
-    ingestErrors: Number(errors.rows[0]!.n),
+    ingestErrors: errors.rows.length,
+    ingestErrorReasons: errors.rows.map((r) => r.reason),
   };
 }
