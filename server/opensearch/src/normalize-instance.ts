@@ -5,6 +5,7 @@
 import { microsToIso } from './event-time.js';
 import { compareJsonb } from './jsonb-order.js';
 import { jsonbText } from './jsonb-text.js';
+import { jsonLeaves } from './json-leaves.js';
 import { type JsonValue, toPlainJson } from './lossless-json.js';
 import type { EventError, ParsedEvent, TaskEvent, WorkflowEvent } from './raw-event-parse.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
@@ -32,8 +33,9 @@ function greatest<T>(items: readonly T[], compare: (a: T, b: T) => number): T | 
   return best;
 }
 
-function payload(v: JsonValue): { value: unknown; json: string | null } {
-  return v === null ? { value: null, json: null } : { value: toPlainJson(v), json: jsonbText(v) };
+function payload(v: JsonValue): { value: unknown; json: string | null; leaves: string[]; complete: boolean } {
+  if (v === null) return { value: null, json: null, leaves: [], complete: true };
+  return { value: toPlainJson(v), json: jsonbText(v), ...jsonLeaves(v) };
 }
 
 function errorFields(e: EventError | null): ErrorFields | null {
@@ -83,6 +85,10 @@ function mergeInstance(instanceId: string, events: readonly WorkflowEvent[]): Wo
     input_json: input.json,
     output: output.value,
     output_json: output.json,
+    input_leaves: input.leaves,
+    input_leaves_complete: input.complete,
+    output_leaves: output.leaves,
+    output_leaves_complete: output.complete,
     error: errorFields(errorEvent?.error ?? null),
     placeholder: first === undefined,
   };
@@ -217,6 +223,10 @@ function executionDocuments(instanceId: string, taskPosition: string, executions
       input_json: input.json,
       output: output.value,
       output_json: output.json,
+      input_leaves: input.leaves,
+      input_leaves_complete: input.complete,
+      output_leaves: output.leaves,
+      output_leaves_complete: output.complete,
       error: errorFields(close?.error ?? null),
       execution_index: executionIndex,
       placeholder,

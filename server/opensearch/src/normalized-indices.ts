@@ -34,6 +34,8 @@ const longKeyword = { type: 'keyword', ignore_above: 8191 } as const;
 const micros = { type: 'long' } as const;
 const storedText = { type: 'keyword', index: false, doc_values: false } as const;
 const storedOnly = { type: 'object', enabled: false } as const;
+// A leaf beyond the keyword limit is not indexed (the reader then checks the payload text).
+const leaves = { type: 'keyword', ignore_above: 8191, doc_values: false } as const;
 
 const errorMapping = {
   properties: { type: keyword, title: keyword, detail: longKeyword, status: { type: 'integer' }, instance: keyword },
@@ -63,6 +65,10 @@ export function workflowInstancesIndex(): Record<string, unknown> {
         input_json: storedOnly,
         output: storedOnly,
         output_json: storedOnly,
+        input_leaves: leaves,
+        input_leaves_complete: { type: 'boolean' },
+        output_leaves: leaves,
+        output_leaves_complete: { type: 'boolean' },
         error: errorMapping,
         placeholder: { type: 'boolean' },
       },
@@ -90,6 +96,10 @@ export function taskExecutionsIndex(): Record<string, unknown> {
         input_json: storedOnly,
         output: storedOnly,
         output_json: storedOnly,
+        input_leaves: leaves,
+        input_leaves_complete: { type: 'boolean' },
+        output_leaves: leaves,
+        output_leaves_complete: { type: 'boolean' },
         error: errorMapping,
         execution_index: { type: 'integer' },
         placeholder: { type: 'boolean' },

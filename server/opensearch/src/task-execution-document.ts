@@ -19,6 +19,11 @@ export interface TaskExecutionDocument {
   readonly input_json: string | null;
   readonly output: unknown;
   readonly output_json: string | null;
+  /** Payload leaves for JSON filters (json-leaves.ts); `*_leaves_complete` false when capped. */
+  readonly input_leaves: readonly string[];
+  readonly input_leaves_complete: boolean;
+  readonly output_leaves: readonly string[];
+  readonly output_leaves_complete: boolean;
   readonly error: ErrorFields | null;
   /** 1 for the chronologically first execution at its position, 2… for the others. */
   readonly execution_index: number;

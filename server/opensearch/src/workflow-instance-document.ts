@@ -31,6 +31,11 @@ export interface WorkflowInstanceDocument {
   readonly input_json: string | null;
   readonly output: unknown;
   readonly output_json: string | null;
+  /** Payload leaves for JSON filters (json-leaves.ts); `*_leaves_complete` false when capped. */
+  readonly input_leaves: readonly string[];
+  readonly input_leaves_complete: boolean;
+  readonly output_leaves: readonly string[];
+  readonly output_leaves_complete: boolean;
   /** null when the instance has no error. */
   readonly error: ErrorFields | null;
   readonly placeholder: boolean;

@@ -10,6 +10,8 @@ import { compareJsonb } from '../src/jsonb-order.js';
 import { jsonbText } from '../src/jsonb-text.js';
 import { parseLosslessJson } from '../src/lossless-json.js';
 import { hashTextExtended } from '../src/postgresql-hash.js';
+import { PATH_SEPARATOR, VALUE_SEPARATOR, jsonLeaves, leafEntries } from '../src/json-leaves.js';
+import { jsonCandidates } from '../../postgresql/src/postgresql-filter-sql.js';
 
 const available = await postgresReachable();
 const RUNS = { numRuns: 25 };
@@ -153,5 +155,32 @@ describe.skipIf(!available)('normalizer primitives = PostgreSQL functions', () =
       }),
       RUNS,
     );
+  });
+
+  it('payload leaves answer JSON filters exactly as PostgreSQL\'s `#>` with the filter candidates', async () => {
+    const key = fc.constantFrom('a', 'b', 'x', '0', '1', 'amount');
+    const scalar = fc.oneof(fc.constantFrom('1000', '1000.0', '1E3', '-0.0', '0', '2.50', 'true', 'false', 'null', '"1000"', '"x"', '"true"', '""'), fc.integer().map(String));
+    const payload = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('value'), { maxLength: 3 }).map((a) => `[${a.join(',')}]`),
+        fc.uniqueArray(fc.tuple(key, tie('value')), { maxLength: 3, selector: ([k]) => k }).map((e) => `{${e.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`)),
+    })).value;
+    const filterValue = fc.constantFrom('1000', '1000.0', '1e3', '0', '-0', '2.5', 'true', 'false', 'null', 'x', '', '1', '7');
+    const path = fc.array(key, { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(payload, path, filterValue), { minLength: 1, maxLength: 30 }), async (cases) => {
+        const theirs: boolean[] = [];
+        for (const [text, segments, value] of cases) {
+          const { rows } = await db.pool.query<{ m: boolean | null }>('SELECT $1::jsonb #> $2::text[] = ANY($3::jsonb[]) AS m', [text, segments, jsonCandidates(value)]);
+          theirs.push(rows[0]!.m === true);
+        }
+        const ours = cases.map(([text, segments, value]) => {
+          const { leaves } = jsonLeaves(parseLosslessJson(text));
+          return leafEntries(segments, value).some((entry) => leaves.includes(entry));
+        });
+        expect(ours).toEqual(theirs);
+      }),
+      { numRuns: 15 },
+    );
+    expect(jsonLeaves(parseLosslessJson('{"a":[1.50,{"b":"x"}],"c":null}')).leaves).toEqual([`a${PATH_SEPARATOR}0${VALUE_SEPARATOR}n:1.5`, `a${PATH_SEPARATOR}1${PATH_SEPARATOR}b${VALUE_SEPARATOR}s:x`]);
   });
 });
