@@ -5,6 +5,7 @@
 //   throughput: --copies × the reference fixtures (80 events, 8 instances each copy) plus one 2,000-iteration loop,
 //   bulk-written first, then normalized from scratch in one pass: raw events per second.
 // Usage: node --conditions=source --import tsx server/opensearch/bench/freshness-bench.ts [--samples 40] [--copies 125]
+//   [--loop 2000] [--runs 3]
 // The node: WI_TEST_OPENSEARCH_URL (default http://127.0.0.1:9200). Everything lives under a random prefix, removed
 // at the end. The last line printed is one JSON object with the figures.
 import { Client } from '@opensearch-project/opensearch';
@@ -16,7 +17,8 @@ import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { type FluentBitRecord, writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 
-const { values } = parseArgs({ options: { samples: { type: 'string', default: '40' }, copies: { type: 'string', default: '125' }, loop: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({ options: { samples: { type: 'string', default: '40' }, copies: { type: 'string', default: '125' }, loop: { type: 'string', default: '2000' }, runs: { type: 'string', default: '3' } } });
+const RUNS = Number(values.runs);
 const SAMPLES = Number(values.samples);
 const COPIES = Number(values.copies);
 const LOOP_ITEMS = Number(values.loop);
@@ -68,7 +70,7 @@ async function freshness(prefix: string): Promise<number[]> {
   return latencies;
 }
 
-async function throughput(prefix: string): Promise<{ events: number; instances: number; bulkEventsPerSecond: number; normalizerEventsPerSecond: number; cycleMs: number }> {
+async function throughput(prefix: string): Promise<{ events: number; instances: number; bulkEventsPerSecond: number; normalizerEventsPerSecond: number; cycleMs: number; runs: number[] }> {
   await applyRawSchema(client, { prefix });
   const records: FluentBitRecord[] = [];
   const base = Date.UTC(2026, 4, 12, 9, 14, 3);
@@ -96,13 +98,23 @@ async function throughput(prefix: string): Promise<{ events: number; instances: 
   }
   const bulkSeconds = (performance.now() - bulkStart) / 1000;
   await client.transport.request({ method: 'POST', path: `/${prefix}*/_refresh` });
-  const normalizer = new OpenSearchNormalizer({ client, prefix, holder: 'bench-throughput' });
-  await normalizer.setup();
-  if (!(await normalizer.acquire())) throw new Error('lease not acquired');
-  const started = performance.now();
-  const cycle = await normalizer.cycle();
-  const seconds = (performance.now() - started) / 1000;
-  return { events: cycle.newRawEvents, instances: cycle.instances, bulkEventsPerSecond: Math.round(records.length / bulkSeconds), normalizerEventsPerSecond: Math.round(cycle.newRawEvents / seconds), cycleMs: Math.round(seconds * 1000) };
+  // The machine is shared: the pass is repeated from scratch (normalized and state indices dropped) and the median
+  // reported with every run.
+  const runs: { rate: number; ms: number; events: number; instances: number }[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const normalizer = new OpenSearchNormalizer({ client, prefix, holder: `bench-throughput-${run}` });
+    const n = normalizer.names;
+    await client.transport.request({ method: 'DELETE', path: `/${[n.workflowInstances, n.taskExecutions, n.ingestErrors, n.normalizerState].join(',')}`, querystring: { ignore_unavailable: 'true' } });
+    await normalizer.setup();
+    if (!(await normalizer.acquire())) throw new Error('lease not acquired');
+    const started = performance.now();
+    const cycle = await normalizer.cycle();
+    const seconds = (performance.now() - started) / 1000;
+    runs.push({ rate: Math.round(cycle.newRawEvents / seconds), ms: Math.round(seconds * 1000), events: cycle.newRawEvents, instances: cycle.instances });
+  }
+  const sorted = [...runs].sort((a, b) => a.rate - b.rate);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  return { events: median.events, instances: median.instances, bulkEventsPerSecond: Math.round(records.length / bulkSeconds), normalizerEventsPerSecond: median.rate, cycleMs: median.ms, runs: runs.map((r) => r.rate) };
 }
 
 const prefix = `wi-bench-${randomBytes(4).toString('hex')}-`;
@@ -110,8 +122,8 @@ try {
   const latencies = (await freshness(`${prefix}f-`)).sort((a, b) => a - b);
   console.log(`freshness: ${latencies.length} samples, p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms`);
   const tp = await throughput(`${prefix}t-`);
-  console.log(`throughput: ${tp.events} raw events (${tp.instances} instances, one ${LOOP_ITEMS}-iteration loop) bulk-written at ${tp.bulkEventsPerSecond} events/s, normalized in one pass in ${tp.cycleMs} ms: ${tp.normalizerEventsPerSecond} events/s`);
-  console.log(JSON.stringify({ freshnessP50Ms: percentile(latencies, 50), freshnessP99Ms: percentile(latencies, 99), freshnessSamples: latencies.length, normalizerEventsPerSecond: tp.normalizerEventsPerSecond, events: tp.events, instances: tp.instances, bulkEventsPerSecond: tp.bulkEventsPerSecond }));
+  console.log(`throughput: ${tp.events} raw events (${tp.instances} instances, one ${LOOP_ITEMS}-iteration loop) bulk-written at ${tp.bulkEventsPerSecond} events/s, normalized from scratch in one pass: median ${tp.normalizerEventsPerSecond} events/s (${tp.cycleMs} ms; runs ${tp.runs.join(', ')} events/s)`);
+  console.log(JSON.stringify({ freshnessP50Ms: percentile(latencies, 50), freshnessP99Ms: percentile(latencies, 99), freshnessSamples: latencies.length, normalizerEventsPerSecond: tp.normalizerEventsPerSecond, normalizerRuns: tp.runs, events: tp.events, instances: tp.instances, bulkEventsPerSecond: tp.bulkEventsPerSecond }));
 } finally {
   await drop(prefix);
   await client.close();
