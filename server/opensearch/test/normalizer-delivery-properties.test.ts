@@ -33,7 +33,12 @@ const BAD_LINES = [
   `{"instanceId":"${known}","eventType":"io.serverlessworkflow.workflow.status-changed.v1","timestamp":"2026-02-30T10:00:00Z","status":"RUNNING"}`,
   `{"instanceId":"a:b","eventType":"io.serverlessworkflow.task.started.v1","timestamp":${T},"taskPosition":"do/0/a"}`,
 ];
-const good = [...reference, ...loopStream({ seed: 11, format: 'epoch-millis', items: 40, instances: 1, chains: true }).lines];
+// An instance known only from task events: stored as a placeholder, its executions flagged, never served.
+const placeholderOnly = [
+  `{"instanceId":"placeholder-only","eventType":"io.serverlessworkflow.task.started.v1","timestamp":${T},"taskPosition":"do/0/wait"}`,
+  `{"instanceId":"placeholder-only","eventType":"io.serverlessworkflow.task.completed.v1","timestamp":1.7785772436E9,"taskPosition":"do/0/wait"}`,
+];
+const good = [...placeholderOnly, ...reference, ...loopStream({ seed: 11, format: 'epoch-millis', items: 40, instances: 1, chains: true }).lines];
 
 describe.skipIf(!available)('OpenSearch normalizer: delivery-proof', () => {
   let ns: TestNamespace;
@@ -53,6 +58,8 @@ describe.skipIf(!available)('OpenSearch normalizer: delivery-proof', () => {
   it('PostgreSQL rejects every bad line (the reference the property compares with)', () => {
     expect(expected.ingestErrors).toBe(BAD_LINES.length);
     expect(expected.instances.some((i) => i.id === 'only-bad-events')).toBe(false);
+    expect(expected.instances.find((i) => i.id === 'placeholder-only')?.placeholder).toBe(true);
+    expect(expected.executions.filter((e) => e.placeholder).map((e) => e.id)).toEqual(['placeholder-only:do/0/wait']);
   });
 
   let run = 0;

@@ -31,7 +31,7 @@ export async function openSearchState(client: Client, names: NormalizedIndexName
       .map((d): ComparableExecution => ({
         id: d.id, instance_id: d.instance_id, task_position: d.task_position, task_name: d.task_name, status: d.status,
         start_time: d.start_time, end_time: d.end_time, input_json: d.input_json, output_json: d.output_json,
-        error: d.error, execution_index: d.execution_index,
+        error: d.error, execution_index: d.execution_index, placeholder: d.placeholder,
       }))
       .sort(byCodePoint),
     ingestErrors: reasons.length,

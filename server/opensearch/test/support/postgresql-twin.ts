@@ -15,7 +15,7 @@ export interface ComparableInstance {
 export interface ComparableExecution {
   id: string; instance_id: string; task_position: string; task_name: string; status: string;
   start_time: string | null; end_time: string | null; input_json: string | null; output_json: string | null;
-  error: ComparableInstance['error']; execution_index: number;
+  error: ComparableInstance['error']; execution_index: number; placeholder: boolean;
 }
 export interface ComparableState {
   instances: ComparableInstance[];
@@ -77,9 +77,11 @@ export async function postgresqlState(db: TestDatabase): Promise<ComparableState
             nullif(output, 'null'::jsonb)::text AS output_json, ${errorColumns}, started_event_time IS NULL AS placeholder
      FROM workflow_index.workflow_instances ORDER BY id COLLATE "C"`);
   const executions = await db.pool.query<ErrorRow & Omit<ComparableExecution, 'error'>>(
-    `SELECT id, instance_id, task_position, task_name, status, ${ts('start_time')} AS start_time, ${ts('end_time')} AS end_time,
-            nullif(input, 'null'::jsonb)::text AS input_json, nullif(output, 'null'::jsonb)::text AS output_json, ${errorColumns}, execution_index
-     FROM workflow_index.task_executions ORDER BY id COLLATE "C"`);
+    `SELECT t.id, t.instance_id, t.task_position, t.task_name, t.status, ${ts('t.start_time')} AS start_time, ${ts('t.end_time')} AS end_time,
+            nullif(t.input, 'null'::jsonb)::text AS input_json, nullif(t.output, 'null'::jsonb)::text AS output_json,
+            t.error_type, t.error_title, t.error_detail, t.error_status, t.error_instance, t.execution_index,
+            i.started_event_time IS NULL AS placeholder
+     FROM workflow_index.task_executions t JOIN workflow_index.workflow_instances i ON i.id = t.instance_id ORDER BY t.id COLLATE "C"`);
   const errors = await db.pool.query<{ reason: string }>('SELECT reason FROM workflow_index.ingest_errors ORDER BY reason COLLATE "C"');
   return {
     instances: instances.rows.map(({ error_type, error_title, error_detail, error_status, error_instance, ...rest }) => ({ ...rest, error: errorOf({ error_type, error_title, error_detail, error_status, error_instance }) })),
