@@ -94,6 +94,8 @@ export class OpenSearchNormalizer {
   private lastError: string | null = null;
   private lastLagMs: number | null = null;
   private failures = 0;
+  /** Start of the last successful cycle: every raw event visible then is normalized. */
+  private lastSuccessStart: number = Date.now();
 
   constructor(options: NormalizerOptions) {
     this.client = options.client;
@@ -188,6 +190,7 @@ export class OpenSearchNormalizer {
     const durationMs = Date.now() - started;
     this.lastCycleMs = durationMs;
     this.lastSuccessAt = Date.now();
+    this.lastSuccessStart = started;
     this.lastError = null;
     return { newRawEvents: fresh.length, instances, executions, deletedExecutions: deleted, rejectedEvents: rejected, checkpointMs: highWater, durationMs };
   }
@@ -256,6 +259,10 @@ export class OpenSearchNormalizer {
         this.metrics.consecutiveFailures.set(failures);
         this.lastError = (error as Error).message;
         this.checkpoint = undefined; // re-read: another normalizer may have moved it
+        // While cycles fail, events keep waiting: the lag grows from the start of the last successful cycle (which
+        // saw everything visible then), so a stuck normalizer raises the lag alert.
+        this.lastLagMs = Date.now() - this.lastSuccessStart;
+        this.metrics.lagSeconds.set(this.lastLagMs / 1000);
         const backoff = Math.min(this.maxBackoffMs, this.intervalMs * 2 ** Math.min(failures, 16));
         this.logger.warn('normalization cycle failed; retrying', { error: this.lastError, failures, backoffMs: backoff });
         await this.publishStatus('failing').catch(() => undefined);

@@ -34,7 +34,7 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     documents: new Counter({ name: 'workflow_index_normalizer_documents_written_total', help: 'Normalized documents written, per job', labelNames: ['job'], registers }),
     deletedDocuments: new Counter({ name: 'workflow_index_normalizer_documents_deleted_total', help: 'Execution documents deleted because their id disappeared, per job', labelNames: ['job'], registers }),
     failedCycles: new Counter({ name: 'workflow_index_normalizer_failed_cycles_total', help: 'Cycles that failed and will be retried with back-off', registers }),
-    lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'Now minus the ingest time of the newest raw event normalized', registers }),
+    lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'How long the oldest raw event waited for the last cycle; while cycles fail, the time since the last successful one', registers }),
     checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),
     active: new Gauge({ name: 'workflow_index_normalizer_active', help: '1 while this process holds the normalizer lease', registers }),
     consecutiveFailures: new Gauge({ name: 'workflow_index_normalizer_consecutive_failures', help: 'Failed cycles since the last successful one', registers }),

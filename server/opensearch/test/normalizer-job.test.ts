@@ -106,6 +106,8 @@ describe.skipIf(!available)('OpenSearch normalizer job', () => {
     const running = normalizer.run(controller.signal);
     try {
       await vi.waitFor(async () => expect(await metricValue(normalizer, 'workflow_index_normalizer_failed_cycles_total')).toBeGreaterThanOrEqual(2), { timeout: 60_000, interval: 50 });
+      // a stuck normalizer's lag grows, so the lag alert fires
+      await vi.waitFor(async () => expect(await metricValue(normalizer, 'workflow_index_normalizer_lag_seconds')).toBeGreaterThan(0), { timeout: 60_000, interval: 50 });
       const failing = await readStatus(ns.client, normalizer.names.normalizerState);
       expect(failing?.jobs['task-execution-transform'].state).toBe('failing');
       expect(failing?.jobs['task-execution-transform'].last_error).toMatch(/closed|index_closed/);
