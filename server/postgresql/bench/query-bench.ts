@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import type { InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
 import { migrate } from '../src/migrator.js';
 import { encodeCursor } from '@workflow-index/core/cursor';
-import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
+import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, recordStatements, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
+import { seededRandom } from '../test/support/seeded-random.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 
 const argv = yargs(hideBin(process.argv))
@@ -57,18 +58,6 @@ function withDatabase(url: string, database: string, user?: string, password?: s
   return u.toString();
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same request mix. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Statement { readonly text: string; readonly values: readonly unknown[] }
 
 /** One request of a query: the GraphQL body the server gets, and the SQL the reader issues for it (the floor). */
@@ -86,7 +75,7 @@ interface QuerySpec {
 type CursorRows = ReadonlyArray<{ readonly id: string; readonly start: string }>;
 
 function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
-  const rnd = random(20260401);
+  const rnd = seededRandom(20260401); // the same request mix on every run
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
   const iso = (ms: number): string => new Date(ms).toISOString();
   const VARIANTS = 200;
@@ -191,14 +180,7 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
 async function captureVariants(url: string, specs: readonly QuerySpec[]): Promise<Map<string, Variant[]>> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   let recording: Statement[] = [];
-  pool.on('connect', (client) => {
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as { text?: unknown; values?: unknown[] } | string;
-      if (typeof first === 'object' && typeof first.text === 'string') recording.push({ text: first.text, values: first.values ?? [] });
-      return original(...args);
-    };
-  });
+  recordStatements(pool, (statement) => recording.push(statement));
   const reader = createPostgresqlReader({ pool });
   const result = new Map<string, Variant[]>();
   try {
@@ -371,7 +353,7 @@ async function main(): Promise<void> {
       await owner.end();
     }
 
-    const picks = random(20261124);
+    const picks = seededRandom(20261124);
     const cursorIds = Array.from({ length: 200 }, () => benchInstanceId(1 + Math.floor(picks() * argv.instances)));
     const cursorClient = new pg.Client({ connectionString: ownerUrl });
     await cursorClient.connect();

@@ -48,3 +48,19 @@ export async function generateDataset(client: pg.ClientBase, instances: number, 
   await client.query('VACUUM ANALYZE workflow_index.workflow_instances');
   await client.query('VACUUM ANALYZE workflow_index.task_executions');
 }
+
+/** One SQL statement a reader issued: its text and bind values. */
+export interface RecordedStatement { readonly text: string; readonly values: readonly unknown[] }
+
+/** Makes every client of the pool report the parameterized statements it runs to `record` (the bench's floors and
+ * the plan test replay exactly the reader's SQL). */
+export function recordStatements(pool: pg.Pool, record: (statement: RecordedStatement) => void): void {
+  pool.on('connect', (client) => {
+    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as { text?: unknown; values?: unknown[] } | string;
+      if (typeof first === 'object' && typeof first.text === 'string') record({ text: first.text, values: first.values ?? [] });
+      return original(...args);
+    };
+  });
+}

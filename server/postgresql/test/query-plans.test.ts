@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core/reader';
-import { benchInstanceId, generateDataset } from '../bench/query-dataset.js';
+import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 
@@ -103,14 +103,7 @@ describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {
     }
     explain = new pg.Pool({ connectionString: db.url, max: 1 });
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
-    pool.on('connect', (client) => {
-      const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        const first = args[0] as { text?: unknown; values?: unknown[] } | string;
-        if (typeof first === 'object' && typeof first.text === 'string') recording.push({ text: first.text, values: first.values ?? [] });
-        return original(...args);
-      };
-    });
+    recordStatements(pool, (statement) => recording.push(statement));
     reader = createPostgresqlReader({ pool });
   }, 180_000);
 
