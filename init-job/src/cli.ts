@@ -1,4 +1,5 @@
-// The init job's command line: the Kubernetes Job runs `migrate`; operators use `status`, `plan` and `ingest`.
+// The init job's command line: the Kubernetes Job runs `migrate` (PostgreSQL) or `opensearch-setup` (OpenSearch);
+// operators use `status`, `plan` (both take `--backend opensearch`) and `ingest`.
 // Exit codes: 0 success, 1 the database / a migration / the ingestion failed, 2 invalid usage or configuration.
 import type { Readable } from 'node:stream';
 import yargs from 'yargs';
@@ -9,6 +10,9 @@ import { runIngest } from './ingest-command.js';
 import type { LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
 import type { ConnectionArgs } from './database-connection.js';
 import { runMigrate } from './migrate-command.js';
+import { INDEX_PREFIX_ENV } from './opensearch-connection.js';
+import { runOpenSearchSetup } from './opensearch-setup-command.js';
+import { runOpenSearchStatus } from './opensearch-status-command.js';
 import { runStatus } from './status-command.js';
 
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 60;
@@ -33,7 +37,23 @@ const LOGIN_ROLE_ENV_HELP = `Login roles (migrate; optional, each pair complete)
   WORKFLOW_INDEX_FORWARDER_USERNAME / WORKFLOW_INDEX_FORWARDER_PASSWORD
                                 login for Fluent Bit, member of workflow_index_forwarder, search_path workflow_raw`;
 
-const EXIT_HELP = 'Exit codes: 0 success, 1 database, migration or ingestion failure, 2 invalid usage or configuration.';
+const OPENSEARCH_ENV_HELP = `OpenSearch connection (opensearch-setup, plan/status --backend opensearch):
+  OPENSEARCH_HOST               host name (required), e.g. opensearch.example.svc
+  OPENSEARCH_PORT               default 9200
+  OPENSEARCH_PROTOCOL           http (default) or https
+  OPENSEARCH_USERNAME           optional; basic authentication
+  OPENSEARCH_PASSWORD           its password (never printed)
+  OPENSEARCH_CA_FILE            CA bundle that signed the cluster's certificate (https only)
+  ${INDEX_PREFIX_ENV}    prefix of every object name; tests and benchmarks on a shared node only`;
+
+const BACKEND_OPTION = {
+  type: 'string',
+  choices: ['postgresql', 'opensearch'],
+  default: 'postgresql',
+  describe: 'Storage backend: opensearch uses the OPENSEARCH_* settings and ignores the database options',
+} as const;
+
+const EXIT_HELP = 'Exit codes: 0 success, 1 database, OpenSearch, migration, setup or ingestion failure, 2 invalid usage or configuration.';
 
 function withConnectionOptions<T>(y: Argv<T>) {
   return y
@@ -91,7 +111,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
 
   const parser = yargs(argv.map((arg) => (arg === '-' ? STDIN_TOKEN : arg)))
     .scriptName('workflow-index-init')
-    .usage('$0 <command> [options]\n\nSchema and data tasks for Workflow Index on PostgreSQL.')
+    .usage('$0 <command> [options]\n\nSchema and data tasks for Workflow Index on PostgreSQL or OpenSearch.')
     .env(false)
     .exitProcess(false)
     .strict()
@@ -105,19 +125,49 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       async (args) => migrateWith(args, args.dryRun === true),
     )
     .command(
+      'opensearch-setup',
+      'Wait for OpenSearch, then create or update the raw index templates and pipeline, the normalized indices, the normalizer state index and the normalization jobs; one line per object',
+      (y) =>
+        y
+          .option('dry-run', { type: 'boolean', default: false, describe: 'Say what would be created or updated, change nothing (same as plan --backend opensearch)' })
+          .option('wait-timeout', {
+            type: 'number',
+            default: DEFAULT_WAIT_TIMEOUT_SECONDS,
+            describe: 'Seconds to wait for the cluster to answer (retries with exponential backoff; refused credentials fail at once)',
+          })
+          .epilogue(`Lines: <kind> <name>: created | updated | unchanged (dry run: would be created | would be updated | unchanged).\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
+      async (args) => {
+        exitCode = await runOpenSearchSetup({ dryRun: args.dryRun === true, waitTimeout: args.waitTimeout }, context.env, out);
+      },
+    )
+    .command(
       'plan',
-      'Print the SQL of the pending migrations without running it (same as migrate --dry-run)',
-      (y) => withLoginRoleOptions(withConnectionOptions(y)).epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${EXIT_HELP}`),
-      async (args) => migrateWith(args, true),
+      'Print the SQL of the pending migrations without running it (same as migrate --dry-run); --backend opensearch: what opensearch-setup would do',
+      (y) =>
+        withLoginRoleOptions(withConnectionOptions(y))
+          .option('backend', BACKEND_OPTION)
+          .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
+      async (args) => {
+        if (args.backend === 'opensearch') {
+          exitCode = await runOpenSearchSetup({ dryRun: true, waitTimeout: args.waitTimeout }, context.env, out);
+          return;
+        }
+        await migrateWith(args, true);
+      },
     )
     .command(
       'status',
-      'List applied and pending migrations (and ingestion figures once migrated)',
+      'List applied and pending migrations (and ingestion figures once migrated); --backend opensearch: the OpenSearch objects, the normalization jobs, checkpoint and lag',
       (y) =>
         withConnectionOptions(y)
+          .option('backend', BACKEND_OPTION)
           .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object instead of lines' })
-          .epilogue(`${CONNECTION_ENV_HELP}\n\n${EXIT_HELP}`),
+          .epilogue(`${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
       async (args) => {
+        if (args.backend === 'opensearch') {
+          exitCode = await runOpenSearchStatus({ waitTimeout: args.waitTimeout, json: args.json === true }, context.env, out);
+          return;
+        }
         exitCode = await runStatus({ ...args, json: args.json === true }, context.env, out);
       },
     )
@@ -152,8 +202,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         );
       },
     )
-    .demandCommand(1, 'Choose a command: migrate, plan, status or ingest')
-    .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${EXIT_HELP}`)
+    .demandCommand(1, 'Choose a command: migrate, plan, status or ingest (PostgreSQL), opensearch-setup (OpenSearch)')
+    .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`)
     .help()
     .alias('help', 'h')
     .version(false)

@@ -1,0 +1,176 @@
+// Every object `opensearch-setup` manages, in the order it creates them, each compared with what is stored so a
+// rerun changes nothing and a dry run says what a real run would do:
+//   the raw ingest pipeline and index templates (server/opensearch's applyRawSchema),
+//   the normalized indices, the ingest-errors index and the normalizer's state index (their definitions come from
+//   server/opensearch; mappings there only grow additively, so an outdated index gets the new fields in place),
+//   the two normalization jobs: entries of the normalizer's status document, which the normalizer process keeps
+//   current once it runs. Setup never overwrites what a running normalizer wrote.
+import type { Client } from '@opensearch-project/opensearch';
+import { isDeepStrictEqual } from 'node:util';
+import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
+import {
+  ingestErrorsIndex,
+  normalizedIndexNames,
+  normalizerStateIndex,
+  taskExecutionsIndex,
+  workflowInstancesIndex,
+} from '@workflow-index/opensearch/normalized-indices';
+import { readCheckpoint, STATUS_ID, type JobStatus, type NormalizerStatus } from '@workflow-index/opensearch/normalizer-checkpoint';
+import { NORMALIZER_JOBS, type NormalizerJob } from '@workflow-index/opensearch/normalizer-metrics';
+
+export type ObjectAction = 'created' | 'updated' | 'unchanged';
+export type ObjectKind = 'ingest pipeline' | 'index template' | 'index' | 'normalization job';
+
+export interface ObjectResult {
+  readonly kind: ObjectKind;
+  readonly name: string;
+  readonly action: ObjectAction;
+}
+
+export interface ObjectOptions {
+  readonly prefix: string;
+  readonly dryRun: boolean;
+  /** Called as each object is done, so progress shows while a slow cluster works. */
+  readonly onResult?: (result: ObjectResult) => void;
+}
+
+// OpenSearch returns mapping and settings scalars in its own spelling (`dynamic: "false"`, numbers as strings).
+function asText(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asText);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asText(v)]));
+  return typeof value === 'boolean' || typeof value === 'number' ? String(value) : value;
+}
+
+/** True when everything `wanted` says is in `stored` (stored may hold more, e.g. fields of a newer release). */
+function covers(stored: unknown, wanted: unknown): boolean {
+  if (wanted !== null && typeof wanted === 'object' && !Array.isArray(wanted)) {
+    if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return false;
+    return Object.entries(wanted).every(([k, v]) => covers((stored as Record<string, unknown>)[k], v));
+  }
+  return isDeepStrictEqual(asText(stored), asText(wanted));
+}
+
+// Shards are fixed at creation; an operator may have changed them deliberately, and setup cannot.
+const STATIC_SETTINGS = new Set(['number_of_shards']);
+
+function dynamicSettings(definition: Record<string, unknown>): Record<string, unknown> {
+  const index = ((definition['settings'] as { index?: Record<string, unknown> } | undefined)?.index ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(index).filter(([k]) => !STATIC_SETTINGS.has(k)));
+}
+
+async function applyIndex(client: Client, name: string, definition: Record<string, unknown>, dryRun: boolean): Promise<ObjectAction> {
+  const path = `/${encodeURIComponent(name)}`;
+  const current = await client.transport.request({ method: 'GET', path, querystring: { flat_settings: 'false' } }, { ignore: [404] });
+  if (current.statusCode === 404) {
+    if (dryRun) return 'created';
+    const created = await client.transport.request({ method: 'PUT', path, body: definition }, { ignore: [400] });
+    // A normalizer starting at the same moment may have created it first: then it has this very definition.
+    const error = (created.body as { error?: { type?: string } }).error;
+    if (created.statusCode === 400 && error?.type !== 'resource_already_exists_exception') {
+      throw new Error(`creating index ${name} failed: ${JSON.stringify(created.body)}`);
+    }
+    return created.statusCode === 400 ? 'unchanged' : 'created';
+  }
+  const stored = (current.body as Record<string, { mappings?: unknown; settings?: { index?: unknown } }>)[name];
+  const wantedMappings = definition['mappings'];
+  const wantedSettings = dynamicSettings(definition);
+  const mappingsCurrent = covers(stored?.mappings, wantedMappings);
+  const settingsCurrent = covers(stored?.settings?.index, wantedSettings);
+  if (mappingsCurrent && settingsCurrent) return 'unchanged';
+  if (!dryRun) {
+    if (!mappingsCurrent) await client.transport.request({ method: 'PUT', path: `${path}/_mapping`, body: wantedMappings as Record<string, unknown> });
+    if (!settingsCurrent) await client.transport.request({ method: 'PUT', path: `${path}/_settings`, body: { index: wantedSettings } });
+  }
+  return 'updated';
+}
+
+/** The index definitions setup manages, by name. */
+export function managedIndices(prefix: string): [string, Record<string, unknown>][] {
+  const names = normalizedIndexNames(prefix);
+  return [
+    [names.workflowInstances, workflowInstancesIndex()],
+    [names.taskExecutions, taskExecutionsIndex()],
+    [names.ingestErrors, ingestErrorsIndex()],
+    [names.normalizerState, normalizerStateIndex()],
+  ];
+}
+
+/** A job as setup registers it: started, waiting for the normalizer process to run its first cycle. */
+export function registeredJob(): JobStatus {
+  return { state: 'started', documents_written: 0, documents_deleted: 0, last_cycle_ms: null, last_success_at_ms: null, last_error: null };
+}
+
+interface StoredStatus {
+  readonly seqNo: number;
+  readonly primaryTerm: number;
+  readonly jobs: Readonly<Record<string, unknown>>;
+}
+
+async function readStoredStatus(client: Client, index: string): Promise<StoredStatus | undefined> {
+  const response = await client.transport.request({ method: 'GET', path: `/${encodeURIComponent(index)}/_doc/${STATUS_ID}` }, { ignore: [404] });
+  if (response.statusCode === 404) return undefined;
+  const body = response.body as { _seq_no: number; _primary_term: number; _source?: { jobs?: Record<string, unknown> } };
+  return { seqNo: body._seq_no, primaryTerm: body._primary_term, jobs: body._source?.jobs ?? {} };
+}
+
+/**
+ * Registers the two jobs in the status document: creates it when missing, adds a missing job to it otherwise.
+ * Both writes are conditional (create / if_seq_no), so a normalizer publishing its status meanwhile wins.
+ */
+async function applyJobs(client: Client, index: string, dryRun: boolean): Promise<ObjectResult[]> {
+  const stored = await readStoredStatus(client, index);
+  const missing = NORMALIZER_JOBS.filter((job) => stored === undefined || stored.jobs[job] === undefined);
+  const results = NORMALIZER_JOBS.map((job): ObjectResult => ({ kind: 'normalization job', name: job, action: missing.includes(job) ? 'created' : 'unchanged' }));
+  if (dryRun || missing.length === 0) return results;
+  const jobs = Object.fromEntries(missing.map((job) => [job, registeredJob()])) as Record<NormalizerJob, JobStatus>;
+  const path = `/${encodeURIComponent(index)}/_doc/${STATUS_ID}`;
+  let conflict: boolean;
+  if (stored === undefined) {
+    const checkpoint = await readCheckpoint(client, index);
+    const status: NormalizerStatus = {
+      holder: '',
+      checkpoint_ms: checkpoint.highWaterMs,
+      lag_ms: null,
+      raw_events_processed: 0,
+      raw_events_rejected: 0,
+      failed_cycles: 0,
+      jobs,
+      updated_at_ms: Date.now(),
+    };
+    const created = await client.transport.request(
+      { method: 'PUT', path, querystring: { op_type: 'create', refresh: 'true' }, body: { kind: 'status', ...status } },
+      { ignore: [409] },
+    );
+    conflict = created.statusCode === 409;
+  } else {
+    const updated = await client.transport.request(
+      {
+        method: 'POST',
+        path: `/${encodeURIComponent(index)}/_update/${STATUS_ID}`,
+        querystring: { if_seq_no: String(stored.seqNo), if_primary_term: String(stored.primaryTerm), refresh: 'true' },
+        body: { doc: { jobs } },
+      },
+      { ignore: [409] },
+    );
+    conflict = updated.statusCode === 409;
+  }
+  if (!conflict) return results;
+  // The normalizer wrote its status first; what it wrote is what counts.
+  const now = await readStoredStatus(client, index);
+  return NORMALIZER_JOBS.map((job): ObjectResult => ({ kind: 'normalization job', name: job, action: now?.jobs[job] === undefined ? 'created' : 'unchanged' }));
+}
+
+/** Creates or updates every object in order (or, with dryRun, only compares); one result per object. */
+export async function applyOpenSearchObjects(client: Client, options: ObjectOptions): Promise<ObjectResult[]> {
+  const results: ObjectResult[] = [];
+  const report = (result: ObjectResult): void => {
+    results.push(result);
+    options.onResult?.(result);
+  };
+  for (const result of await applyRawSchema(client, { prefix: options.prefix, dryRun: options.dryRun })) report(result);
+  for (const [name, definition] of managedIndices(options.prefix)) {
+    report({ kind: 'index', name, action: await applyIndex(client, name, definition, options.dryRun) });
+  }
+  for (const result of await applyJobs(client, normalizedIndexNames(options.prefix).normalizerState, options.dryRun)) report(result);
+  return results;
+}
