@@ -48,7 +48,7 @@ describe('init-job --help', () => {
       'WORKFLOW_INDEX_READER_USERNAME', 'WORKFLOW_INDEX_READER_PASSWORD', 'WORKFLOW_INDEX_FORWARDER_USERNAME', 'WORKFLOW_INDEX_FORWARDER_PASSWORD', 'Exit codes']) {
       expect(root.stdout).toContain(text);
     }
-    expect(root.stdout).not.toContain('opensearch');
+    expect(root.stdout).toContain('opensearch-setup');
 
     const connection = ['--database-url', '--database-username', '--database-password', '--wait-timeout', 'DATABASE_URL', 'QUARKUS_DATASOURCE_JDBC_URL'];
     const perCommand: Record<string, string[]> = {
