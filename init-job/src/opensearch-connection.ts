@@ -101,8 +101,9 @@ export async function waitForCluster(client: Client, target: OpenSearchTarget, o
     try {
       const response = await client.transport.request(
         { method: 'GET', path: '/_cluster/health' },
-        // The client's own retries would hide attempts from the log and overrun the deadline.
-        { requestTimeout: Math.min(remaining, 10_000), maxRetries: 0 },
+        // The client's own retries would hide attempts from the log and overrun the deadline. Each attempt gets at
+        // least 2 s, so a short (or zero) wait still means one fair try.
+        { requestTimeout: Math.min(Math.max(remaining, 2_000), 10_000), maxRetries: 0 },
       );
       const health = (response.body as { status?: unknown }).status;
       if (health === 'green' || health === 'yellow') {
