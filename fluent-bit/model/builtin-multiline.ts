@@ -41,6 +41,20 @@ interface Pending {
   readonly lines: number[];
 }
 
+/** The non-empty physical lines of a file as tail reads them, with their 1-based line numbers. */
+export function* physicalLines(content: Buffer): Generator<{ readonly line: Buffer; readonly lineNo: number }> {
+  let start = 0;
+  let lineNo = 0;
+  while (start < content.length) {
+    let end = content.indexOf(0x0a, start);
+    if (end === -1) end = content.length;
+    const line = content.subarray(start, end);
+    start = end + 1;
+    lineNo += 1;
+    if (line.length > 0) yield { line, lineNo };
+  }
+}
+
 /**
  * Splits file content into records the way tail + `multiline.parser <parsers>` does. `arrival(line)` is the
  * time (seconds since the input started) at which tail reads that physical line; by default all at once.
@@ -61,15 +75,7 @@ export function readTailRecords(
   };
   let nextTick = MULTILINE_FLUSH_SECONDS;
 
-  let start = 0;
-  let lineNo = 0;
-  while (start < content.length) {
-    let end = content.indexOf(0x0a, start);
-    if (end === -1) end = content.length;
-    const line = content.subarray(start, end);
-    start = end + 1;
-    lineNo += 1;
-    if (line.length === 0) continue;
+  for (const { line, lineNo } of physicalLines(content)) {
     const at = arrival(lineNo);
     if (at >= nextTick) {
       for (const key of [...pending.keys()]) flush(key);

@@ -29,7 +29,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { repairEventLine } from '@workflow-index/core/event-line-repair';
 import { FLUENT_BIT_ROOT } from './load-config.js';
-import { type BuiltinMultilineParser, type TailRecord, isBuiltinMultilineParser, readTailRecords } from './builtin-multiline.js';
+import { type BuiltinMultilineParser, type TailRecord, isBuiltinMultilineParser, physicalLines, readTailRecords } from './builtin-multiline.js';
 import { type RecordPath, parseRecordAccessor } from './record-accessor.js';
 import { type FluentValue, FluentMap, isMap, textOf, toPlain } from './fluent-value.js';
 import { type FluentBitVersion, parseFluentJson } from './flb-json-parser.js';
@@ -228,15 +228,7 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   const tailRecords = (content: Buffer, arrival: ((line: number) => number) | undefined): TailRecord[] => {
     if (!lineParser) return readTailRecords(content, multiline as BuiltinMultilineParser[], now, arrival);
     const records: TailRecord[] = [];
-    let start = 0;
-    let lineNo = 0;
-    while (start < content.length) {
-      let end = content.indexOf(0x0a, start);
-      if (end === -1) end = content.length;
-      const line = content.subarray(start, end);
-      start = end + 1;
-      lineNo += 1;
-      if (line.length === 0) continue;
+    for (const { line, lineNo } of physicalLines(content)) {
       const parsed = lineParser.parse(line);
       records.push(parsed
         ? { record: parsed.record, time: Number.isNaN(parsed.time) ? now() : parsed.time, sourceLines: [lineNo] }
