@@ -38,6 +38,22 @@ function payload(v: JsonValue): { value: unknown; json: string | null; leaves: s
   return { value: toPlainJson(v), json: jsonbText(v), ...jsonLeaves(v) };
 }
 
+/** The payload fields both document kinds carry: each payload as object, as jsonb text, and as leaves. */
+function payloadFields(input: JsonValue, output: JsonValue) {
+  const i = payload(input);
+  const o = payload(output);
+  return {
+    input: i.value,
+    input_json: i.json,
+    output: o.value,
+    output_json: o.json,
+    input_leaves: i.leaves,
+    input_leaves_complete: i.complete,
+    output_leaves: o.leaves,
+    output_leaves_complete: o.complete,
+  };
+}
+
 function errorFields(e: EventError | null): ErrorFields | null {
   return e === null ? null : { type: e.type, title: e.title, detail: e.detail, status: e.status, instance: e.instance };
 }
@@ -67,8 +83,6 @@ function mergeInstance(instanceId: string, events: readonly WorkflowEvent[]): Wo
   const status = statusEvent?.status ?? 'RUNNING';
   const endTime = statusEvent?.terminal ? statusEvent.endTime : null;
   const startTime = first?.startTime ?? null;
-  const input = payload(inputEvent?.input ?? null);
-  const output = payload(outputEvent?.output ?? null);
   return {
     id: instanceId,
     name: first?.name ?? null,
@@ -81,14 +95,7 @@ function mergeInstance(instanceId: string, events: readonly WorkflowEvent[]): Wo
     start_time: iso(startTime),
     end_time: iso(endTime),
     last_update: iso(lastUpdate),
-    input: input.value,
-    input_json: input.json,
-    output: output.value,
-    output_json: output.json,
-    input_leaves: input.leaves,
-    input_leaves_complete: input.complete,
-    output_leaves: output.leaves,
-    output_leaves_complete: output.complete,
+    ...payloadFields(inputEvent?.input ?? null, outputEvent?.output ?? null),
     error: errorFields(errorEvent?.error ?? null),
     placeholder: first === undefined,
   };
@@ -207,8 +214,6 @@ function executionDocuments(instanceId: string, taskPosition: string, executions
     const id = executionIndex === 1 ? base : `${base}@${at}${dup > 1 ? `#${executionIndex}` : ''}`;
     const close = x.close;
     const status = close !== undefined ? taskEndStatus(close.status, close.action) : x.lastPause?.action === 'suspended' ? 'SUSPENDED' : 'RUNNING';
-    const input = payload(x.open?.input ?? close?.input ?? null);
-    const output = payload(close?.hasOutput ? close.output : null);
     return {
       id,
       instance_id: instanceId,
@@ -219,14 +224,7 @@ function executionDocuments(instanceId: string, taskPosition: string, executions
       end_time_us: x.end,
       start_time: iso(x.start),
       end_time: iso(x.end),
-      input: input.value,
-      input_json: input.json,
-      output: output.value,
-      output_json: output.json,
-      input_leaves: input.leaves,
-      input_leaves_complete: input.complete,
-      output_leaves: output.leaves,
-      output_leaves_complete: output.complete,
+      ...payloadFields(x.open?.input ?? close?.input ?? null, close?.hasOutput ? close.output : null),
       error: errorFields(close?.error ?? null),
       execution_index: executionIndex,
       placeholder,
