@@ -3,10 +3,9 @@
 // table exactly as the pgsql output sends it, as the forwarder login into a migrated database: the statement
 // succeeds, the good events are normalized, and every line that cannot be an event is recorded in
 // ingest_errors instead of being lost.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
@@ -68,7 +67,6 @@ function criFile(lines: readonly Buffer[]): Buffer {
 }
 
 describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good events, Fluent Bit %s model → PostgreSQL as the forwarder', (version) => {
-  const forwarder = `wi_fb_hostile_${randomBytes(4).toString('hex')}`;
   const { config, parsers } = loadFluentBitConfig('postgresql');
   const pipeline = createPipeline({
     config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000,
@@ -78,22 +76,15 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
   const printed = [GOOD_LINES[0]!, ...HOSTILE_LINES.flatMap(([, line], i) => (i === 3 ? [line, Buffer.from(GOOD_LINES[1]!)] : i === 8 ? [line, Buffer.from(GOOD_LINES[2]!)] : [line])), GOOD_LINES[3]!]
     .map((l) => (typeof l === 'string' ? Buffer.from(l) : l));
   const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), criFile(printed));
+  let forwarder: ForwarderDatabase;
   let db: TestDatabase;
   let client: pg.Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await ensureLoginRole(forwarder, 'workflow_index_forwarder');
-    client = new pg.Client({ connectionString: db.urlAs(forwarder, 'test-password') });
-    await client.connect();
+    forwarder = await createForwarderDatabase('wi_fb_hostile');
+    ({ db, client } = forwarder);
   });
-  afterAll(async () => {
-    await client?.end().catch(() => undefined);
-    await db?.drop();
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP ROLE IF EXISTS ${forwarder}`).finally(() => admin.end());
-  });
+  afterAll(async () => forwarder?.drop());
 
   it('delivers every printed line to a raw table (none vanishes), in one chunk per table', () => {
     expect(result.dropped).toEqual([]);

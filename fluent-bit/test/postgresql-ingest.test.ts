@@ -1,10 +1,9 @@
 // The rows the modelled pipeline produces, sent exactly as Fluent Bit's pgsql outputs send them (start-up
 // CREATE TABLE IF NOT EXISTS, then one INSERT per chunk) as a forwarder login to a freshly migrated database,
 // normalize into the reference stream's 8 instances and 22 task executions.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
@@ -16,7 +15,6 @@ import { deployedEnvironment } from './support/deployed-environment.js';
 const available = await postgresReachable();
 
 describe.skipIf(!available)('Fluent Bit pgsql output into a migrated database (real PostgreSQL)', () => {
-  const forwarder = `wi_fb_forwarder_${randomBytes(4).toString('hex')}`;
   const app = workflowAppOutput();
   const { config, parsers } = loadFluentBitConfig('postgresql');
   const pipeline = createPipeline({
@@ -26,22 +24,15 @@ describe.skipIf(!available)('Fluent Bit pgsql output into a migrated database (r
     podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
   });
   const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), criLogFile(app).content);
+  let forwarder: ForwarderDatabase;
   let db: TestDatabase;
   let client: pg.Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await ensureLoginRole(forwarder, 'workflow_index_forwarder');
-    client = new pg.Client({ connectionString: db.urlAs(forwarder, 'test-password') });
-    await client.connect();
+    forwarder = await createForwarderDatabase('wi_fb_forwarder');
+    ({ db, client } = forwarder);
   });
-  afterAll(async () => {
-    await client?.end().catch(() => undefined);
-    await db?.drop();
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP ROLE IF EXISTS ${forwarder}`).finally(() => admin.end());
-  });
+  afterAll(async () => forwarder?.drop());
 
   it('runs the outputs\' start-up CREATE TABLE IF NOT EXISTS as the forwarder, as a no-op on the migrated raw tables', async () => {
     expect(startupStatements(pipeline)).toEqual([

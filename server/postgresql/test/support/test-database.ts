@@ -109,3 +109,31 @@ export async function ensureLoginRole(name: string, memberOf: 'workflow_index_re
   }
   return name;
 }
+
+export interface ForwarderDatabase {
+  readonly db: TestDatabase;
+  /** Connected as a fresh login that is a member of workflow_index_forwarder, as Fluent Bit connects. */
+  readonly client: pg.Client;
+  /** Closes the client, drops the database and the login. */
+  drop(): Promise<void>;
+}
+
+/** A fresh migrated database with a client connected as a new forwarder login (`<prefix>_<random>`). */
+export async function createForwarderDatabase(prefix: string): Promise<ForwarderDatabase> {
+  const login = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const db = await createTestDatabase();
+  await ensureLoginRole(login, 'workflow_index_forwarder');
+  const client = new pg.Client({ connectionString: db.urlAs(login, 'test-password') });
+  await client.connect();
+  return {
+    db,
+    client,
+    async drop() {
+      await client.end().catch(() => undefined);
+      await db.drop();
+      const admin = new pg.Client({ connectionString: ADMIN_URL });
+      await admin.connect();
+      await admin.query(`DROP ROLE IF EXISTS ${login}`).finally(() => admin.end());
+    },
+  };
+}
