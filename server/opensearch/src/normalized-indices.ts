@@ -43,6 +43,19 @@ const errorMapping = {
 
 const settings = { index: { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' } };
 
+/** The payload fields both document kinds carry (normalize-instance.ts payloadFields): stored object and jsonb text,
+ * and the leaves the reader matches JSON filters on. */
+const payloadProperties = {
+  input: storedOnly,
+  input_json: storedOnly,
+  output: storedOnly,
+  output_json: storedOnly,
+  input_leaves: leaves,
+  input_leaves_complete: { type: 'boolean' },
+  output_leaves: leaves,
+  output_leaves_complete: { type: 'boolean' },
+};
+
 export function workflowInstancesIndex(): Record<string, unknown> {
   return {
     settings,
@@ -61,14 +74,7 @@ export function workflowInstancesIndex(): Record<string, unknown> {
         start_time: storedText,
         end_time: storedText,
         last_update: storedText,
-        input: storedOnly,
-        input_json: storedOnly,
-        output: storedOnly,
-        output_json: storedOnly,
-        input_leaves: leaves,
-        input_leaves_complete: { type: 'boolean' },
-        output_leaves: leaves,
-        output_leaves_complete: { type: 'boolean' },
+        ...payloadProperties,
         error: errorMapping,
         placeholder: { type: 'boolean' },
       },
@@ -92,14 +98,7 @@ export function taskExecutionsIndex(): Record<string, unknown> {
         end_time_us: micros,
         start_time: storedText,
         end_time: storedText,
-        input: storedOnly,
-        input_json: storedOnly,
-        output: storedOnly,
-        output_json: storedOnly,
-        input_leaves: leaves,
-        input_leaves_complete: { type: 'boolean' },
-        output_leaves: leaves,
-        output_leaves_complete: { type: 'boolean' },
+        ...payloadProperties,
         error: errorMapping,
         execution_index: { type: 'integer' },
         placeholder: { type: 'boolean' },
