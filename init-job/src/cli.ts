@@ -1,5 +1,5 @@
 // The init job's command line: the Kubernetes Job runs `migrate` (PostgreSQL) or `opensearch-setup` (OpenSearch);
-// operators use `status`, `plan` (both take `--backend opensearch`) and `ingest`.
+// operators use `status`, `plan` (both take `--backend opensearch`) and `ingest`; the retention CronJob runs `prune`.
 // Exit codes: 0 success, 1 the database / a migration / the ingestion failed, 2 invalid usage or configuration.
 import type { Readable } from 'node:stream';
 import yargs from 'yargs';
@@ -13,6 +13,7 @@ import { runMigrate } from './migrate-command.js';
 import { INDEX_PREFIX_ENV } from './opensearch-connection.js';
 import { runOpenSearchSetup } from './opensearch-setup-command.js';
 import { runOpenSearchStatus } from './opensearch-status-command.js';
+import { DEFAULT_PRUNE_BATCH_SIZE, DEFAULT_RAW_RETENTION_DAYS, INSTANCE_RETENTION_ENV, RAW_RETENTION_ENV, runPrune } from './prune-command.js';
 import { runStatus } from './status-command.js';
 
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 60;
@@ -199,6 +200,40 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
           context.env,
           out,
           context.stdin,
+        );
+      },
+    )
+    .command(
+      'prune',
+      'Delete raw events older than the raw retention and, when instance retention is set, finished runs that ended before it (with their task executions); bounded batches, safe while ingestion runs',
+      (y) =>
+        withConnectionOptions(y)
+          .option('backend', BACKEND_OPTION)
+          .option('dry-run', { type: 'boolean', default: false, describe: 'Print what would be deleted, in counts per workflow, delete nothing' })
+          .option('raw-retention-days', { type: 'number', describe: `Keep raw events this many days; default $${RAW_RETENTION_ENV}, else ${DEFAULT_RAW_RETENTION_DAYS}` })
+          .option('instance-retention-days', {
+            type: 'number',
+            describe: `Delete finished runs (COMPLETED, FAULTED, CANCELLED) that ended more than this many days ago; default $${INSTANCE_RETENTION_ENV}, else off (never RUNNING or SUSPENDED)`,
+          })
+          .option('batch-size', { type: 'number', default: DEFAULT_PRUNE_BATCH_SIZE, describe: 'Rows per delete transaction' })
+          .epilogue(
+            `Retention (flags win):\n  ${RAW_RETENTION_ENV}     whole days ≥ 0, default ${DEFAULT_RAW_RETENTION_DAYS}\n  ${INSTANCE_RETENTION_ENV}       whole days ≥ 0, or off (default)\n\n${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`,
+          ),
+      async (args) => {
+        exitCode = await runPrune(
+          {
+            databaseUrl: args.databaseUrl,
+            databaseUsername: args.databaseUsername,
+            databasePassword: args.databasePassword,
+            waitTimeout: args.waitTimeout,
+            backend: args.backend === 'opensearch' ? 'opensearch' : 'postgresql',
+            dryRun: args.dryRun === true,
+            rawRetentionDays: args.rawRetentionDays,
+            instanceRetentionDays: args.instanceRetentionDays,
+            batchSize: args.batchSize,
+          },
+          context.env,
+          out,
         );
       },
     )
