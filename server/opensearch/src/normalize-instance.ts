@@ -105,18 +105,24 @@ const OPENING = new Set(['started', 'retried']);
 const CLOSING = new Set(['completed', 'faulted', 'cancelled']);
 const delta = (e: TaskEvent): number => (OPENING.has(e.action) ? 1 : CLOSING.has(e.action) ? -1 : 0);
 
+/** A task event's identity within its instance and position (time, kind, content hash; 045-event-identity.sql). */
+export function taskEventKey(e: TaskEvent): string {
+  return `${e.ts}\u0000${e.action}\u0000${e.contentHash}`;
+}
+
+/** Of two spellings of one task event, true when `candidate` replaces `kept`: the greater payload (jsonb order),
+ * then the earlier time. The event store keeps spellings by the same rule, so what it holds never depends on order. */
+export function replacesSpelling(candidate: TaskEvent, kept: TaskEvent): boolean {
+  return (compareJsonb(candidate.input, kept.input) || compareJsonb(candidate.output, kept.output) || cmp(kept.atTime, candidate.atTime)) > 0;
+}
+
 /** One stored event per identity (time, kind, content hash); of two spellings the greater payload is kept. */
 export function distinctTaskEvents(events: readonly TaskEvent[]): TaskEvent[] {
   const byIdentity = new Map<string, TaskEvent>();
   for (const e of events) {
-    const key = `${e.ts}\u0000${e.action}\u0000${e.contentHash}`;
+    const key = taskEventKey(e);
     const kept = byIdentity.get(key);
-    if (kept === undefined) {
-      byIdentity.set(key, e);
-      continue;
-    }
-    const c = compareJsonb(e.input, kept.input) || compareJsonb(e.output, kept.output) || cmp(kept.atTime, e.atTime);
-    if (c > 0) byIdentity.set(key, e);
+    if (kept === undefined || replacesSpelling(e, kept)) byIdentity.set(key, e);
   }
   return [...byIdentity.values()];
 }

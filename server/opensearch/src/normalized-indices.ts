@@ -4,6 +4,7 @@
 // holds milliseconds only) with the served ISO text beside them; payloads are stored, not indexed (`enabled: false`
 // accepts any JSON value), as the object and as PostgreSQL's jsonb text.
 import type { Client } from '@opensearch-project/opensearch';
+import { EVENT_STORE_INDEX, eventStoreIndex } from './event-store.js';
 
 export const WORKFLOW_INSTANCES_INDEX = 'workflow-instances';
 export const TASK_EXECUTIONS_INDEX = 'task-executions';
@@ -16,6 +17,8 @@ export interface NormalizedIndexNames {
   readonly taskExecutions: string;
   readonly ingestErrors: string;
   readonly normalizerState: string;
+  /** Every accepted event once (event-store.ts): what instances are recomputed from. */
+  readonly eventStore: string;
 }
 
 /** Index names under an optional prefix (tests keep their indices apart with it; production: ''). */
@@ -25,6 +28,7 @@ export function normalizedIndexNames(prefix = ''): NormalizedIndexNames {
     taskExecutions: `${prefix}${TASK_EXECUTIONS_INDEX}`,
     ingestErrors: `${prefix}${INGEST_ERRORS_INDEX}`,
     normalizerState: `${prefix}${NORMALIZER_STATE_INDEX}`,
+    eventStore: `${prefix}${EVENT_STORE_INDEX}`,
   };
 }
 
@@ -141,6 +145,7 @@ export async function applyNormalizedIndices(client: Client, prefix = ''): Promi
     [names.taskExecutions, taskExecutionsIndex()],
     [names.ingestErrors, ingestErrorsIndex()],
     [names.normalizerState, normalizerStateIndex()],
+    [names.eventStore, eventStoreIndex()],
   ];
   const results: { name: string; action: IndexAction }[] = [];
   for (const [name, body] of wanted) {

@@ -2,8 +2,9 @@
 // by one loop because both documents of an instance come from the same events (a task execution's placeholder flag
 // depends on the instance's workflow.started; a placeholder instance on its task events). Each cycle:
 //   1. lists the raw documents ingested since `checkpoint − overlap` (ids and instance ids only);
-//   2. recomputes every instance that has a raw document not seen before, from all its raw events (a pure function,
-//      so recomputing again is harmless), and records events without a usable instance id as ingest errors;
+//   2. merges the raw documents not seen before into the event store (event-store.ts) and recomputes their instances
+//      from all their stored events (a pure function, so recomputing again is harmless); records events without a
+//      usable instance id as ingest errors;
 //   3. moves the checkpoint to the newest ingest time seen.
 // It holds a lease (one active normalizer), retries every failure with exponential back-off and never stops by
 // itself; its metrics and its status document say what it is doing.
@@ -151,8 +152,16 @@ export class OpenSearchNormalizer {
     let executions = 0;
     let deleted = 0;
     let rejected = 0;
+    const freshOf = new Map<string, RawMark[]>();
+    for (const m of fresh) {
+      if (m.instanceId === undefined) continue;
+      const list = freshOf.get(m.instanceId);
+      if (list) list.push(m);
+      else freshOf.set(m.instanceId, [m]);
+    }
     for (let i = 0; i < touched.length; i += this.batchSize) {
-      const result = await recomputeInstances(this.client, this.names, this.prefix, touched.slice(i, i + this.batchSize), { refresh: this.refresh });
+      const hits = await rawEventsByKey(this.client, touched.slice(i, i + this.batchSize).flatMap((id) => freshOf.get(id)!));
+      const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh });
       instances += result.instances;
       executions += result.executions;
       deleted += result.deletedExecutions;

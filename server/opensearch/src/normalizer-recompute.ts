@@ -1,14 +1,16 @@
-// Recomputes the normalized documents of a set of instances from all their raw events and writes them in one bulk
-// request: instance documents, execution documents, deletes of execution documents whose id disappeared (a late,
-// earlier loop iteration takes over the plain id), and one ingest-errors document per rejected raw event.
-// Writes carry an external version (the newest ingest time among the instance's raw events, `external_gte`), so a
+// Recomputes the normalized documents of a set of instances from all their stored events (event-store.ts) and writes
+// them in one bulk request: the new events for the store, instance documents, execution documents, deletes of
+// execution documents whose id disappeared (a late, earlier loop iteration takes over the plain id), and one
+// ingest-errors document per rejected raw event.
+// Writes carry an external version (the newest ingest time among the instance's events, `external_gte`), so a
 // stale writer — a normalizer that lost its lease mid-cycle — can never replace a newer computation.
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
+import { type StoredEvent, eventIdentity, mergeStoredEvent, storedEventDocument, storedEventsOfInstances } from './event-store.js';
 import { normalizeInstance } from './normalize-instance.js';
 import type { NormalizedIndexNames } from './normalized-indices.js';
-import { type ParsedEvent, parseRawEvent } from './raw-event-parse.js';
-import { type RawHit, rawEventsOfInstances } from './raw-event-source.js';
+import { parseRawEvent } from './raw-event-parse.js';
+import type { RawHit } from './raw-event-source.js';
 
 export interface IngestErrorDocument {
   readonly raw_index: string;
@@ -95,9 +97,14 @@ export async function sendBulk(client: Client, lines: readonly BulkLine[], refre
   return failures.map((r) => ({ index: r._index, id: r._id, status: r.status, reason: `${r.error?.type ?? 'error'}: ${r.error?.reason ?? ''}`.slice(0, 2000) }));
 }
 
-/** Recomputes and writes the given instances. */
-export async function recomputeInstances(client: Client, names: NormalizedIndexNames, rawPrefix: string, instanceIds: readonly string[], options: { refresh?: boolean } = {}): Promise<RecomputeResult> {
-  const hits = await rawEventsOfInstances(client, rawPrefix, instanceIds);
+/**
+ * Merges newly seen raw events into the event store and recomputes their instances from it. `hits` are raw
+ * documents with a usable instance id; their instances' stored events are read, the accepted new events merged in
+ * (mergeStoredEvent), and the instances recomputed from the merged set. The store documents, the normalized
+ * documents and the ingest errors go out in one bulk request; a failure throws and the cycle is retried, and since
+ * every instance touched is recomputed whole again, nothing half-written stays.
+ */
+export async function recomputeInstances(client: Client, names: NormalizedIndexNames, hits: readonly RawHit[], options: { refresh?: boolean } = {}): Promise<RecomputeResult> {
   const byInstance = new Map<string, RawHit[]>();
   for (const hit of hits) {
     if (hit.instanceId === undefined) continue;
@@ -105,33 +112,41 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
     if (list) list.push(hit);
     else byInstance.set(hit.instanceId, [hit]);
   }
+  const stored = await storedEventsOfInstances(client, names.eventStore, [...byInstance.keys()]);
   const lines: BulkLine[] = [];
   const keep = new Set<string>();
   const owner = new Map<string, string>(); // normalized _id → instance id, to record refused documents
+  const versions = new Map<string, number>();
   let instances = 0;
   let executions = 0;
   let rejected = 0;
   for (const [instanceId, group] of byInstance) {
-    const accepted: ParsedEvent[] = [];
-    let version = 0;
+    const events = stored.get(instanceId) ?? new Map<string, StoredEvent>();
     for (const hit of group) {
-      version = Math.max(version, hit.ingestTimeMs);
       let parsed;
       try {
         parsed = parseRawEvent(hit.source);
       } catch (error) {
         parsed = { ok: false as const, reason: `normalizer error: ${(error as Error).message}`, instanceId, eventType: null };
       }
-      if (parsed.ok) accepted.push(parsed.event);
-      else {
+      if (!parsed.ok) {
         rejected++;
         lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId(hit) } }, document: ingestErrorDocument(hit, parsed.reason, parsed.instanceId, parsed.eventType) });
+        continue;
+      }
+      const candidate: StoredEvent = { id: eventIdentity(parsed.event), instanceId, event: parsed.event, source: hit.source, rawIndex: hit.index, rawId: hit.id, ingestTimeMs: hit.ingestTimeMs };
+      if (mergeStoredEvent(events, candidate)) {
+        const merged = events.get(candidate.id)!;
+        lines.push({ action: { index: { _index: names.eventStore, _id: merged.id, version: merged.ingestTimeMs, version_type: 'external_gte' } }, document: storedEventDocument(merged) });
       }
     }
-    if (accepted.length === 0) continue;
+    if (events.size === 0) continue;
+    let version = 0;
+    for (const e of events.values()) version = Math.max(version, e.ingestTimeMs);
+    versions.set(instanceId, version);
     let normalized;
     try {
-      normalized = normalizeInstance(instanceId, accepted);
+      normalized = normalizeInstance(instanceId, [...events.values()].map((e) => e.event));
     } catch (error) {
       // A bug must not stall every other instance: the instance is recorded and left as it was.
       rejected++;
@@ -151,10 +166,10 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
     }
   }
   let deleted = 0;
-  const existing = await existingExecutionIds(client, names.taskExecutions, [...byInstance.keys()]);
+  const existing = await existingExecutionIds(client, names.taskExecutions, [...versions.keys()]);
   for (const [id, instanceId] of existing) {
     if (keep.has(id)) continue;
-    const version = Math.max(...byInstance.get(instanceId)!.map((h) => h.ingestTimeMs));
+    const version = versions.get(instanceId)!;
     lines.push({ action: { delete: { _index: names.taskExecutions, _id: id, version, version_type: 'external_gte' } } });
     deleted++;
   }

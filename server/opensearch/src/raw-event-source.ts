@@ -28,7 +28,7 @@ export function rawIndices(prefix = ''): string {
   return `${rawIndexPattern(WORKFLOW_RAW_PREFIX, prefix)},${rawIndexPattern(TASK_RAW_PREFIX, prefix)}`;
 }
 
-async function requestLossless(client: Client, method: string, path: string, body?: unknown, querystring?: Record<string, string>): Promise<JsonObject> {
+export async function requestLossless(client: Client, method: string, path: string, body?: unknown, querystring?: Record<string, string>): Promise<JsonObject> {
   const response = await client.transport.request({ method, path, body: body as Record<string, unknown>, querystring }, { asStream: true });
   const chunks: Buffer[] = [];
   for await (const chunk of response.body as Readable) chunks.push(chunk as Buffer);
@@ -39,7 +39,7 @@ async function requestLossless(client: Client, method: string, path: string, bod
   return parsed;
 }
 
-function hitsOf(body: JsonObject): JsonObject[] {
+export function hitsOf(body: JsonObject): JsonObject[] {
   const hits = body.get('hits') as JsonObject | undefined;
   return ((hits?.get('hits') as JsonValue[] | undefined) ?? []) as JsonObject[];
 }
@@ -52,7 +52,7 @@ function firstField(hit: JsonObject, field: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-function sortValues(values: readonly JsonValue[]): unknown[] {
+export function sortValues(values: readonly JsonValue[]): unknown[] {
   return values.map((v) => (v instanceof JsonNumber ? Number(v.text) : v));
 }
 
@@ -96,36 +96,20 @@ export async function scanIngestedSince(client: Client, prefix: string, sinceMs:
   }
 }
 
-/** Every raw event of the given instances (both raw index families: a mis-routed event still counts). */
-export async function rawEventsOfInstances(client: Client, prefix: string, instanceIds: readonly string[], pageSize = 2000): Promise<RawHit[]> {
-  if (instanceIds.length === 0) return [];
+/** The given raw documents with their `_source` (the events a cycle found new), in requests of `chunk` documents.
+ * A document deleted meanwhile (raw retention) is simply not returned. */
+export async function rawEventsByKey(client: Client, marks: readonly RawMark[], chunk = 2000): Promise<RawHit[]> {
   const hits: RawHit[] = [];
-  let after: JsonValue[] | undefined;
-  for (;;) {
-    const body: Record<string, unknown> = {
-      size: pageSize,
-      track_total_hits: false,
-      query: { terms: { 'wi.instance_id': instanceIds } },
-      sort: [{ 'wi.ingest_time': 'asc' }, { _id: 'asc' }],
-      docvalue_fields: DOC_FIELDS,
-    };
-    if (after) body['search_after'] = sortValues(after);
-    const response = await requestLossless(client, 'POST', `/${rawIndices(prefix)}/_search`, body, { ignore_unavailable: 'true', allow_no_indices: 'true' });
-    const page = hitsOf(response);
-    hits.push(...page.map(toHit));
-    if (page.length < pageSize) return hits;
-    after = page[page.length - 1]!.get('sort') as JsonValue[];
+  const ingestTimes = new Map(marks.map((m) => [`${m.index}/${m.id}`, m.ingestTimeMs]));
+  for (let i = 0; i < marks.length; i += chunk) {
+    const slice = marks.slice(i, i + chunk);
+    const response = await requestLossless(client, 'POST', '/_mget', { docs: slice.map((m) => ({ _index: m.index, _id: m.id })) });
+    const docs = (response.get('docs') as JsonObject[] | undefined) ?? [];
+    for (const d of docs) {
+      if (d.get('found') !== true) continue;
+      const hit = toHit(d);
+      hits.push({ ...hit, ingestTimeMs: ingestTimes.get(`${hit.index}/${hit.id}`) ?? 0 });
+    }
   }
-}
-
-/** The given raw documents with their `_source` (for events without a usable instance id). */
-export async function rawEventsByKey(client: Client, marks: readonly RawMark[]): Promise<RawHit[]> {
-  if (marks.length === 0) return [];
-  const response = await requestLossless(client, 'POST', '/_mget', { docs: marks.map((m) => ({ _index: m.index, _id: m.id })) });
-  const docs = (response.get('docs') as JsonObject[] | undefined) ?? [];
-  return docs.filter((d) => d.get('found') === true).map((d) => {
-    const hit = toHit(d);
-    const mark = marks.find((m) => m.index === hit.index && m.id === hit.id);
-    return { ...hit, ingestTimeMs: mark?.ingestTimeMs ?? 0 };
-  });
+  return hits;
 }
