@@ -28,7 +28,8 @@ import {
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { repairEventLine } from '@workflow-index/core/event-line-repair';
-import { FLUENT_BIT_ROOT } from './load-config.js';
+import { FLUENT_BIT_ROOT, configFilePath } from './load-config.js';
+import { opensearchDocumentLine } from './opensearch-document.js';
 import { type BuiltinMultilineParser, type TailRecord, isBuiltinMultilineParser, physicalLines, readTailRecords } from './builtin-multiline.js';
 import { type RecordPath, parseRecordAccessor } from './record-accessor.js';
 import { type FluentValue, FluentMap, isMap, textOf, toPlain } from './fluent-value.js';
@@ -292,6 +293,12 @@ const BUILTIN_LUA_SCRIPTS: Readonly<Record<string, () => LuaFunction>> = {
     const repaired = repairEventLine(bytes);
     return repaired.repairs.length === 0 ? { code: 0 } : { code: 2, record: replaceLog(record, Buffer.from(repaired.text, 'utf8')) };
   },
+  'opensearch-document.lua': () => (_tag, record) => {
+    const log = record.get('log');
+    const bytes = typeof log === 'string' ? Buffer.from(log, 'utf8') : Buffer.isBuffer(log) ? log : undefined;
+    const changed = bytes ? opensearchDocumentLine(bytes) : undefined;
+    return changed ? { code: 2, record: replaceLog(record, changed) } : { code: 0 };
+  },
 };
 
 function buildFilter(section: ConfigSection, index: number, context: FilterContext): Filter {
@@ -407,7 +414,7 @@ function buildFilter(section: ConfigSection, index: number, context: FilterConte
       const call = requiredProperty(section, 'call');
       let source: string;
       try {
-        source = readFileSync(join(context.configDirectory, script), 'utf8');
+        source = readFileSync(configFilePath(context.configDirectory, script), 'utf8');
       } catch {
         throw new ClassicConfigError(`[FILTER] ${alias}: script ${script} not found next to the configuration`);
       }

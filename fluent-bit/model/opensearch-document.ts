@@ -1,0 +1,171 @@
+// TypeScript twin of fluent-bit/opensearch/opensearch-document.lua (the OpenSearch document rule: the last of
+// repeated member names is kept, top-level names OpenSearch takes as metadata or refuses are renamed
+// `wi_event_<name>`; see the script's header for each case). The model runs this twin; fluent-bit/test/
+// opensearch-document-lua.test.ts runs the real script under luajit and holds both to the same bytes.
+// Works on bytes (a latin1 string: one character per byte), as the Lua script does.
+
+const RENAME_PREFIX = 'wi_event_';
+const RESERVED = new Set(['@timestamp', 'wi', 'kubernetes']);
+const SHORT: Readonly<Record<number, string>> = { 34: '"', 92: '\\', 47: '/', 98: '\b', 102: '\f', 110: '\n', 114: '\r', 116: '\t' };
+
+/** UTF-8 bytes of a code point, as a latin1 string. */
+function utf8Of(code: number): string {
+  return Buffer.from(String.fromCodePoint(code), 'utf8').toString('latin1');
+}
+
+function hex4(s: string, at: number): number | undefined {
+  const h = s.slice(at, at + 4);
+  return /^[0-9a-fA-F]{4}$/.test(h) ? Number.parseInt(h, 16) : undefined;
+}
+
+/** The decoded bytes of a string token's inner text (a lone surrogate decodes to U+FFFD). */
+export function decodeKey(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  let out = '';
+  let i = 0;
+  while (i < raw.length) {
+    const b = raw.indexOf('\\', i);
+    if (b < 0) {
+      out += raw.slice(i);
+      break;
+    }
+    out += raw.slice(i, b);
+    const e = raw.charCodeAt(b + 1);
+    if (e === 117) {
+      let code = hex4(raw, b + 2) ?? 0xfffd;
+      let step = 6;
+      if (code >= 0xd800 && code <= 0xdbff && raw.charCodeAt(b + 6) === 92 && raw.charCodeAt(b + 7) === 117) {
+        const low = hex4(raw, b + 8) ?? 0;
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          code = 0x10000 + (code - 0xd800) * 1024 + (low - 0xdc00);
+          step = 12;
+        } else {
+          code = 0xfffd;
+        }
+      } else if (code >= 0xd800 && code <= 0xdfff) {
+        code = 0xfffd;
+      }
+      out += utf8Of(code);
+      i = b + step;
+    } else {
+      out += SHORT[e] ?? '';
+      i = b + 2;
+    }
+  }
+  return out;
+}
+
+function hasEmptySegment(name: string): boolean {
+  const trimmed = name.replace(/\.+$/, '');
+  return trimmed === '' || trimmed.startsWith('.') || trimmed.includes('..');
+}
+
+function topLevelRename(name: string, raw: string): string | undefined {
+  if (name === '' || hasEmptySegment(name)) return RENAME_PREFIX + raw.replace(/\./g, '_');
+  if (name.startsWith('_') || RESERVED.has(name)) return RENAME_PREFIX + raw;
+  return undefined;
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+interface Frame {
+  readonly object: boolean;
+  readonly members: number[];
+  readonly names: Map<string, number>;
+}
+
+interface Edit {
+  readonly from: number;
+  /** exclusive */
+  readonly to: number;
+  readonly text: string;
+}
+
+function plan(s: string): Edit[] | undefined {
+  const len = s.length;
+  let i = 0;
+  while (i < len && isSpace(s.charCodeAt(i))) i++;
+  if (s.charCodeAt(i) !== 123) return undefined;
+  const stack: Frame[] = [];
+  const deletions: [Frame, number][] = [];
+  const edits: Edit[] = [];
+  let expectKey = false;
+  while (i < len) {
+    const c = s.charCodeAt(i);
+    if (c === 34) {
+      let j = i + 1;
+      for (;;) {
+        const q = s.indexOf('"', j);
+        if (q < 0) return undefined;
+        let k = q - 1;
+        while (k >= j && s.charCodeAt(k) === 92) k--;
+        if ((q - 1 - k) % 2 === 0) {
+          j = q;
+          break;
+        }
+        j = q + 1;
+      }
+      const frame = stack[stack.length - 1];
+      if (frame?.object && expectKey) {
+        const raw = s.slice(i + 1, j);
+        let name = decodeKey(raw);
+        if (stack.length === 1) {
+          const renamed = topLevelRename(name, raw);
+          if (renamed !== undefined) {
+            edits.push({ from: i + 1, to: j, text: renamed });
+            name = decodeKey(renamed);
+          }
+        }
+        frame.members.push(i);
+        const earlier = frame.names.get(name);
+        if (earlier !== undefined) deletions.push([frame, earlier]);
+        frame.names.set(name, frame.members.length - 1);
+        expectKey = false;
+      }
+      i = j + 1;
+    } else if (c === 123 || c === 91) {
+      stack.push({ object: c === 123, members: [], names: new Map() });
+      expectKey = c === 123;
+      i++;
+    } else if (c === 125 || c === 93) {
+      const frame = stack.pop();
+      if (!frame || frame.object !== (c === 125)) return undefined;
+      i++;
+      if (stack.length === 0) {
+        while (i < len && isSpace(s.charCodeAt(i))) i++;
+        if (i < len) return undefined;
+      }
+    } else if (c === 44) {
+      const frame = stack[stack.length - 1];
+      if (!frame) return undefined;
+      expectKey = frame.object;
+      i++;
+    } else {
+      if (stack.length === 0) return undefined;
+      i++;
+    }
+  }
+  if (stack.length !== 0) return undefined;
+  for (const [frame, index] of deletions) edits.push({ from: frame.members[index]!, to: frame.members[index + 1]!, text: '' });
+  return edits;
+}
+
+/** The line after the rule, or undefined when nothing changes (the filter returns 0). */
+export function opensearchDocumentLine(line: Buffer): Buffer | undefined {
+  const s = line.toString('latin1');
+  const edits = plan(s);
+  if (!edits || edits.length === 0) return undefined;
+  // Stable sort by start, as the Lua table.sort sees no two edits with the same start (a rename starts after
+  // its member's key quote, a deletion at it).
+  edits.sort((a, b) => a.from - b.from);
+  let out = '';
+  let copied = 0;
+  for (const e of edits) {
+    if (e.from >= copied) {
+      out += s.slice(copied, e.from) + e.text;
+      copied = e.to;
+    }
+  }
+  out += s.slice(copied);
+  return Buffer.from(out, 'latin1');
+}

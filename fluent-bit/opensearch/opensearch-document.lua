@@ -1,0 +1,203 @@
+-- The OpenSearch document rule: runs on the raw line (record["log"]) after repair-line.lua and BEFORE the parser
+-- filter, so every event reaches OpenSearch as a document it stores. Fluent Bit's opensearch output retries a
+-- whole chunk whenever one item of its `_bulk` answer is not 201/409, so one refused document would be retried
+-- for ever and never indexed, and several names are worse than refused: taken as metadata and lost silently.
+-- Found by sending each case through the raw templates and pipeline to OpenSearch 3.8.0 (fluent-bit/test/
+-- opensearch-refusals.test.ts keeps every case under test):
+--
+--   D1 a repeated member name in any object -> only the last one is kept (what PostgreSQL's jsonb keeps);
+--      OpenSearch refuses a document with a duplicate name at any depth (400, "Duplicate Object property").
+--   D2 a top-level member whose name OpenSearch takes or refuses -> renamed `wi_event_<name>`:
+--        names starting with `_`   (`_id`, `_index`, `_routing`, `_version` vanish into metadata, `_routing`
+--                                   even routes the document; `_source`, `_seq_no`, ... are refused, and
+--                                   `_if_seq_no` fails the item with 500)
+--        `@timestamp`               (the output adds its own time key first: two of them are refused)
+--        `wi`                       (the raw pipeline writes its derived fields there: the event's value would
+--                                   be replaced silently)
+--        `kubernetes`               (the kubernetes filter adds its own: two of them are refused)
+--        an empty name, or a name with an empty dot segment (`.a`, `a..b`, `.`): refused (400); their dots
+--                                   become `_` in the new name, which would otherwise still be refused.
+--      Renaming happens before D1, so a renamed member that meets a member of its new name keeps the last.
+--
+-- Applies only to a line that is one complete JSON object (after JSON whitespace); anything else is left as it is
+-- and reaches OpenSearch as an unparsed line under `log`. Nothing to change: return code 0 (the record is kept
+-- untouched). Otherwise only record["log"] is replaced: the record holds only strings here, so the Lua<->msgpack
+-- round trip of code 2 loses nothing (see repair-line.lua for why this must run before the parser).
+-- The TypeScript twin is fluent-bit/model/opensearch-document.ts (proved equal under luajit).
+
+local byte, sub, find, char = string.byte, string.sub, string.find, string.char
+local concat = table.concat
+
+local RENAME_PREFIX = "wi_event_"
+local RESERVED = { ["@timestamp"] = true, wi = true, kubernetes = true }
+
+local SHORT = { [34] = '"', [92] = "\\", [47] = "/", [98] = "\b", [102] = "\f", [110] = "\n", [114] = "\r", [116] = "\t" }
+
+-- Four hex digits at `at`, or nil.
+local function hex4(s, at)
+  local h = sub(s, at, at + 3)
+  if not find(h, "^%x%x%x%x$") then return nil end
+  return tonumber(h, 16)
+end
+
+local function utf8_of(code)
+  if code < 0x80 then return char(code) end
+  if code < 0x800 then return char(0xC0 + math.floor(code / 64), 0x80 + code % 64) end
+  if code < 0x10000 then
+    return char(0xE0 + math.floor(code / 4096), 0x80 + math.floor(code / 64) % 64, 0x80 + code % 64)
+  end
+  return char(0xF0 + math.floor(code / 262144), 0x80 + math.floor(code / 4096) % 64, 0x80 + math.floor(code / 64) % 64, 0x80 + code % 64)
+end
+
+-- The decoded bytes of a string token's inner text (escapes resolved; a lone surrogate decodes to U+FFFD, as its
+-- UTF-8 encoding would be replaced).
+local function decode(raw)
+  if not find(raw, "\\", 1, true) then return raw end
+  local out, n, i, len = {}, 0, 1, #raw
+  while i <= len do
+    local b = find(raw, "\\", i, true)
+    if not b then n = n + 1; out[n] = sub(raw, i); break end
+    if b > i then n = n + 1; out[n] = sub(raw, i, b - 1) end
+    local e = byte(raw, b + 1)
+    if e == 117 then
+      local code = hex4(raw, b + 2) or 0xFFFD
+      local step = 6
+      if code >= 0xD800 and code <= 0xDBFF and byte(raw, b + 6) == 92 and byte(raw, b + 7) == 117 then
+        local low = hex4(raw, b + 8) or 0
+        if low >= 0xDC00 and low <= 0xDFFF then
+          code = 0x10000 + (code - 0xD800) * 1024 + (low - 0xDC00)
+          step = 12
+        else
+          code = 0xFFFD
+        end
+      elseif code >= 0xD800 and code <= 0xDFFF then
+        code = 0xFFFD
+      end
+      n = n + 1; out[n] = utf8_of(code)
+      i = b + step
+    else
+      n = n + 1; out[n] = SHORT[e] or ""
+      i = b + 2
+    end
+  end
+  return concat(out, "", 1, n)
+end
+
+-- A name OpenSearch splits on dots and refuses with an empty segment (trailing dots are ignored, as Java's split
+-- ignores trailing empty strings).
+local function has_empty_segment(name)
+  local trimmed = string.gsub(name, "%.+$", "")
+  return trimmed == "" or byte(trimmed, 1) == 46 or find(trimmed, "..", 1, true) ~= nil
+end
+
+local function top_level_rename(name, raw)
+  if name == "" or has_empty_segment(name) then return RENAME_PREFIX .. string.gsub(raw, "%.", "_") end
+  if byte(name, 1) == 95 or RESERVED[name] then return RENAME_PREFIX .. raw end
+  return nil
+end
+
+local function is_space(c) return c == 32 or c == 9 or c == 10 or c == 13 end
+
+-- One pass over the line: strings are skipped with plain finds, containers tracked on a stack. For each object the
+-- members (key start, decoded name) are kept; a repeated name marks the earlier member for deletion (from its key
+-- up to the next member's key, so its comma goes with it). Returns nil when the line is not one JSON object.
+local function plan(s)
+  local len = #s
+  local i = 1
+  while i <= len and is_space(byte(s, i)) do i = i + 1 end
+  if byte(s, i) ~= 123 then return nil end
+  local stack = {}
+  local depth = 0
+  local deletions, renames = {}, {}
+  local expect_key = false
+  while i <= len do
+    local c = byte(s, i)
+    if c == 34 then
+      local j = i + 1
+      while true do
+        local q = find(s, '"', j, true)
+        if not q then return nil end
+        local k = q - 1
+        while k >= j and byte(s, k) == 92 do k = k - 1 end
+        if (q - 1 - k) % 2 == 0 then j = q; break end
+        j = q + 1
+      end
+      local frame = stack[depth]
+      if frame and frame.object and expect_key then
+        local raw = sub(s, i + 1, j - 1)
+        local name = decode(raw)
+        if depth == 1 then
+          local renamed = top_level_rename(name, raw)
+          if renamed then
+            renames[#renames + 1] = { i + 1, j - 1, renamed }
+            name = decode(renamed)
+          end
+        end
+        local members = frame.members
+        members[#members + 1] = i
+        local earlier = frame.names[name]
+        if earlier then deletions[#deletions + 1] = { frame, earlier } end
+        frame.names[name] = #members
+        expect_key = false
+      end
+      i = j + 1
+    elseif c == 123 or c == 91 then
+      depth = depth + 1
+      stack[depth] = { object = c == 123, members = {}, names = {} }
+      expect_key = c == 123
+      i = i + 1
+    elseif c == 125 or c == 93 then
+      local frame = stack[depth]
+      if not frame or frame.object ~= (c == 125) then return nil end
+      stack[depth] = nil
+      depth = depth - 1
+      i = i + 1
+      if depth == 0 then
+        while i <= len and is_space(byte(s, i)) do i = i + 1 end
+        if i <= len then return nil end
+      end
+    elseif c == 44 then
+      local frame = stack[depth]
+      if not frame then return nil end
+      expect_key = frame.object
+      i = i + 1
+    else
+      if depth == 0 then return nil end
+      i = i + 1
+    end
+  end
+  if depth ~= 0 then return nil end
+  return deletions, renames
+end
+
+local function apply(s, deletions, renames)
+  -- Edits as [from, to] byte spans with replacement text, applied left to right.
+  local edits = {}
+  for _, d in ipairs(deletions) do
+    local frame, index = d[1], d[2]
+    local from = frame.members[index]
+    local to = frame.members[index + 1] - 1
+    edits[#edits + 1] = { from, to, "" }
+  end
+  for _, r in ipairs(renames) do edits[#edits + 1] = { r[1], r[2], r[3] } end
+  table.sort(edits, function(a, b) return a[1] < b[1] end)
+  local out, n, copied = {}, 0, 1
+  for _, e in ipairs(edits) do
+    if e[1] >= copied then
+      n = n + 1; out[n] = sub(s, copied, e[1] - 1)
+      n = n + 1; out[n] = e[3]
+      copied = e[2] + 1
+    end
+  end
+  n = n + 1; out[n] = sub(s, copied)
+  return concat(out, "", 1, n)
+end
+
+function opensearch_document(tag, timestamp, record)
+  local line = record["log"]
+  if type(line) ~= "string" then return 0, timestamp, record end
+  local deletions, renames = plan(line)
+  if not deletions or (#deletions == 0 and #renames == 0) then return 0, timestamp, record end
+  record["log"] = apply(line, deletions, renames)
+  return 2, timestamp, record
+end
