@@ -16,3 +16,4 @@ export * from './normalizer-metrics.js';
 export * from './normalizer-checkpoint.js';
 export * from './normalizer-lease.js';
 export * from './opensearch-connection-settings.js';
+export * from './reader/opensearch-reader.js';

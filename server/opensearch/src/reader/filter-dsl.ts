@@ -1,0 +1,135 @@
+// The Reader's filter tree (server/core/src/reader.ts) as OpenSearch query DSL over the normalized documents.
+// Semantics of CONTRACT §2: a leaf on a missing value is false (`ne` needs the field present), `not` is the exact
+// complement (bool must_not), `in []` matches nothing, string matching is case-sensitive on keywords, `like` patterns
+// arrive parsed and become wildcard queries with every literal character escaped.
+import type { FilterNode, IntPredicate, JsonField, LikeSegment, StringPredicate, TimePredicate } from '@workflow-index/core/reader';
+import { parseDateTimeToMicros } from '@workflow-index/core/date-time';
+import { leafEntries } from '../json-leaves.js';
+import type { FilterFields } from './fields.js';
+import { MATCH_ALL, MATCH_NONE, type Query, and, exists, not, or, range, term, terms } from './query-dsl.js';
+
+/** Ids of documents whose capped or unindexed leaves were checked against the payload text (json-fallback.ts). */
+export type JsonFallbackIds = (field: JsonField, path: readonly string[], value: string) => readonly string[];
+
+export const NO_FALLBACK: JsonFallbackIds = () => [];
+
+export function filterDsl<S extends string, T extends string>(
+  node: FilterNode<S, T> | null,
+  fields: FilterFields<S, T>,
+  fallback: JsonFallbackIds = NO_FALLBACK,
+): Query {
+  if (node === null) return MATCH_ALL;
+  switch (node.kind) {
+    case 'and':
+      return and(node.nodes.map((n) => filterDsl(n, fields, fallback)));
+    case 'or':
+      return or(node.nodes.map((n) => filterDsl(n, fields, fallback)));
+    case 'not':
+      return not(filterDsl(node.node, fields, fallback));
+    case 'string':
+      return stringDsl(fields.string[node.field], node.predicate);
+    case 'time':
+      return timeDsl(fields.time[node.field], node.predicate);
+    case 'int':
+      return intDsl(fields.int[node.field], node.predicate);
+    case 'json': {
+      const doc = fields.json[node.field];
+      const checked = fallback(node.field, node.path, node.value);
+      return or([terms(doc.leaves, leafEntries(node.path, node.value)), terms('id', checked)]);
+    }
+  }
+}
+
+/**
+ * The field has a value. (A keyword longer than its `ignore_above` — only error.detail has one, fields.ts — is not
+ * indexed and OpenSearch records nothing about it, so such a value reads as missing to every filter; docs/opensearch.md.)
+ */
+export function present(field: string): Query {
+  return exists(field);
+}
+
+function stringDsl(field: string, p: StringPredicate): Query {
+  switch (p.op) {
+    case 'eq':
+      return term(field, p.value);
+    case 'ne':
+      return and([present(field), not(term(field, p.value))]);
+    case 'in':
+      return terms(field, p.values);
+    case 'isNull':
+      return p.value ? not(present(field)) : present(field);
+    case 'startsWith':
+      return { prefix: { [field]: { value: p.value } } };
+    case 'contains':
+      return likeDsl(field, [{ kind: 'any' }, { kind: 'literal', text: p.value }, { kind: 'any' }]);
+    case 'endsWith':
+      return likeDsl(field, [{ kind: 'any' }, { kind: 'literal', text: p.value }]);
+    case 'like':
+      return likeDsl(field, p.pattern);
+  }
+}
+
+/** Lucene wildcard syntax: `*`, `?` and the escape `\`; everything else is literal (unlike regexp, no other operator). */
+export function escapeWildcard(text: string): string {
+  return text.replace(/[\\*?]/g, (c) => `\\${c}`);
+}
+
+/**
+ * A parsed `like` pattern as the cheapest exact query: a term when it has no wildcard, a prefix query for
+ * `literal*`, else a wildcard query (Lucene's `?` is one code point, as PostgreSQL's `_` in UTF-8).
+ */
+export function likeDsl(field: string, pattern: readonly LikeSegment[]): Query {
+  const segments = mergeLiterals(pattern);
+  if (segments.every((s) => s.kind === 'literal')) return term(field, segments.map((s) => (s as { text: string }).text).join(''));
+  const [head, tail] = [segments[0], segments.slice(1)];
+  if (segments.length === 2 && head?.kind === 'literal' && tail[0]?.kind === 'any') return { prefix: { [field]: { value: head.text } } };
+  const wildcard = segments.map((s) => (s.kind === 'literal' ? escapeWildcard(s.text) : s.kind === 'any' ? '*' : '?')).join('');
+  return { wildcard: { [field]: { value: wildcard } } };
+}
+
+/** Adjacent literals joined, runs of `*` collapsed (equivalent patterns, fewer automaton states). */
+function mergeLiterals(pattern: readonly LikeSegment[]): LikeSegment[] {
+  const out: LikeSegment[] = [];
+  for (const s of pattern) {
+    const last = out[out.length - 1];
+    if (s.kind === 'literal' && s.text === '') continue;
+    if (s.kind === 'literal' && last?.kind === 'literal') out[out.length - 1] = { kind: 'literal', text: last.text + s.text };
+    else if (s.kind === 'any' && last?.kind === 'any') continue;
+    else out.push(s);
+  }
+  if (out.length === 0) out.push({ kind: 'literal', text: '' });
+  return out;
+}
+
+/** A Timestamp as the `*_us` long, sent as a string so no double rounds it. */
+export function micros(timestamp: string): string {
+  return parseDateTimeToMicros(timestamp).toString();
+}
+
+function timeDsl(field: string, p: TimePredicate): Query {
+  switch (p.op) {
+    case 'isNull':
+      return p.value ? not(exists(field)) : exists(field);
+    case 'eq':
+      return term(field, micros(p.value));
+    case 'ne':
+      return and([exists(field), not(term(field, micros(p.value)))]);
+    case 'between':
+      return range(field, { gte: micros(p.from), lte: micros(p.to) });
+    default:
+      return range(field, { [p.op]: micros(p.value) });
+  }
+}
+
+function intDsl(field: string, p: IntPredicate): Query {
+  switch (p.op) {
+    case 'eq':
+      return term(field, p.value);
+    case 'ne':
+      return and([exists(field), not(term(field, p.value))]);
+    case 'in':
+      return p.values.length === 0 ? MATCH_NONE : terms(field, p.values);
+    default:
+      return range(field, { [p.op]: p.value });
+  }
+}

@@ -1,0 +1,100 @@
+// JSON filters on documents whose leaves cannot answer them (json-leaves.ts): a payload with more than MAX_LEAVES
+// leaves has `*_leaves_complete: false` (only its first leaves are indexed), and a leaf longer than the keyword limit is
+// stored but not indexed. For those documents the reader checks the payload text itself,
+// with the rule of `payload #> path = ANY(candidates)`, and the filter then matches their ids besides the leaves.
+// Such payloads are rare; the check costs one extra search per JSON leaf of the filter, and reads only them.
+import type { FilterNode, JsonField } from '@workflow-index/core/reader';
+import { exactDecimal, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../json-leaves.js';
+import { isJsonObject, JsonNumber, type JsonValue, parseLosslessJson } from '../lossless-json.js';
+import { type FilterFields, IGNORE_ABOVE } from './fields.js';
+import type { JsonFallbackIds } from './filter-dsl.js';
+import { MATCH_ALL, type Query, and, not, term, terms } from './query-dsl.js';
+import type { SearchRequests } from './search-requests.js';
+
+interface JsonLeaf {
+  readonly field: JsonField;
+  readonly path: readonly string[];
+  readonly value: string;
+}
+
+const keyOf = (field: JsonField, path: readonly string[], value: string): string =>
+  `${field}${VALUE_SEPARATOR}${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}${value}`;
+
+function collect<S extends string, T extends string>(node: FilterNode<S, T> | null, out: JsonLeaf[]): JsonLeaf[] {
+  if (node === null) return out;
+  if (node.kind === 'and' || node.kind === 'or') for (const n of node.nodes) collect(n, out);
+  else if (node.kind === 'not') collect(node.node, out);
+  else if (node.kind === 'json') out.push({ field: node.field, path: node.path, value: node.value });
+  return out;
+}
+
+/** The value at `path` as `#>` reads it: object keys, and a segment that is an array's index. */
+function valueAt(value: JsonValue, path: readonly string[]): JsonValue | undefined {
+  let v: JsonValue | undefined = value;
+  for (const segment of path) {
+    if (v === undefined || v === null) return undefined;
+    if (isJsonObject(v)) v = v.get(segment);
+    else if (Array.isArray(v)) v = /^(?:0|[1-9]\d*)$/.test(segment) ? v[Number(segment)] : undefined;
+    else return undefined;
+  }
+  return v;
+}
+
+/** Whether the payload text has, at `path`, a value one of the filter's candidates equals (as the leaves would say). */
+export function payloadMatches(payloadText: string, path: readonly string[], value: string): boolean {
+  const v = valueAt(parseLosslessJson(payloadText), path);
+  let entry: string;
+  if (typeof v === 'string') entry = `s:${v}`;
+  else if (typeof v === 'boolean') entry = `b:${v}`;
+  else if (v instanceof JsonNumber) entry = `n:${exactDecimal(v.text)}`;
+  else return false;
+  const prefix = `${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}`;
+  return leafEntries(path, value).includes(prefix + entry);
+}
+
+const PAGE = 1000;
+
+/**
+ * Checks, for each JSON leaf of the filter, the documents the leaves cannot decide, and returns the ids that match.
+ * `served` restricts the documents to the ones the query may return anyway.
+ */
+export async function resolveJsonFallback<S extends string, T extends string>(
+  requests: SearchRequests,
+  index: string,
+  filter: FilterNode<S, T> | null,
+  fields: FilterFields<S, T>,
+  served: Query,
+): Promise<JsonFallbackIds> {
+  const leaves = collect(filter, []);
+  if (leaves.length === 0) return () => [];
+  const matched = new Map<string, string[]>();
+  for (const leaf of leaves) {
+    const key = keyOf(leaf.field, leaf.path, leaf.value);
+    if (matched.has(key)) continue;
+    const doc = fields.json[leaf.field];
+    const entries = leafEntries(leaf.path, leaf.value);
+    // A capped payload may lack any leaf. A leaf longer than the keyword limit is stored but not indexed, and nothing
+    // marks the documents that have one, so an entry that long is checked against every payload (such a filter value
+    // is over 8 KiB: rare, and correct rather than fast).
+    const undecided = entries.some((e) => e.length > IGNORE_ABOVE) ? MATCH_ALL : term(doc.complete, false);
+    const query = and([served, undecided, not(terms(doc.leaves, entries))]);
+    const ids: string[] = [];
+    let lastId: string | null = null;
+    for (;;) {
+      const response = await requests.search(
+        index,
+        { query: lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]), size: PAGE, sort: [{ id: { order: 'asc' } }], _source: ['id', doc.text] },
+        'JSON filter check',
+      );
+      const hits = response.hits.hits;
+      for (const hit of hits) {
+        const text = hit._source[doc.text];
+        if (typeof text === 'string' && payloadMatches(text, leaf.path, leaf.value)) ids.push(String(hit._source['id']));
+      }
+      if (hits.length < PAGE) break;
+      lastId = String(hits[hits.length - 1]!._source['id']);
+    }
+    matched.set(key, ids);
+  }
+  return (field, path, value) => matched.get(keyOf(field, path, value)) ?? [];
+}

@@ -1,0 +1,45 @@
+// Keyset positions (Reader KeysetPosition): "the rows strictly after this one" in a sort order, as an explicit range
+// query rather than search_after, because the position comes from a cursor (ISO timestamps, nulls) and nulls sort
+// last in both directions: after a row without a value of a key come only rows without one.
+//   after([k, …rest], [v, …]) = k beyond v (or k missing, when v has a value)  OR  (k = v AND after(rest, …))
+import { micros } from './filter-dsl.js';
+import type { OrderKey } from './sort-dsl.js';
+import { MATCH_NONE, type Query, and, exists, not, or, range, term } from './query-dsl.js';
+
+/** One value per key of `order`: keyword text, or a Timestamp for a time key; null for a missing value. */
+export type PositionValues = readonly (string | null)[];
+
+export function afterDsl(order: readonly OrderKey[], values: PositionValues): Query {
+  if (values.length !== order.length) {
+    throw new Error(`keyset position has ${values.length} values for ${order.length} sort keys`);
+  }
+  return after(order, values);
+}
+
+function after(order: readonly OrderKey[], values: PositionValues): Query {
+  const [first, ...rest] = order;
+  if (first === undefined) return MATCH_NONE;
+  const { key, direction } = first;
+  const v = values[0] ?? null;
+  let strictly: Query;
+  let equal: Query;
+  if (v === null) {
+    strictly = MATCH_NONE;
+    equal = not(exists(key.field));
+  } else {
+    const value = key.time ? micros(v) : v;
+    const beyond = range(key.field, direction === 'ASC' ? { gt: value } : { lt: value });
+    strictly = key.nullable ? or([beyond, not(exists(key.field))]) : beyond;
+    equal = term(key.field, value);
+  }
+  if (rest.length === 0) return strictly;
+  return or([strictly, and([equal, after(rest, values.slice(1))])]);
+}
+
+/** The position of a hit: the `_source` value of each key (the ISO text for times), null when missing. */
+export function positionOf(order: readonly OrderKey[], source: Readonly<Record<string, unknown>>): (string | null)[] {
+  return order.map(({ key }) => {
+    const value = source[key.source];
+    return value === undefined || value === null ? null : String(value);
+  });
+}

@@ -1,0 +1,256 @@
+// The OpenSearch Reader: read-only searches over the normalized indices `workflow-instances` and `task-executions`
+// (normalized-indices.ts). Placeholders (`placeholder: true`: no workflow.started yet, and the executions of such an
+// instance) are excluded from every query. Filters: filter-dsl.ts; order: sort-dsl.ts; `after`: keyset.ts.
+//
+// Deep offsets: OpenSearch answers `from + size` only up to the index's max_result_window (10,000). Beyond it the
+// reader walks there itself: it reads the skipped rows' sort values in windows of that size, each window continuing
+// after the last row of the previous one (keyset.ts), and reads the page after the last skipped row. The answer is
+// the same as a plain offset; its cost grows with the offset (one search per 10,000 skipped rows), as PostgreSQL's
+// OFFSET does.
+import type { Client } from '@opensearch-project/opensearch';
+import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
+import type {
+  FilterNode,
+  IngestionStats,
+  InstanceFilter,
+  InstanceSortField,
+  ListQuery,
+  PoolStats,
+  Reader,
+  SortKey,
+  TaskExecutionRecord,
+  TaskFilter,
+  TaskSortField,
+  WorkflowInstanceRecord,
+} from '@workflow-index/core/reader';
+import { type NormalizedIndexNames, normalizedIndexNames } from '../normalized-indices.js';
+import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '../raw-index-templates.js';
+import { instanceSource, taskSource, toInstance, toTask } from './documents.js';
+import { type FilterFields, INSTANCE_FIELDS, INSTANCE_SORT, type SortFieldDoc, TASK_FIELDS, TASK_SORT, TASKS_OF_INSTANCE_ORDER } from './fields.js';
+import { filterDsl } from './filter-dsl.js';
+import { resolveJsonFallback } from './json-fallback.js';
+import { afterDsl, positionOf, type PositionValues } from './keyset.js';
+import { MATCH_NONE, type Query, and, term, terms } from './query-dsl.js';
+import { type SearchHit, SearchRequests } from './search-requests.js';
+import { type OrderKey, sortDsl } from './sort-dsl.js';
+
+export interface OpenSearchReaderOptions {
+  readonly client: Client;
+  /** Prefix of every index name (tests keep their indices apart with it); production: ''. */
+  readonly prefix?: string;
+  /** Timeout of each search (default 10 s). */
+  readonly requestTimeoutMs?: number;
+  /** The indices' index.max_result_window (default 10,000, OpenSearch's default). */
+  readonly maxResultWindow?: number;
+  /** Whether close() closes the client (default true). */
+  readonly ownsClient?: boolean;
+}
+
+const SERVED: Query = term('placeholder', false);
+
+export class OpenSearchReader implements Reader {
+  readonly names: NormalizedIndexNames;
+  readonly #client: Client;
+  readonly #prefix: string;
+  readonly #requests: SearchRequests;
+  readonly #window: number;
+  readonly #ownsClient: boolean;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: OpenSearchReaderOptions) {
+    this.#client = options.client;
+    this.#prefix = options.prefix ?? '';
+    this.names = normalizedIndexNames(this.#prefix);
+    this.#requests = new SearchRequests(options.client, options.requestTimeoutMs ?? 10_000);
+    this.#window = options.maxResultWindow ?? 10_000;
+    this.#ownsClient = options.ownsClient ?? true;
+  }
+
+  async getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null> {
+    const instanceSearch = {
+      index: this.names.workflowInstances,
+      body: { query: and([SERVED, term('id', id)]), size: 1, _source: instanceSource(options.payloads) },
+    };
+    if (options.tasks === undefined) {
+      const response = await this.#requests.search(instanceSearch.index, instanceSearch.body, 'getInstance');
+      const hit = response.hits.hits[0];
+      return hit === undefined ? null : toInstance(hit._source, options.payloads);
+    }
+    // The run and its executions in one round trip; more executions than a window are read after it.
+    const taskPayloads = options.tasks.payloads;
+    const [instances, tasks] = await this.#requests.msearch(
+      [instanceSearch, { index: this.names.taskExecutions, body: this.#tasksOfInstancesBody([id], taskPayloads) }],
+      'getInstance',
+    );
+    const hit = instances!.hits.hits[0];
+    if (hit === undefined) return null;
+    const hits = await this.#continueTasks([id], taskPayloads, tasks!.hits.hits);
+    return { ...toInstance(hit._source, options.payloads), tasks: hits.map((h) => toTask(h._source, taskPayloads)) };
+  }
+
+  async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+    const order = orderOf(query.orderBy, INSTANCE_SORT);
+    const hits = await this.#list(this.names.workflowInstances, query, INSTANCE_FIELDS, order, instanceSource(query.payloads), 'listInstances');
+    return hits.map((h) => toInstance(h._source, query.payloads));
+  }
+
+  async getTask(id: string, options: { payloads: boolean }): Promise<TaskExecutionRecord | null> {
+    const response = await this.#requests.search(
+      this.names.taskExecutions,
+      { query: and([SERVED, term('id', id)]), size: 1, _source: taskSource(options.payloads) },
+      'getTask',
+    );
+    const hit = response.hits.hits[0];
+    return hit === undefined ? null : toTask(hit._source, options.payloads);
+  }
+
+  async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
+    const order = orderOf(query.orderBy, TASK_SORT);
+    const hits = await this.#list(this.names.taskExecutions, query, TASK_FIELDS, order, taskSource(query.payloads), 'listTasks');
+    return hits.map((h) => toTask(h._source, query.payloads));
+  }
+
+  async tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>> {
+    const result = new Map<string, TaskExecutionRecord[]>(instanceIds.map((id) => [id, []]));
+    if (instanceIds.length === 0) return result;
+    const ids = [...new Set(instanceIds)];
+    // One search for the whole page, ordered by instance then chronologically; a page with more executions than a
+    // window continues after the last one read.
+    const first = await this.#requests.search(this.names.taskExecutions, this.#tasksOfInstancesBody(ids, options.payloads), 'tasksOfInstances');
+    const hits = await this.#continueTasks(ids, options.payloads, first.hits.hits);
+    for (const hit of hits) result.get(String(hit._source['instance_id']))?.push(toTask(hit._source, options.payloads));
+    return result;
+  }
+
+  #tasksOfInstancesBody(ids: readonly string[], payloads: boolean, after: PositionValues | null = null) {
+    const query = and([SERVED, terms('instance_id', ids), after === null ? and([]) : afterDsl(TASKS_OF_INSTANCE_ORDER, after)]);
+    return { query, size: this.#window, sort: sortDsl(TASKS_OF_INSTANCE_ORDER), _source: taskSource(payloads) };
+  }
+
+  async #continueTasks(ids: readonly string[], payloads: boolean, firstHits: readonly SearchHit[]): Promise<SearchHit[]> {
+    const hits = [...firstHits];
+    let last = firstHits;
+    while (last.length === this.#window) {
+      const position = positionOf(TASKS_OF_INSTANCE_ORDER, last[last.length - 1]!._source);
+      const next = await this.#requests.search(this.names.taskExecutions, this.#tasksOfInstancesBody(ids, payloads, position), 'tasksOfInstances');
+      last = next.hits.hits;
+      hits.push(...last);
+    }
+    return hits;
+  }
+
+  async #list<F, S extends string, T extends string>(
+    index: string,
+    query: ListQuery<F, string>,
+    fields: FilterFields<S, T>,
+    order: readonly OrderKey[],
+    source: readonly string[],
+    what: string,
+  ): Promise<SearchHit[]> {
+    if (query.limit <= 0) return [];
+    const filter = query.filter as FilterNode<S, T> | null;
+    const fallback = await resolveJsonFallback(this.#requests, index, filter, fields, SERVED);
+    const base = and([SERVED, filterDsl(filter, fields, fallback)]);
+    if (base === MATCH_NONE) return [];
+    let after: PositionValues | null = query.after?.values ?? null;
+    let offset = query.offset;
+    const sort = sortDsl(order);
+    const keyset = (position: PositionValues | null): Query => (position === null ? base : and([base, afterDsl(order, position)]));
+    // Beyond the window: skip whole windows by their last row's position (only the sort fields are read).
+    const positionSource = [...new Set(order.map((o) => o.key.source))];
+    while (offset + Math.min(query.limit, this.#window) > this.#window) {
+      const skip = Math.min(offset, this.#window);
+      const response = await this.#requests.search(index, { query: keyset(after), size: skip, sort, _source: positionSource }, `${what} (deep offset)`);
+      const hits = response.hits.hits;
+      if (hits.length < skip) return [];
+      after = positionOf(order, hits[hits.length - 1]!._source);
+      offset -= skip;
+    }
+    // The page itself, in windows when the limit is larger than one.
+    const rows: SearchHit[] = [];
+    while (rows.length < query.limit) {
+      const size = Math.min(query.limit - rows.length, this.#window - offset);
+      const response = await this.#requests.search(index, { query: keyset(after), from: offset, size, sort, _source: [...new Set([...source, ...positionSource])] }, what);
+      const hits = response.hits.hits;
+      rows.push(...hits);
+      if (hits.length < size) break;
+      after = positionOf(order, hits[hits.length - 1]!._source);
+      offset = 0;
+    }
+    return rows;
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BackendUnavailableError(`OpenSearch did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    // A search of both normalized indices: the node answers, and the indices the server reads exist and are readable.
+    const attempt = this.#requests.search(
+      `${this.names.workflowInstances},${this.names.taskExecutions}`,
+      { query: { match_none: {} }, size: 0 },
+      'ping',
+      timeoutMs,
+    );
+    attempt.catch(() => undefined); // a late failure after the deadline is not an unhandled rejection
+    try {
+      await Promise.race([attempt, deadline]);
+    } catch (error) {
+      throw error instanceof BackendUnavailableError ? error : new BackendUnavailableError(`OpenSearch ping failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async ingestionStats(): Promise<IngestionStats> {
+    const [instances, tasks] = await this.#requests.msearch(
+      [
+        {
+          index: this.names.workflowInstances,
+          body: {
+            query: { match_all: {} },
+            size: 1,
+            sort: [{ last_update_us: { order: 'desc', missing: '_last' } }],
+            _source: ['last_update'],
+            aggs: { placeholders: { filter: term('placeholder', true) }, served: { filter: SERVED } },
+          },
+        },
+        { index: this.names.taskExecutions, body: { query: { match_all: {} }, size: 0, track_total_hits: true } },
+      ],
+      'ingestionStats',
+    );
+    // Raw and ingest-error counts come from index stats, so the server needs no read permission on raw events.
+    const [workflowRaw, taskRaw, ingestErrors] = await Promise.all([
+      this.#requests.docCount(rawIndexPattern(WORKFLOW_RAW_PREFIX, this.#prefix), 'ingestionStats'),
+      this.#requests.docCount(rawIndexPattern(TASK_RAW_PREFIX, this.#prefix), 'ingestionStats'),
+      this.#requests.docCount(this.names.ingestErrors, 'ingestionStats'),
+    ]);
+    const aggs = instances!.aggregations as { placeholders: { doc_count: number }; served: { doc_count: number } };
+    const newest = instances!.hits.hits[0]?._source['last_update'];
+    return {
+      rawEvents: { workflow: workflowRaw, task: taskRaw },
+      ingestErrors,
+      newestEventTime: typeof newest === 'string' ? newest : null,
+      placeholderInstances: aggs.placeholders.doc_count,
+      instances: aggs.served.doc_count,
+      taskExecutions: tasks!.hits.total?.value ?? 0,
+    };
+  }
+
+  poolStats(): PoolStats | null {
+    return null;
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#ownsClient ? this.#client.close() : Promise.resolve();
+    return this.#closed;
+  }
+}
+
+function orderOf<F extends string>(orderBy: readonly SortKey<F>[], fields: Readonly<Record<F, SortFieldDoc>>): OrderKey[] {
+  return effectiveSortKeys<F>(orderBy, DEFAULT_LIST_ORDER as unknown as readonly SortKey<F>[]).map((k) => ({ key: fields[k.field], direction: k.direction }));
+}
+
+export function createOpenSearchReader(options: OpenSearchReaderOptions): OpenSearchReader {
+  return new OpenSearchReader(options);
+}

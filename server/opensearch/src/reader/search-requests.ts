@@ -1,0 +1,126 @@
+// The reader's requests to OpenSearch, each with its own timeout and no client-side retry (a query that fails is
+// answered at once; the client retries, not the server), and the one place that turns failures into what the GraphQL
+// layer serves: unreachable, timed out, refused credentials, a missing index or an overloaded node is
+// BackendUnavailableError (SERVICE_UNAVAILABLE, readiness DOWN with the reason); a wildcard pattern OpenSearch finds
+// too complex is BAD_USER_INPUT; anything else is an internal error with OpenSearch's reason.
+import { type Client, errors } from '@opensearch-project/opensearch';
+import { badUserInput } from '@workflow-index/core/errors';
+import { BackendUnavailableError } from '@workflow-index/core/reader';
+
+export interface SearchHit {
+  readonly _id: string;
+  readonly _source: Readonly<Record<string, unknown>>;
+}
+
+export interface SearchBody {
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly size: number;
+  readonly from?: number;
+  readonly sort?: readonly Record<string, unknown>[];
+  readonly _source?: readonly string[] | false;
+  readonly track_total_hits?: boolean;
+  readonly aggs?: Readonly<Record<string, unknown>>;
+}
+
+export interface SearchResponse {
+  readonly hits: { readonly hits: readonly SearchHit[]; readonly total?: { readonly value: number } };
+  readonly aggregations?: Readonly<Record<string, unknown>>;
+}
+
+interface ErrorBody {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly root_cause?: readonly ErrorBody[];
+  readonly caused_by?: ErrorBody;
+  readonly index?: string;
+}
+
+const UNAVAILABLE_STATUS = new Set([401, 403, 429, 502, 503, 504]);
+
+/** Every type and reason in an OpenSearch error body (root causes and causes included). */
+function reasonsOf(error: ErrorBody | undefined, out: string[] = []): string[] {
+  if (error === undefined || error === null) return out;
+  out.push(`${error.type ?? ''}: ${error.reason ?? ''}`);
+  for (const cause of error.root_cause ?? []) reasonsOf(cause, out);
+  reasonsOf(error.caused_by, out);
+  return out;
+}
+
+/** An error OpenSearch answered (status + error body) as the error the reader throws. */
+export function classifyResponse(status: number, error: ErrorBody | undefined, what: string): Error {
+  const reasons = reasonsOf(error);
+  const summary = reasons[0] ?? `HTTP ${status}`;
+  if (reasons.some((r) => r.startsWith('index_not_found_exception'))) {
+    const index = error?.index ?? error?.root_cause?.[0]?.index ?? 'a normalized index';
+    return new BackendUnavailableError(`OpenSearch index ${index} does not exist (${what}): run init-job opensearch-setup`);
+  }
+  if (UNAVAILABLE_STATUS.has(status)) {
+    const hint = status === 401 ? ' (credentials refused)' : status === 403 ? ' (this user may not read the normalized indices)' : '';
+    return new BackendUnavailableError(`OpenSearch answered ${status}${hint} (${what}): ${summary}`);
+  }
+  if (reasons.some((r) => /too_complex_to_determinize|TooComplexToDeterminize|maxDeterminizedStates/i.test(r))) {
+    return badUserInput('like/contains/endsWith pattern is too complex for the OpenSearch backend; use fewer wildcards or a shorter pattern');
+  }
+  return new Error(`OpenSearch ${what} failed with HTTP ${status}: ${reasons.join('; ') || JSON.stringify(error)}`);
+}
+
+export function classifyError(error: unknown, what: string): Error {
+  if (error instanceof BackendUnavailableError) return error;
+  if (error instanceof errors.ResponseError) {
+    return classifyResponse(error.statusCode, (error.body as { error?: ErrorBody } | undefined)?.error, what);
+  }
+  if (error instanceof errors.TimeoutError || error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError || error instanceof errors.RequestAbortedError) {
+    return new BackendUnavailableError(`OpenSearch unavailable (${what}): ${error.message}`, { cause: error });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+export class SearchRequests {
+  constructor(
+    private readonly client: Client,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async search(index: string, body: SearchBody, what: string, timeoutMs = this.timeoutMs): Promise<SearchResponse> {
+    try {
+      const response = await this.client.transport.request(
+        { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body: { track_total_hits: false, ...body } },
+        { requestTimeout: timeoutMs, maxRetries: 0 },
+      );
+      return response.body as SearchResponse;
+    } catch (error) {
+      throw classifyError(error, what);
+    }
+  }
+
+  /** Several searches in one round trip; the first failed one is thrown. */
+  async msearch(searches: readonly { index: string; body: SearchBody }[], what: string): Promise<SearchResponse[]> {
+    const lines = searches.flatMap(({ index, body }) => [{ index }, { track_total_hits: false, ...body }]);
+    let responses: (SearchResponse & { error?: ErrorBody; status?: number })[];
+    try {
+      const response = await this.client.transport.request(
+        { method: 'POST', path: '/_msearch', bulkBody: lines },
+        { requestTimeout: this.timeoutMs, maxRetries: 0 },
+      );
+      responses = (response.body as { responses: typeof responses }).responses;
+    } catch (error) {
+      throw classifyError(error, what);
+    }
+    for (const r of responses) if (r.error !== undefined) throw classifyResponse(r.status ?? 500, r.error, what);
+    return responses;
+  }
+
+  /** Document counts of indices (a pattern may match none: 0), from index stats, which need no read permission. */
+  async docCount(pattern: string, what: string): Promise<number> {
+    try {
+      const response = await this.client.transport.request(
+        { method: 'GET', path: `/${encodeURIComponent(pattern)}/_stats/docs`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } },
+        { requestTimeout: this.timeoutMs, maxRetries: 0 },
+      );
+      const all = (response.body as { _all?: { primaries?: { docs?: { count?: number } } } })._all;
+      return all?.primaries?.docs?.count ?? 0;
+    } catch (error) {
+      throw classifyError(error, what);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+// The shared conformance suite on a real OpenSearch node: the events written as Fluent Bit's opensearch output writes
+// them (the `_bulk` shape into the daily raw indices, repaired by the ingest pipeline), normalized by the real
+// normalizer, read by the OpenSearch Reader, all under a test prefix.
+import { Client } from '@opensearch-project/opensearch';
+import { describe } from 'vitest';
+import { runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
+import { eventLines, loadNormalized } from './support/normalized-store.js';
+import { createTestNamespace, OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
+
+const available = await openSearchReachable();
+
+describe.skipIf(!available)('conformance: OpenSearch', () => {
+  runConformanceSuite({
+    name: 'opensearch',
+    async setup(events) {
+      const ns = createTestNamespace();
+      try {
+        await loadNormalized(ns.client, ns.prefix, eventLines(events));
+      } catch (error) {
+        await ns.drop();
+        throw error;
+      }
+      // The reader on its own client, as the server has it.
+      const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
+      return {
+        reader,
+        async teardown() {
+          await reader.close();
+          await ns.drop();
+        },
+      };
+    },
+  });
+});

@@ -1,0 +1,173 @@
+// The OpenSearch Reader on the cases the conformance suite does not reach: offsets beyond the result window (a small
+// window here stands for OpenSearch's 10,000), executions of a page beyond a window, JSON filters on payloads whose
+// leaves are capped or too long to be indexed, wildcard syntax and astral characters in like patterns, ingestion
+// statistics, and an outage or missing indices as BackendUnavailableError.
+import { Client } from '@opensearch-project/opensearch';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackendUnavailableError } from '@workflow-index/core/reader';
+import type { InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core/reader';
+import { MAX_LEAVES } from '../src/json-leaves.js';
+import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
+import { eventLines, loadNormalized } from './support/normalized-store.js';
+import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+
+const available = await openSearchReachable();
+
+const WF = 'io.serverlessworkflow.workflow.';
+const TASK = 'io.serverlessworkflow.task.';
+const T0 = 1778577243;
+
+function run(id: string, i: number, extra: Record<string, unknown> = {}, done = true): Record<string, unknown>[] {
+  const name = ['alpha', 'beta', 'gamma'][i % 3];
+  return [
+    { instanceId: id, eventType: `${WF}started.v1`, timestamp: T0 + (i % 5), startTime: T0 + (i % 5), workflowName: name, workflowNamespace: i % 4 === 0 ? undefined : 'ns', status: 'RUNNING', ...extra },
+    ...(done ? [{ instanceId: id, eventType: `${WF}completed.v1`, timestamp: T0 + 100 + i, endTime: T0 + 100 + i, status: 'COMPLETED' }] : []),
+  ];
+}
+
+const MANY_TASKS = 'rd-many-tasks';
+const manyTasks = Array.from({ length: 20 }, (_, k) => [
+  { instanceId: MANY_TASKS, eventType: `${TASK}started.v1`, timestamp: T0 + 10 + k, startTime: T0 + 10 + k, taskPosition: `do/${k}/t`, taskName: `t${k}`, status: 'RUNNING' },
+  { instanceId: MANY_TASKS, eventType: `${TASK}completed.v1`, timestamp: T0 + 10.5 + k, endTime: T0 + 10.5 + k, taskPosition: `do/${k}/t`, taskName: `t${k}`, status: 'COMPLETED' },
+]).flat();
+
+// More leaves than the normalizer indexes: a leaf beyond the cap is only in the payload text.
+const bigInput = Object.fromEntries(Array.from({ length: MAX_LEAVES + 200 }, (_, k) => [`k${k}`, k]));
+const longText = `long-${'x'.repeat(9000)}`;
+
+const EVENTS = [
+  ...Array.from({ length: 40 }, (_, i) => run(`rd-${String(i).padStart(3, '0')}`, i, {}, i % 6 !== 0)).flat(),
+  ...run(MANY_TASKS, 41),
+  ...manyTasks,
+  ...run('rd-big-payload', 42, { input: bigInput }),
+  ...run('rd-long-leaf', 43, { input: { text: longText, n: 1 } }),
+  ...run('rd-astral', 44, { workflowName: 'a😀b', workflowNamespace: 'x*y?z\\w[.]' }),
+  ...run('rd-astral-two', 45, { workflowName: 'a😀😀b', workflowNamespace: 'xAyBz\\w[.]' }),
+];
+
+const query = (over: Partial<ListQuery<InstanceFilter, InstanceSortField>>): ListQuery<InstanceFilter, InstanceSortField> => ({
+  filter: null, orderBy: [], limit: 1000, offset: 0, payloads: false, ...over,
+});
+
+describe.skipIf(!available)('OpenSearch reader edges', () => {
+  let ns: TestNamespace;
+  let reader: OpenSearchReader;
+  let narrow: OpenSearchReader;
+
+  beforeAll(async () => {
+    ns = createTestNamespace();
+    await loadNormalized(ns.client, ns.prefix, eventLines(EVENTS));
+    reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
+    narrow = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix, maxResultWindow: 7 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await reader?.close();
+    await narrow?.close();
+    await ns?.drop();
+  });
+
+  const ORDERS: readonly SortKey<InstanceSortField>[][] = [
+    [],
+    [{ field: 'name', direction: 'ASC' }],
+    [{ field: 'endDate', direction: 'ASC' }],
+    [{ field: 'namespace', direction: 'DESC' }, { field: 'startDate', direction: 'ASC' }],
+  ];
+
+  it('offsets and limits beyond the result window answer as a plain offset would (any order, with after)', async () => {
+    for (const orderBy of ORDERS) {
+      const all = (await reader.listInstances(query({ orderBy }))).map((r) => r.id);
+      expect(all.length).toBe(45);
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 30 }), async (offset, limit) => {
+          const page = await narrow.listInstances(query({ orderBy, offset, limit }));
+          expect(page.map((r) => r.id)).toEqual(all.slice(offset, offset + limit));
+        }),
+        { numRuns: 25 },
+      );
+    }
+  });
+
+  it('continues after a keyset position and an offset beyond the window', async () => {
+    const orderBy: SortKey<InstanceSortField>[] = [{ field: 'endDate', direction: 'DESC' }];
+    const all = await reader.listInstances(query({ orderBy }));
+    // The position of row 5 (endDate, id): nulls come last, so walking past them must work too.
+    const position = { values: [all[5]!.endDate, all[5]!.id] };
+    const page = await narrow.listInstances(query({ orderBy, after: position, offset: 9, limit: 12 }));
+    expect(page.map((r) => r.id)).toEqual(all.slice(15, 27).map((r) => r.id));
+    const lastNull = all.findLast((r) => r.endDate === null)!;
+    expect(await narrow.listInstances(query({ orderBy, after: { values: [null, lastNull.id] } }))).toEqual([]);
+  });
+
+  it('reads every execution of a page even beyond one window, chronologically', async () => {
+    const tasks = await narrow.tasksOfInstances([MANY_TASKS, 'rd-001', 'unknown'], { payloads: false });
+    expect(tasks.get(MANY_TASKS)!.map((t) => t.taskName)).toEqual(Array.from({ length: 20 }, (_, k) => `t${k}`));
+    expect(tasks.get('rd-001')).toEqual([]);
+    expect(tasks.get('unknown')).toEqual([]);
+    const withTasks = await narrow.getInstance(MANY_TASKS, { payloads: false, tasks: { payloads: true } });
+    expect(withTasks?.tasks?.map((t) => t.taskName)).toEqual(Array.from({ length: 20 }, (_, k) => `t${k}`));
+  });
+
+  it('matches JSON filters beyond the capped leaves and on leaves too long to index, and their negation', async () => {
+    const json = (path: string[], value: string): InstanceFilter => ({ kind: 'json', field: 'input', path, value });
+    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);
+    expect(await ids(json(['k5'], '5'))).toEqual(['rd-big-payload']); // indexed leaf
+    expect(await ids(json([`k${MAX_LEAVES + 150}`], `${MAX_LEAVES + 150}.0`))).toEqual(['rd-big-payload']); // beyond the cap
+    expect(await ids(json([`k${MAX_LEAVES + 150}`], '7'))).toEqual([]);
+    expect(await ids(json(['text'], longText))).toEqual(['rd-long-leaf']);
+    expect(await ids(json(['text'], `${longText}y`))).toEqual([]);
+    const negated = await ids({ kind: 'not', node: json([`k${MAX_LEAVES + 150}`], `${MAX_LEAVES + 150}`) });
+    expect(negated).not.toContain('rd-big-payload');
+    expect(negated.length).toBe(44);
+  });
+
+  it('like patterns: wildcard syntax in literals is literal, ? is one code point (astral too)', async () => {
+    const like = likeFilter;
+    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);
+    expect(await ids(like('name', [{ kind: 'literal', text: 'a' }, { kind: 'one' }, { kind: 'literal', text: 'b' }]))).toEqual(['rd-astral']);
+    expect(await ids(like('name', [{ kind: 'literal', text: 'a' }, { kind: 'one' }, { kind: 'one' }, { kind: 'literal', text: 'b' }]))).toEqual(['rd-astral-two']);
+    expect(await ids(like('namespace', [{ kind: 'literal', text: 'x*y?z\\w[.]' }]))).toEqual(['rd-astral']);
+    expect(await ids(like('namespace', [{ kind: 'literal', text: 'x*' }, { kind: 'any' }]))).toEqual(['rd-astral']);
+    expect(await ids(like('namespace', [{ kind: 'any' }, { kind: 'literal', text: '\\w[.]' }]))).toEqual(['rd-astral', 'rd-astral-two']);
+    expect(await ids({ kind: 'string', field: 'namespace', predicate: { op: 'contains', value: 'y?z' } })).toEqual(['rd-astral']);
+    expect(await ids({ kind: 'string', field: 'namespace', predicate: { op: 'endsWith', value: '[.]' } })).toEqual(['rd-astral', 'rd-astral-two']);
+  });
+
+  it('ingestion statistics count served instances, placeholders, executions and raw events', async () => {
+    const stats = await reader.ingestionStats();
+    expect(stats.instances).toBe(45);
+    expect(stats.placeholderInstances).toBe(0);
+    expect(stats.taskExecutions).toBe(20);
+    expect(stats.rawEvents['workflow']! + stats.rawEvents['task']!).toBe(EVENTS.length);
+    expect(stats.rawEvents['task']).toBe(40);
+    expect(stats.ingestErrors).toBe(0);
+    expect(stats.newestEventTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
+  it('missing normalized indices: ping and queries reject with BackendUnavailableError naming opensearch-setup', async () => {
+    const empty = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: `${ns.prefix}missing-` });
+    try {
+      await expect(empty.ping(5000)).rejects.toThrow(BackendUnavailableError);
+      await expect(empty.ping(5000)).rejects.toThrow(/opensearch-setup/);
+      await expect(empty.listInstances(query({}))).rejects.toThrow(BackendUnavailableError);
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it('an unreachable node: ping and queries reject with BackendUnavailableError', async () => {
+    const down = createOpenSearchReader({ client: new Client({ node: 'http://127.0.0.1:1' }), prefix: ns.prefix });
+    try {
+      await expect(down.ping(2000)).rejects.toThrow(BackendUnavailableError);
+      await expect(down.getInstance('rd-001', { payloads: false })).rejects.toThrow(BackendUnavailableError);
+      await expect(down.ingestionStats()).rejects.toThrow(BackendUnavailableError);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+function likeFilter(field: 'name' | 'namespace', pattern: readonly ({ kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' })[]): InstanceFilter {
+  return { kind: 'string', field, predicate: { op: 'like', pattern } };
+}
