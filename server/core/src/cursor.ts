@@ -4,6 +4,7 @@
 // holds nothing the row itself does not show. Decoding checks everything the backend relies on, so a malformed,
 // edited, foreign or mismatched cursor is the client's error (BAD_USER_INPUT), never a backend failure.
 import { checkClientText } from './client-text.js';
+import { durationMicros } from './duration.js';
 import { badUserInput } from './errors.js';
 import type { Direction, KeysetPosition, SortKey, TaskExecutionRecord, WorkflowInstanceRecord } from './reader.js';
 
@@ -14,6 +15,8 @@ const MARK = 'wi1';
 export const MAX_CURSOR_LENGTH = 8192;
 const TIME_FIELDS: ReadonlySet<string> = new Set(['startDate', 'endDate', 'lastUpdate']);
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+/** A `duration` sort value: whole microseconds (computed from the row's times, see duration.ts). */
+const MICROS = /^-?\d{1,18}$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const QUERY_OF: Readonly<Record<CursorKind, string>> = { instances: 'getWorkflowInstances', tasks: 'getTaskExecutions' };
 
@@ -33,6 +36,7 @@ export function cursorOf(row: Row): string | null {
   const origin = origins.get(row);
   if (origin === undefined) return null;
   const values = origin.order.map((key) => {
+    if (key.field === 'duration') return durationMicros(row)?.toString() ?? null;
     const value = (row as unknown as Readonly<Record<string, unknown>>)[key.field];
     return typeof value === 'string' ? value : null;
   });
@@ -82,6 +86,7 @@ export function decodeCursor(kind: CursorKind, cursor: string, order: readonly S
     }
     if (typeof value !== 'string') throw invalid(`the ${key.field} value is not text`);
     if (TIME_FIELDS.has(key.field) && (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value)))) throw invalid(`the ${key.field} value is not a timestamp`);
+    if (key.field === 'duration' && !MICROS.test(value)) throw invalid('the duration value is not a number of microseconds');
     return checkClientText(value, 'after');
   });
   return { values: checked };

@@ -5,14 +5,16 @@ import { checkClientText, excerpt } from './client-text.js';
 import { badUserInput } from './errors.js';
 import { parseLikePattern } from './like-pattern.js';
 import type {
-  FilterNode,
-  InstanceFilter,
+  DurationPredicate,
+  ExtendedFilterNode,
+  ExtendedInstanceFilter,
+  ExtendedTaskFilter,
   InstanceStringField,
   InstanceTimeField,
   IntPredicate,
   JsonField,
+  JsonPredicate,
   StringPredicate,
-  TaskFilter,
   TaskStringField,
   TaskTimeField,
   TimePredicate,
@@ -62,8 +64,27 @@ export interface ErrorFilterArg {
   readonly status?: Maybe<IntFilterArg>;
   readonly instance?: Maybe<StringFilterArg>;
 }
+interface JsonPairArg {
+  readonly key: string;
+  readonly value: string;
+}
 export interface JsonFilterArg {
-  readonly eq?: Maybe<readonly { readonly key: string; readonly value: string }[]>;
+  readonly eq?: Maybe<readonly JsonPairArg[]>;
+  readonly ne?: Maybe<readonly JsonPairArg[]>;
+  readonly gt?: Maybe<readonly JsonPairArg[]>;
+  readonly gte?: Maybe<readonly JsonPairArg[]>;
+  readonly lt?: Maybe<readonly JsonPairArg[]>;
+  readonly lte?: Maybe<readonly JsonPairArg[]>;
+  readonly contains?: Maybe<readonly JsonPairArg[]>;
+  readonly in?: Maybe<readonly { readonly key: string; readonly values: readonly string[] }[]>;
+  readonly exists?: Maybe<readonly { readonly key: string; readonly value: boolean }[]>;
+}
+export interface DurationFilterArg {
+  readonly gt?: Maybe<number>;
+  readonly gte?: Maybe<number>;
+  readonly lt?: Maybe<number>;
+  readonly lte?: Maybe<number>;
+  readonly isNull?: Maybe<boolean>;
 }
 export interface InstanceFilterArg {
   readonly id?: Maybe<StringFilterArg>;
@@ -79,6 +100,8 @@ export interface InstanceFilterArg {
   readonly input?: Maybe<JsonFilterArg>;
   readonly output?: Maybe<JsonFilterArg>;
   readonly error?: Maybe<ErrorFilterArg>;
+  readonly duration?: Maybe<DurationFilterArg>;
+  readonly taskExecutions?: Maybe<TaskFilterArg>;
   readonly and?: Maybe<readonly InstanceFilterArg[]>;
   readonly or?: Maybe<readonly InstanceFilterArg[]>;
   readonly not?: Maybe<InstanceFilterArg>;
@@ -96,6 +119,10 @@ export interface TaskFilterArg {
   readonly inputArgs?: Maybe<JsonFilterArg>;
   readonly outputArgs?: Maybe<JsonFilterArg>;
   readonly error?: Maybe<ErrorFilterArg>;
+  readonly duration?: Maybe<DurationFilterArg>;
+  readonly workflowName?: Maybe<StringFilterArg>;
+  readonly workflowNamespace?: Maybe<StringFilterArg>;
+  readonly workflowVersion?: Maybe<StringFilterArg>;
   readonly and?: Maybe<readonly TaskFilterArg[]>;
   readonly or?: Maybe<readonly TaskFilterArg[]>;
   readonly not?: Maybe<TaskFilterArg>;
@@ -104,7 +131,7 @@ export interface TaskFilterArg {
 /** Task statuses a filter may name; FAILED (what producers emit) is stored and served as FAULTED. */
 export const TASK_STATUSES = ['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED'] as const;
 
-type Node<S extends string, T extends string> = FilterNode<S, T>;
+type Node<S extends string, T extends string> = ExtendedFilterNode<S, T>;
 
 function all<S extends string, T extends string>(nodes: Node<S, T>[]): Node<S, T> {
   return nodes.length === 1 && nodes[0] !== undefined ? nodes[0] : { kind: 'and', nodes };
@@ -119,6 +146,7 @@ function stringLeaves<S extends string, T extends string>(
   arg: Maybe<StringFilterArg>,
   path: string,
   normalize: (value: string) => string = (v) => v,
+  label: string = field,
 ): Node<S, T>[] {
   if (!isSet(arg)) return [];
   const out: Node<S, T>[] = [];
@@ -128,13 +156,13 @@ function stringLeaves<S extends string, T extends string>(
   for (const op of ['eq', 'ne', 'contains', 'startsWith', 'endsWith'] as const) {
     const value = arg[op];
     if (isSet(value)) {
-      checkClientText(value, `${path}${field}.${op}`);
+      checkClientText(value, `${path}${label}.${op}`);
       leaf({ op, value: op === 'contains' || op === 'endsWith' ? value : normalize(value) });
     }
   }
-  if (isSet(arg.in)) leaf({ op: 'in', values: arg.in.map((v, i) => normalize(checkClientText(v, `${path}${field}.in[${i}]`))) });
+  if (isSet(arg.in)) leaf({ op: 'in', values: arg.in.map((v, i) => normalize(checkClientText(v, `${path}${label}.in[${i}]`))) });
   if (isSet(arg.like)) {
-    const like = checkClientText(arg.like, `${path}${field}.like`);
+    const like = checkClientText(arg.like, `${path}${label}.like`);
     leaf({ op: 'like', pattern: parseLikePattern(like.startsWith('*') || like.startsWith('?') ? like : normalize(like)) });
   }
   if (isSet(arg.isNull)) leaf({ op: 'isNull', value: arg.isNull });
@@ -182,12 +210,54 @@ function statusLeaves<S extends string, T extends string>(field: S, arg: Maybe<S
 }
 
 function jsonLeaves<S extends string, T extends string>(field: JsonField, graphqlName: string, arg: Maybe<JsonFilterArg>, path: string): Node<S, T>[] {
-  if (!isSet(arg) || !isSet(arg.eq)) return [];
-  return arg.eq.map((pair, i) => {
+  if (!isSet(arg)) return [];
+  const out: Node<S, T>[] = [];
+  const keyOf = (key: string, where: string): string[] => parseJsonKey(checkClientText(key, `${where}.key`), `${where}.key`);
+  const operand = (value: string, where: string): string => checkJsonNumber(checkClientText(value, where), where);
+  (arg.eq ?? []).forEach((pair, i) => {
     const where = `${path}${graphqlName}.eq[${i}]`;
-    const keyPath = parseJsonKey(checkClientText(pair.key, `${where}.key`), `${where}.key`);
-    return { kind: 'json', field, path: keyPath, value: checkJsonNumber(checkClientText(pair.value, `${where}.value`), `${where}.value`) };
+    out.push({ kind: 'json', field, path: keyOf(pair.key, where), value: operand(pair.value, `${where}.value`) });
   });
+  const op = (predicate: JsonPredicate, keyPath: string[]): void => {
+    out.push({ kind: 'jsonOp', field, path: keyPath, predicate });
+  };
+  for (const name of ['ne', 'gt', 'gte', 'lt', 'lte', 'contains'] as const) {
+    (arg[name] ?? []).forEach((pair, i) => {
+      const where = `${path}${graphqlName}.${name}[${i}]`;
+      // contains is literal text: a number-looking operand is not a number there.
+      const value = name === 'contains' ? checkClientText(pair.value, `${where}.value`) : operand(pair.value, `${where}.value`);
+      op({ op: name, value }, keyOf(pair.key, where));
+    });
+  }
+  (arg.in ?? []).forEach((pair, i) => {
+    const where = `${path}${graphqlName}.in[${i}]`;
+    op({ op: 'in', values: pair.values.map((v, j) => operand(v, `${where}.values[${j}]`)) }, keyOf(pair.key, where));
+  });
+  (arg.exists ?? []).forEach((pair, i) => {
+    op({ op: 'exists', value: pair.value }, keyOf(pair.key, `${path}${graphqlName}.exists[${i}]`));
+  });
+  return out;
+}
+
+/** Durations are compared in microseconds: beyond this many milliseconds (about 285 years) they are no longer exact. */
+export const MAX_DURATION_MS = 9e12;
+
+function durationLeaves<S extends string, T extends string>(arg: Maybe<DurationFilterArg>, path: string): Node<S, T>[] {
+  if (!isSet(arg)) return [];
+  const out: Node<S, T>[] = [];
+  const leaf = (predicate: DurationPredicate): void => {
+    out.push({ kind: 'duration', predicate });
+  };
+  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
+    const value = arg[op];
+    if (!isSet(value)) continue;
+    if (!Number.isFinite(value) || Math.abs(value) > MAX_DURATION_MS) {
+      throw badUserInput(`${path}duration.${op} must be a number of milliseconds between -${MAX_DURATION_MS} and ${MAX_DURATION_MS} (fractions down to microseconds, e.g. 1500 or 2.25); got ${value}`);
+    }
+    leaf({ op, value });
+  }
+  if (isSet(arg.isNull)) leaf({ op: 'isNull', value: arg.isNull });
+  return out;
 }
 
 // RFC 8259's number grammar: such a value is also compared as a number (CONTRACT.md, JSON filters).
@@ -237,7 +307,17 @@ interface Walk {
   readonly maxDepth: number;
 }
 
-function instanceNode(arg: InstanceFilterArg, walk: Walk): InstanceFilter {
+/** The walk one level deeper (and/or/not, a nested relation filter); BAD_USER_INPUT beyond the maximum depth. */
+function nested(walk: Walk, suffix: string): Walk {
+  const { path, depth, maxDepth } = walk;
+  // Backends translate the tree recursively: its depth must stay small whatever the client sends.
+  if (depth >= maxDepth) {
+    throw badUserInput(`${path}${suffix} is nested in and/or/not more than ${maxDepth} levels deep (GRAPHQL_MAX_FILTER_DEPTH); flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]`);
+  }
+  return { path: `${path}${suffix}.`, depth: depth + 1, maxDepth };
+}
+
+function instanceNode(arg: InstanceFilterArg, walk: Walk): ExtendedInstanceFilter {
   type N = Node<InstanceStringField, InstanceTimeField>;
   const { path } = walk;
   const nodes: N[] = [
@@ -255,7 +335,10 @@ function instanceNode(arg: InstanceFilterArg, walk: Walk): InstanceFilter {
     ...jsonLeaves<InstanceStringField, InstanceTimeField>('input', 'input', arg.input, path),
     ...jsonLeaves<InstanceStringField, InstanceTimeField>('output', 'output', arg.output, path),
     ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error, path),
+    ...durationLeaves<InstanceStringField, InstanceTimeField>(arg.duration, path),
   ];
+  // "Runs where validateOrder faulted": some task execution of the instance matches.
+  if (isSet(arg.taskExecutions)) nodes.push({ kind: 'tasks', node: taskNode(arg.taskExecutions, nested(walk, 'taskExecutions')) });
   return withLogic(nodes, arg, walk, instanceNode);
 }
 
@@ -266,14 +349,7 @@ function withLogic<S extends string, T extends string, A>(
   walk: Walk,
   translate: (filter: A, walk: Walk) => Node<S, T>,
 ): Node<S, T> {
-  const { path, depth, maxDepth } = walk;
-  const inner = (suffix: string): Walk => {
-    // Backends translate the tree recursively: its depth must stay small whatever the client sends.
-    if (depth >= maxDepth) {
-      throw badUserInput(`${path}${suffix} is nested in and/or/not more than ${maxDepth} levels deep (GRAPHQL_MAX_FILTER_DEPTH); flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]`);
-    }
-    return { path: `${path}${suffix}.`, depth: depth + 1, maxDepth };
-  };
+  const inner = (suffix: string): Walk => nested(walk, suffix);
   if (isSet(arg.and)) nodes.push({ kind: 'and', nodes: arg.and.map((f, i) => translate(f, inner(`and[${i}]`))) });
   if (isSet(arg.or)) nodes.push({ kind: 'or', nodes: arg.or.map((f, i) => translate(f, inner(`or[${i}]`))) });
   if (isSet(arg.not)) nodes.push({ kind: 'not', node: translate(arg.not, inner('not')) });
@@ -293,7 +369,7 @@ function taskStatus(path: string): (value: string, op: string) => string {
   };
 }
 
-function taskNode(arg: TaskFilterArg, walk: Walk): TaskFilter {
+function taskNode(arg: TaskFilterArg, walk: Walk): ExtendedTaskFilter {
   type N = Node<TaskStringField, TaskTimeField>;
   const { path } = walk;
   const nodes: N[] = [
@@ -309,7 +385,15 @@ function taskNode(arg: TaskFilterArg, walk: Walk): TaskFilter {
     ...jsonLeaves<TaskStringField, TaskTimeField>('input', 'inputArgs', arg.inputArgs, path),
     ...jsonLeaves<TaskStringField, TaskTimeField>('output', 'outputArgs', arg.outputArgs, path),
     ...errorLeaves<TaskStringField, TaskTimeField>(arg.error, path),
+    ...durationLeaves<TaskStringField, TaskTimeField>(arg.duration, path),
   ];
+  // The run's definition: a condition on the task's instance (one node, so `not` negates all of it together).
+  const run = [
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.workflowName, path, (v) => v, 'workflowName'),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.workflowNamespace, path, (v) => v, 'workflowNamespace'),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.workflowVersion, path, (v) => v, 'workflowVersion'),
+  ];
+  if (run.length > 0) nodes.push({ kind: 'instance', node: all(run) });
   return withLogic(nodes, arg, walk, taskNode);
 }
 
@@ -321,10 +405,10 @@ function orNull<S extends string, T extends string>(node: Node<S, T>): Node<S, T
 export const DEFAULT_MAX_FILTER_DEPTH = 32;
 
 /** null when the filter places no condition. Explicit nulls inside a filter mean "no condition". */
-export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): InstanceFilter | null {
+export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): ExtendedInstanceFilter | null {
   return isSet(arg) ? orNull(instanceNode(arg, { path: 'filter.', depth: 0, maxDepth })) : null;
 }
 
-export function translateTaskFilter(arg: Maybe<TaskFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): TaskFilter | null {
+export function translateTaskFilter(arg: Maybe<TaskFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): ExtendedTaskFilter | null {
   return isSet(arg) ? orNull(taskNode(arg, { path: 'filter.', depth: 0, maxDepth })) : null;
 }

@@ -3,9 +3,9 @@
 // from the raw variables JSON (JSON.parse keeps key order).
 import { Kind } from 'graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Direction, InstanceSortField, SortKey, TaskSortField } from './reader.js';
+import type { Direction, ExtendedInstanceSortField, ExtendedTaskSortField, SortKey } from './reader.js';
 
-export const INSTANCE_SORT_FIELDS: Readonly<Record<string, InstanceSortField>> = Object.freeze({
+export const INSTANCE_SORT_FIELDS: Readonly<Record<string, ExtendedInstanceSortField>> = Object.freeze({
   id: 'id',
   name: 'name',
   namespace: 'namespace',
@@ -16,9 +16,10 @@ export const INSTANCE_SORT_FIELDS: Readonly<Record<string, InstanceSortField>> =
   startDate: 'startDate',
   endDate: 'endDate',
   lastUpdate: 'lastUpdate',
+  duration: 'duration',
 });
 
-export const TASK_SORT_FIELDS: Readonly<Record<string, TaskSortField>> = Object.freeze({
+export const TASK_SORT_FIELDS: Readonly<Record<string, ExtendedTaskSortField>> = Object.freeze({
   id: 'id',
   taskName: 'taskName',
   taskPosition: 'taskPosition',
@@ -27,6 +28,7 @@ export const TASK_SORT_FIELDS: Readonly<Record<string, TaskSortField>> = Object.
   exit: 'endDate',
   startDate: 'startDate',
   endDate: 'endDate',
+  duration: 'duration',
 });
 
 /** The keys of the `argName` argument in the order the client wrote them, or null when unknown. */

@@ -4,14 +4,24 @@
 import { Kind } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, GraphQLField, GraphQLOutputType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
 import type { CoreConfig } from './config.js';
+import { countCostOf, DEFAULT_COUNT_EXACT_LIMIT } from './count-limit.js';
 import { graphql } from './graphql-runtime.js';
+import { INSTANCE_STATUSES } from './reader.js';
 
 const { getNamedType, getNullableType, isListType, isObjectType } = graphql;
 
 /** Object types whose values are rows the backend reads. */
 const ROW_TYPES = new Set(['WorkflowInstance', 'TaskExecution']);
+/** Types whose values are counts, and how many bounded counts one value takes (one per status). */
+const COUNT_TYPES: ReadonlyMap<string, number> = new Map([
+  ['Count', 1],
+  ['WorkflowInstanceStatusCount', INSTANCE_STATUSES.length],
+]);
 
-export type CostSettings = Pick<CoreConfig['graphql'], 'defaultLimit' | 'maxLimit' | 'costTasksPerInstance'>;
+export type CostSettings = Pick<CoreConfig['graphql'], 'defaultLimit' | 'maxLimit' | 'costTasksPerInstance'> & {
+  /** COUNT_EXACT_LIMIT (default 10000): a count costs countCostOf(it). */
+  readonly countExactLimit?: number;
+};
 
 export interface FieldCost {
   /** Response key (alias or field name) of a root field. */
@@ -93,6 +103,9 @@ class Pricing {
     const definition = fields[first.name.value];
     if (definition === undefined) return 0;
     const named = getNamedType(definition.type);
+    // A count reads at most COUNT_EXACT_LIMIT + 1 index entries per status it counts, whatever its selection.
+    const counts = COUNT_TYPES.get(named.name);
+    if (counts !== undefined) return counts * countCostOf(this.settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT);
     if (!isObjectType(named) || !ROW_TYPES.has(named.name)) return 0;
     const rows = this.rowCount(definition.type, definition, first);
     if (rows === 0) return 0;
@@ -143,7 +156,8 @@ export function costMessage(cost: OperationCost, budget: number, settings: CostS
     .join(', ');
   return (
     `Query cost ${cost.total} exceeds the budget of ${budget} rows (GRAPHQL_MAX_COST). ` +
-    `Each list counts its limit (default ${settings.defaultLimit}), each taskExecutions list ${settings.costTasksPerInstance} per instance of the list it is in, a single lookup 1. ` +
+    `Each list counts its limit (default ${settings.defaultLimit}), each taskExecutions list ${settings.costTasksPerInstance} per instance of the list it is in, a single lookup 1, ` +
+    `a count ${countCostOf(settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT)} (per status in workflowInstanceStatusCounts). ` +
     `Largest: ${largest}. Lower the limits, request fewer lists or aliases at once (or split the query), or select taskExecutions for fewer instances.`
   );
 }

@@ -87,10 +87,15 @@ export type IntPredicate =
   | { readonly op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; readonly value: number }
   | { readonly op: 'in'; readonly values: readonly number[] };
 
-export type FilterNode<S extends string, T extends string> =
-  | { readonly kind: 'and'; readonly nodes: readonly FilterNode<S, T>[] } // empty: matches everything
-  | { readonly kind: 'or'; readonly nodes: readonly FilterNode<S, T>[] } // empty: matches nothing
-  | { readonly kind: 'not'; readonly node: FilterNode<S, T> }
+/**
+ * A filter tree whose leaves are the contract's kinds plus `X`. The contract's tree (`FilterNode`) has no extra
+ * kinds; `ExtendedFilterNode` adds the kinds of issue 9, which only a backend with `Reader.extended` receives.
+ */
+export type FilterTree<S extends string, T extends string, X> =
+  | { readonly kind: 'and'; readonly nodes: readonly FilterTree<S, T, X>[] } // empty: matches everything
+  | { readonly kind: 'or'; readonly nodes: readonly FilterTree<S, T, X>[] } // empty: matches nothing
+  | { readonly kind: 'not'; readonly node: FilterTree<S, T, X> }
+  | X
   | { readonly kind: 'string'; readonly field: S; readonly predicate: StringPredicate }
   | { readonly kind: 'time'; readonly field: T; readonly predicate: TimePredicate }
   | { readonly kind: 'int'; readonly field: IntField; readonly predicate: IntPredicate }
@@ -101,12 +106,51 @@ export type FilterNode<S extends string, T extends string> =
    */
   | { readonly kind: 'json'; readonly field: JsonField; readonly path: readonly string[]; readonly value: string };
 
+/** The contract's filter tree: what every backend translates. */
+export type FilterNode<S extends string, T extends string> = FilterTree<S, T, never>;
+
 export type InstanceFilter = FilterNode<InstanceStringField, InstanceTimeField>;
 export type TaskFilter = FilterNode<TaskStringField, TaskTimeField>;
+
+/**
+ * Operators on a JSON path beyond equality (issue 9). `ne`: the path exists and does not equal (as `json`);
+ * `gt`…`lte`: numerically when `value` is a JSON number (only numbers match), otherwise as text by code point
+ * against strings only; `in`: equals one of (as `json`; empty matches nothing); `contains`: a JSON string containing
+ * `value` literally; `exists`: the path is present (any value, JSON null included) / absent.
+ */
+export type JsonPredicate =
+  | { readonly op: 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains'; readonly value: string }
+  | { readonly op: 'in'; readonly values: readonly string[] }
+  | { readonly op: 'exists'; readonly value: boolean };
+
+/** A duration (endDate − startDate) in milliseconds, fractions down to microseconds; missing while either time is. */
+export type DurationPredicate =
+  | { readonly op: 'gt' | 'gte' | 'lt' | 'lte'; readonly value: number }
+  | { readonly op: 'isNull'; readonly value: boolean };
+
+/**
+ * The leaf kinds beyond the contract (issue 9), in ExtendedFilterNode trees only:
+ *  - `jsonOp`: a JsonPredicate on a payload path.
+ *  - `duration`: a DurationPredicate on endDate − startDate.
+ *  - `tasks` (instance filters only): at least one task execution of the instance matches `node`.
+ *  - `instance` (task filters only): the task's workflow instance matches `node` (its name, namespace, version).
+ */
+export type ExtensionNode =
+  | { readonly kind: 'jsonOp'; readonly field: JsonField; readonly path: readonly string[]; readonly predicate: JsonPredicate }
+  | { readonly kind: 'duration'; readonly predicate: DurationPredicate }
+  | { readonly kind: 'tasks'; readonly node: ExtendedTaskFilter }
+  | { readonly kind: 'instance'; readonly node: ExtendedInstanceFilter };
+
+export type ExtendedFilterNode<S extends string, T extends string> = FilterTree<S, T, ExtensionNode>;
+export type ExtendedInstanceFilter = ExtendedFilterNode<InstanceStringField, InstanceTimeField>;
+export type ExtendedTaskFilter = ExtendedFilterNode<TaskStringField, TaskTimeField>;
 
 export type Direction = 'ASC' | 'DESC';
 export type InstanceSortField = 'id' | 'name' | 'namespace' | 'version' | 'status' | 'startDate' | 'endDate' | 'lastUpdate';
 export type TaskSortField = 'id' | 'taskName' | 'taskPosition' | 'status' | 'startDate' | 'endDate';
+/** `duration` (endDate − startDate, nulls last) is beyond the contract: only `Reader.extended` is asked for it. */
+export type ExtendedInstanceSortField = InstanceSortField | 'duration';
+export type ExtendedTaskSortField = TaskSortField | 'duration';
 export interface SortKey<F extends string> { readonly field: F; readonly direction: Direction }
 
 /** The default order of both list queries when orderBy is empty (then `id ASC`). */
@@ -155,6 +199,33 @@ export interface IngestionStats {
   readonly taskExecutions: number;
 }
 
+/** A number of matching rows: exact up to the limit asked for, the backend's estimate (`exact: false`) above it. */
+export interface Count {
+  readonly value: number;
+  readonly exact: boolean;
+}
+
+export interface CountOptions {
+  /** Count exactly while at most this many rows match (COUNT_EXACT_LIMIT); above it estimate, never below limit + 1. */
+  readonly exactLimit: number;
+}
+
+/** The statuses in the order of the GraphQL enum (and of workflowInstanceStatusCounts). */
+export const INSTANCE_STATUSES: readonly WorkflowInstanceStatus[] = Object.freeze(['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED']);
+
+/**
+ * The queries beyond the contract (issue 9): the lists with the extended filter kinds and the `duration` order, and
+ * the counts. Same semantics as the Reader's lists otherwise (placeholders never returned nor counted).
+ */
+export interface ExtendedReader {
+  listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]>;
+  listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]>;
+  countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count>;
+  countTasks(filter: ExtendedTaskFilter | null, options: CountOptions): Promise<Count>;
+  /** Per status (every status a key, exactness per status), in one round trip where the backend can. */
+  countInstancesByStatus(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>>;
+}
+
 /** Pool gauges for metrics; a backend without a pool returns null. */
 export interface PoolStats { readonly total: number; readonly idle: number; readonly waiting: number }
 
@@ -188,4 +259,11 @@ export interface Reader {
   ingestionStats(): Promise<IngestionStats>;
   poolStats(): PoolStats | null;
   close(): Promise<void>;
+  /** The backend's name as served in `indexStatus.backend` (e.g. `postgresql`); optional until every backend sets it. */
+  readonly backendName?: string;
+  /**
+   * The queries beyond the contract (issue 9). Optional until every backend implements them: without it the GraphQL
+   * layer answers the queries that need it with BAD_USER_INPUT "… not supported by the <backend> backend yet".
+   */
+  readonly extended?: ExtendedReader;
 }

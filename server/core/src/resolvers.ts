@@ -11,8 +11,13 @@ import { cursorOf, decodeCursor, rememberOrder } from './cursor.js';
 import { INSTANCE_SORT_FIELDS, TASK_SORT_FIELDS, toSortKeys, writtenKeyOrder } from './order-by.js';
 import { resolvePage } from './pagination.js';
 import { selectsPayloads } from './payload-selection.js';
-import { DEFAULT_LIST_ORDER, effectiveSortKeys } from './reader.js';
-import type { Direction, Reader, TaskExecutionRecord, Timestamp, WorkflowInstanceRecord } from './reader.js';
+import { countExactLimitOf } from './count-limit.js';
+import { durationMs } from './duration.js';
+import { asContractFilter, asContractOrder, extendedFeatureOf, requireExtended } from './extended-queries.js';
+import { indexStatusOf } from './index-status.js';
+import type { IndexStatus } from './index-status.js';
+import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from './reader.js';
+import type { Count, Direction, Reader, TaskExecutionRecord, Timestamp, WorkflowInstanceRecord, WorkflowInstanceStatus } from './reader.js';
 import type { TaskLoaders } from './task-loader.js';
 
 /** What resolvers need from the per-request context (yoga adds `params`). */
@@ -96,7 +101,14 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
         const after = args.after === null || args.after === undefined ? null : decodeCursor('instances', args.after, order);
         if (page.limit === 0) return [];
-        const rows = await ctx.reader.listInstances({ filter, orderBy, after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        const query = { after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) };
+        // The contract's method when the query needs nothing more (every backend), the extended one otherwise.
+        const contractFilter = asContractFilter(filter);
+        const contractOrder = asContractOrder(orderBy);
+        const rows =
+          contractFilter !== undefined && contractOrder !== undefined
+            ? await ctx.reader.listInstances({ ...query, filter: contractFilter, orderBy: contractOrder })
+            : await requireExtended(ctx.reader, extendedFeatureOf(filter) ?? 'orderBy: {duration}').listInstances({ ...query, filter, orderBy });
         rememberOrder(rows, 'instances', order);
         return rows;
       },
@@ -118,7 +130,13 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
         const after = args.after === null || args.after === undefined ? null : decodeCursor('tasks', args.after, order);
         if (page.limit === 0) return [];
-        const rows = await ctx.reader.listTasks({ filter, orderBy, after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
+        const query = { after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) };
+        const contractFilter = asContractFilter(filter);
+        const contractOrder = asContractOrder(orderBy);
+        const rows =
+          contractFilter !== undefined && contractOrder !== undefined
+            ? await ctx.reader.listTasks({ ...query, filter: contractFilter, orderBy: contractOrder })
+            : await requireExtended(ctx.reader, extendedFeatureOf(filter) ?? 'orderBy: {duration}').listTasks({ ...query, filter, orderBy });
         rememberOrder(rows, 'tasks', order);
         return rows;
       },
@@ -127,6 +145,26 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       },
       async getTaskExecutionsByWorkflowInstance(_: unknown, args: { readonly workflowInstanceId: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
         return ctx.loaders.load(checkClientText(args.workflowInstanceId, 'workflowInstanceId'), selectsPayloads(info));
+      },
+      async countWorkflowInstances(_: unknown, args: { readonly filter?: InstanceFilterArg | null }, ctx: ResolverContext): Promise<Count> {
+        const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
+        return requireExtended(ctx.reader, 'countWorkflowInstances').countInstances(filter, { exactLimit: countExactLimitOf(config) });
+      },
+      async countTaskExecutions(_: unknown, args: { readonly filter?: TaskFilterArg | null }, ctx: ResolverContext): Promise<Count> {
+        const filter = translateTaskFilter(args.filter, config.graphql.maxFilterDepth);
+        return requireExtended(ctx.reader, 'countTaskExecutions').countTasks(filter, { exactLimit: countExactLimitOf(config) });
+      },
+      async workflowInstanceStatusCounts(
+        _: unknown,
+        args: { readonly filter?: InstanceFilterArg | null },
+        ctx: ResolverContext,
+      ): Promise<{ status: WorkflowInstanceStatus; count: Count }[]> {
+        const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
+        const counts = await requireExtended(ctx.reader, 'workflowInstanceStatusCounts').countInstancesByStatus(filter, { exactLimit: countExactLimitOf(config) });
+        return INSTANCE_STATUSES.map((status) => ({ status, count: counts[status] }));
+      },
+      async indexStatus(_: unknown, __: unknown, ctx: ResolverContext): Promise<IndexStatus> {
+        return indexStatusOf(await ctx.reader.ingestionStats(), ctx.reader.backendName ?? 'unknown', Date.now());
       },
     },
     WorkflowInstance: {
@@ -142,6 +180,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         return ctx.loaders.load(p.id, payloads);
       },
       cursor: (p: WorkflowInstanceRecord) => cursorOf(p),
+      durationMs: (p: WorkflowInstanceRecord) => durationMs(p),
     },
     TaskExecution: {
       status: (p: TaskExecutionRecord) => (p.status === 'FAILED' ? 'FAULTED' : p.status),
@@ -151,6 +190,8 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       outputData: (p: TaskExecutionRecord) => p.outputData ?? null,
       errorMessage: (p: TaskExecutionRecord) => p.error?.title ?? p.error?.detail ?? null,
       cursor: (p: TaskExecutionRecord) => cursorOf(p),
+      durationMs: (p: TaskExecutionRecord) => durationMs(p),
+      workflowInstance: (p: TaskExecutionRecord, _: unknown, ctx: ResolverContext, info: GraphQLResolveInfo) => ctx.loaders.loadInstance(p.workflowInstanceId, selectsPayloads(info)),
     },
   };
 }

@@ -1,13 +1,17 @@
 import DataLoader from 'dataloader';
-import type { Reader, TaskExecutionRecord } from './reader.js';
+import type { Reader, TaskExecutionRecord, WorkflowInstanceRecord } from './reader.js';
 
 /**
- * Per-request batching of `taskExecutions`: every instance of a page asks for its tasks in the
- * same tick, and one `reader.tasksOfInstances` call answers them all. One loader per payloads
- * flag, because with and without payloads are different reads.
+ * Per-request batching of the row links:
+ *  - `taskExecutions`: every instance of a page asks for its tasks in the same tick, and one
+ *    `reader.tasksOfInstances` call answers them all.
+ *  - `TaskExecution.workflowInstance`: every task of a page asks for its run in the same tick, and one
+ *    `reader.listInstances` call with `id in [...]` answers them all (a contract method: every backend has it).
+ * One loader per payloads flag, because with and without payloads are different reads.
  */
 export class TaskLoaders {
   private readonly loaders = new Map<boolean, DataLoader<string, TaskExecutionRecord[]>>();
+  private readonly instanceLoaders = new Map<boolean, DataLoader<string, WorkflowInstanceRecord | null>>();
 
   constructor(private readonly reader: Reader) {}
 
@@ -19,6 +23,26 @@ export class TaskLoaders {
         return ids.map((id) => byInstance.get(id) ?? []);
       });
       this.loaders.set(payloads, loader);
+    }
+    return loader.load(instanceId);
+  }
+
+  /** The served instance with this id (null for a placeholder or an unknown id), batched with the others of the tick. */
+  loadInstance(instanceId: string, payloads: boolean): Promise<WorkflowInstanceRecord | null> {
+    let loader = this.instanceLoaders.get(payloads);
+    if (loader === undefined) {
+      loader = new DataLoader<string, WorkflowInstanceRecord | null>(async (ids) => {
+        const rows = await this.reader.listInstances({
+          filter: { kind: 'string', field: 'id', predicate: { op: 'in', values: [...ids] } },
+          orderBy: [{ field: 'id', direction: 'ASC' }],
+          limit: ids.length,
+          offset: 0,
+          payloads,
+        });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      });
+      this.instanceLoaders.set(payloads, loader);
     }
     return loader.load(instanceId);
   }

@@ -268,6 +268,11 @@ describe('UI, SDL, docs', () => {
       'getTaskExecutions',
       'getTaskExecution',
       'getTaskExecutionsByWorkflowInstance',
+      // beyond the contract (issue 9)
+      'countWorkflowInstances',
+      'countTaskExecutions',
+      'workflowInstanceStatusCounts',
+      'indexStatus',
     ]);
     for (const name of ['WorkflowInstanceFilterInput', 'TaskExecutionFilterInput', 'StringFilterInput', 'DateTimeFilterInput', 'DateTimeRangeInput', 'IntFilterInput', 'WorkflowInstanceStatusFilterInput', 'TaskStatusFilterInput', 'ErrorFilterInput', 'JsonFilterInput', 'JsonFieldFilterInput', 'WorkflowInstanceOrderByInput', 'TaskExecutionOrderByInput', 'Error', 'WorkflowInstanceError', 'OrderBy', 'WorkflowInstanceStatus', 'DateTime']) {
       expect(schema.getType(name), name).toBeDefined();

@@ -67,7 +67,8 @@ describe('GRAPHQL_MAX_COST over HTTP', () => {
       errors: [
         {
           message:
-            'Query cost 330000 exceeds the budget of 20000 rows (GRAPHQL_MAX_COST). Each list counts its limit (default 100), each taskExecutions list 10 per instance of the list it is in, a single lookup 1. ' +
+            'Query cost 330000 exceeds the budget of 20000 rows (GRAPHQL_MAX_COST). Each list counts its limit (default 100), each taskExecutions list 10 per instance of the list it is in, a single lookup 1, ' +
+            'a count 100 (per status in workflowInstanceStatusCounts). ' +
             'Largest: a0 (11000), a1 (11000), a2 (11000). Lower the limits, request fewer lists or aliases at once (or split the query), or select taskExecutions for fewer instances.',
           extensions: { code: 'BAD_USER_INPUT' },
         },

@@ -1,0 +1,18 @@
+// COUNT_EXACT_LIMIT: counts are exact up to this many matching rows, estimated above. Read from the configuration
+// when it carries the setting (graphql.countExactLimit), else the documented default.
+import type { CoreConfig } from './config.js';
+
+export const DEFAULT_COUNT_EXACT_LIMIT = 10_000;
+
+export function countExactLimitOf(config: CoreConfig): number {
+  const configured = (config.graphql as { readonly countExactLimit?: number }).countExactLimit;
+  return configured ?? DEFAULT_COUNT_EXACT_LIMIT;
+}
+
+/**
+ * What one count costs in the query cost (rows of GRAPHQL_MAX_COST): it reads at most limit + 1 index entries, which
+ * cost far less than rows with payloads, so a hundredth of the limit (100 by default, a default page).
+ */
+export function countCostOf(exactLimit: number): number {
+  return Math.max(1, Math.ceil(exactLimit / 100));
+}
