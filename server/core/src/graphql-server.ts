@@ -12,6 +12,9 @@ import type { ServerContext } from './request-state.js';
 import { createResolvers } from './resolvers.js';
 import type { ResolverContext } from './resolvers.js';
 import { TaskLoaders } from './task-loader.js';
+import { activeTracing } from './tracing.js';
+import { useTracing } from './tracing-graphql.js';
+import { tracedReader } from './tracing-reader.js';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 
@@ -41,11 +44,14 @@ function yogaLogger(logger: Logger): YogaLogger {
 export function createGraphQLServer(deps: { readonly config: CoreConfig; readonly reader: Reader; readonly logger: Logger; readonly schema: GraphQLSchema }): GraphQLServer {
   const { config, reader, logger, schema } = deps;
   const introspectionOff = config.graphql.introspection !== 'DEFAULT';
+  // Tracing is decided once, at start-up: with it off, requests run without a span plugin or a wrapped reader.
+  const tracer = activeTracing();
+  const backendReader = tracer === null ? reader : tracedReader(reader, tracer, reader.backendName ?? 'backend');
   return createYoga<ServerContext, ResolverContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     context: () => {
-      const bounded = boundedReader(reader, config.graphql.maxConcurrentReads);
+      const bounded = boundedReader(backendReader, config.graphql.maxConcurrentReads);
       return { reader: bounded, loaders: new TaskLoaders(bounded) };
     },
     logging: yogaLogger(logger),
@@ -58,6 +64,8 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
     maxRequestBodySize: false,
     maskedErrors: { maskError: maskUnexpectedError(logger), errorMessage: UNEXPECTED_ERROR_MESSAGE, isDev: false },
     plugins: [
+      // First: the request's span covers every other plugin's work, refusals included.
+      ...(tracer === null ? [] : [useTracing(tracer)]),
       useCsrfPrevention(),
       useOperationFacts(),
       useVariablesDepthLimit(config.graphql.maxFilterDepth),

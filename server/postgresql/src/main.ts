@@ -4,6 +4,7 @@
 import { ConfigError } from '@workflow-index/core/config';
 import { installGracefulShutdown } from '@workflow-index/core/http-server';
 import { createLogger } from '@workflow-index/core/logger';
+import { startTracing, tracingSettings } from '@workflow-index/core/tracing';
 import { DevServicesError } from './dev-database.js';
 import { loadPostgresqlConfig, parseServerFlags, serverHelp } from './postgresql-config.js';
 import type { PostgresqlServerConfig } from './postgresql-config.js';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   let config: PostgresqlServerConfig;
   try {
     config = loadPostgresqlConfig(process.env, flags, problems);
+    tracingSettings(process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`workflow-index: invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}\n(see --help and the configuration table in the README)\n`);
@@ -26,6 +28,8 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.core);
   logger.info({ mode: config.core.mode, backend: 'postgresql' }, 'starting');
+  // Before the app is built: the GraphQL layer adds its spans only when tracing is on (OTEL_* environment).
+  const tracing = startTracing(process.env, logger);
   let server;
   try {
     server = await startPostgresqlServer(config, logger);
@@ -33,12 +37,16 @@ async function main(): Promise<void> {
     if (error instanceof DevServicesError) logger.fatal(error.message);
     else logger.fatal({ err: error }, 'start-up failed');
     process.exitCode = 1;
+    await tracing?.shutdown();
     // Whatever was started has been stopped; a handle nobody owns must not keep a failed process alive.
     setTimeout(() => process.exit(1), 2000).unref();
     return;
   }
   // The HTTP servers drain first (installGracefulShutdown closes them); close() then releases pool and dev database.
-  installGracefulShutdown(server.http, () => server.close(), logger);
+  installGracefulShutdown(server.http, async () => {
+    await server.close();
+    await tracing?.shutdown();
+  }, logger);
   logger.info({ startupMs: Math.round(performance.now()), httpPort: server.http.httpPort }, 'server started');
 }
 
