@@ -20,7 +20,7 @@ const kustomizations = ['manifests', 'kustomize', 'fluent-bit'].flatMap((d) => w
 
 describe('manifests/ layout', () => {
   it('has the manifests this bundle is made of', () => {
-    expect(manifestFiles.length).toBe(23);
+    expect(manifestFiles.length).toBe(34);
   });
 
   it.each(manifestFiles.map((f) => [relative(REPO_ROOT, f), f]))('%s holds one object named after its component and kind', (_, file) => {
@@ -56,11 +56,12 @@ describe('kustomizations', () => {
     if (file.includes('/kustomize/components/')) expect(k['kind']).toBe('Component');
   });
 
-  it.each(['postgresql', 'kind'])('overlay %s only combines the base with components and small patches', (overlay) => {
+  it.each([['postgresql', 'postgresql'], ['kind', 'postgresql'], ['opensearch', 'opensearch'], ['kind-opensearch', 'opensearch']])('overlay %s only combines the base with components (backend-%s first) and small patches', (overlay, backend) => {
     const k = parse(readFileSync(join(REPO_ROOT, 'kustomize/overlays', overlay, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(k).sort()).toEqual(['apiVersion', 'components', 'kind', 'patches', 'resources']);
     expect(k['resources']).toEqual(['../../../manifests/base']);
     expect((k['components'] as string[]).every((c) => c.startsWith('../../components/'))).toBe(true);
-    expect((k['components'] as string[])[0]).toBe('../../components/backend-postgresql');
+    expect((k['components'] as string[])[0]).toBe(`../../components/backend-${backend}`);
+    expect((k['components'] as string[]).at(-1)).toBe('../../components/release-named-migration');
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { type K8sObject, OVERLAYS, REPO_ROOT, kubectlAvailable, objectId, parseObjects, render } from './support/kustomize-render.js';
+import { type K8sObject, ALL_OVERLAYS, REPO_ROOT, kubectlAvailable, objectId, parseObjects, render } from './support/kustomize-render.js';
 
 const available = kubectlAvailable();
 
@@ -68,7 +68,7 @@ function renderRelease(tag: string, mirror?: string): K8sObject[] {
 }
 
 describe.skipIf(!available)('the migration Job across releases', () => {
-  it.each(OVERLAYS)('overlay %s names the Job after the tag of its init image, with the hook and force annotations and a TTL', (overlay) => {
+  it.each(ALL_OVERLAYS)('overlay %s names the Job after the tag of its init image, with the hook and force annotations and a TTL', (overlay) => {
     const job = migrateJob(render(`kustomize/overlays/${overlay}`));
     expect(imageOf(job)).toBe('workflow-index/init:0.1.0');
     expect(job.metadata.name).toBe('workflow-index-migrate-0.1.0');

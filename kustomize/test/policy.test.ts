@@ -26,6 +26,8 @@ function renders(): [string, K8sObject[], boolean][] {
   return [
     ['overlay postgresql', render('kustomize/overlays/postgresql'), false],
     ['overlay kind', render('kustomize/overlays/kind'), true],
+    ['overlay opensearch', render('kustomize/overlays/opensearch'), false],
+    ['overlay kind-opensearch', render('kustomize/overlays/kind-opensearch'), true],
     ['base + service-monitor', renderCombination(['manifests/base'], ['kustomize/components/backend-postgresql', 'kustomize/components/service-monitor']), false],
   ];
 }

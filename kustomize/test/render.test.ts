@@ -2,7 +2,7 @@
 // Kubernetes schemas; every reference inside a render (ConfigMaps, Secrets, ServiceAccounts, selectors, named
 // ports, $(VAR) expansions) resolves.
 import { describe, expect, it } from 'vitest';
-import { type K8sObject, COMPONENTS, OVERLAYS, baseName, kubectlAvailable, objectId, render, renderCombination } from './support/kustomize-render.js';
+import { type K8sObject, ALL_OVERLAYS, COMPONENTS, baseName, kubectlAvailable, objectId, render, renderCombination } from './support/kustomize-render.js';
 import { schemaProblems } from './support/schema-validation.js';
 import { type Container, allContainers, workloads } from './support/pod-specs.js';
 
@@ -51,6 +51,40 @@ export const OPERATOR_SECRETS = [
   'workflow-index/workflow-index-database-admin',
   'workflow-index/workflow-index-database-forwarder',
   'workflow-index/workflow-index-database-reader',
+];
+
+/** The base's backend-neutral objects, as each backend's production overlay renders them. */
+const NEUTRAL_INVENTORY = PRODUCTION_INVENTORY.filter((id) => !/database|wait-for-schema/.test(id));
+
+const OPENSEARCH_INVENTORY = [
+  ...NEUTRAL_INVENTORY,
+  'ConfigMap/logging/workflow-index-opensearch',
+  'ConfigMap/workflow-index/workflow-index-opensearch',
+  'Deployment/workflow-index/workflow-index-normalizer',
+  'NetworkPolicy/workflow-index/workflow-index-normalizer',
+  'Service/workflow-index/workflow-index-normalizer',
+  'ServiceAccount/workflow-index/workflow-index-normalizer',
+].sort();
+
+const KIND_OPENSEARCH_EXTRA = [
+  'Deployment/workflow-index/workflow-index-opensearch',
+  'NetworkPolicy/workflow-index/workflow-index-opensearch',
+  'Secret/logging/workflow-index-opensearch-fluent-bit',
+  'Secret/workflow-index/workflow-index-opensearch-admin',
+  'Secret/workflow-index/workflow-index-opensearch-normalizer',
+  'Secret/workflow-index/workflow-index-opensearch-server',
+  'Service/workflow-index/workflow-index-opensearch',
+  'ServiceAccount/workflow-index/workflow-index-opensearch',
+];
+
+/** The Secrets the operator creates for the opensearch overlay (docs/deployment.md); the CA one is optional (http). */
+export const OPENSEARCH_OPERATOR_SECRETS = [
+  'logging/workflow-index-opensearch-ca',
+  'logging/workflow-index-opensearch-fluent-bit',
+  'workflow-index/workflow-index-opensearch-admin',
+  'workflow-index/workflow-index-opensearch-ca',
+  'workflow-index/workflow-index-opensearch-normalizer',
+  'workflow-index/workflow-index-opensearch-server',
 ];
 
 function inventory(objects: readonly K8sObject[]): string[] {
@@ -117,7 +151,7 @@ function selects(selector: Record<string, string>, labels: Record<string, string
 }
 
 describe.skipIf(!available)('kustomize renders', () => {
-  const overlays = available ? Object.fromEntries(OVERLAYS.map((o) => [o, render(`kustomize/overlays/${o}`)])) : {};
+  const overlays = available ? Object.fromEntries(ALL_OVERLAYS.map((o) => [o, render(`kustomize/overlays/${o}`)])) : {};
 
   it('renders the production overlay with exactly the expected objects and no Secret', () => {
     expect(inventory(overlays['postgresql']!)).toEqual(PRODUCTION_INVENTORY);
@@ -127,9 +161,18 @@ describe.skipIf(!available)('kustomize renders', () => {
     expect(inventory(overlays['kind']!)).toEqual([...PRODUCTION_INVENTORY, ...KIND_EXTRA].sort());
   });
 
+  it('renders the production OpenSearch overlay: the backend-neutral objects, the normalizer, no Secret and nothing of PostgreSQL', () => {
+    expect(inventory(overlays['opensearch']!)).toEqual(OPENSEARCH_INVENTORY);
+  });
+
+  it('renders the kind-opensearch overlay: the production objects plus the development OpenSearch and its Secrets', () => {
+    expect(inventory(overlays['kind-opensearch']!)).toEqual([...OPENSEARCH_INVENTORY, ...KIND_OPENSEARCH_EXTRA].sort());
+  });
+
   it.each(COMPONENTS)('renders the base with component %s (and the backend it builds on)', (component) => {
-    const components = component === 'backend-postgresql' || component === 'dev-postgresql' || component === 'release-named-migration'
-      ? [...new Set(['kustomize/components/backend-postgresql', `kustomize/components/${component}`])]
+    const backend = component.endsWith('opensearch') ? 'backend-opensearch' : 'backend-postgresql';
+    const components = component.startsWith('backend-') || component.startsWith('dev-') || component === 'release-named-migration'
+      ? [...new Set([`kustomize/components/${backend}`, `kustomize/components/${component}`])]
       : [`kustomize/components/${component}`];
     const objects = renderCombination(['manifests/base'], components);
     const base = render('manifests/base');
@@ -158,7 +201,7 @@ describe.skipIf(!available)('kustomize renders', () => {
     for (const o of base) expect(schemaProblems(o), objectId(o)).toEqual([]);
   });
 
-  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+  describe.each(ALL_OVERLAYS)('overlay %s', (overlay) => {
     const objects = (): K8sObject[] => overlays[overlay]!;
 
     it('validates every object against the Kubernetes schemas, unknown fields included', () => {
@@ -173,7 +216,12 @@ describe.skipIf(!available)('kustomize renders', () => {
           missing.add(`${namespace}/${ref.name}`);
         }
       }
-      expect([...missing].sort()).toEqual(overlay === 'postgresql' ? OPERATOR_SECRETS : []);
+      const external: Record<string, string[]> = { postgresql: OPERATOR_SECRETS, opensearch: OPENSEARCH_OPERATOR_SECRETS, 'kind-opensearch': ['logging/workflow-index-opensearch-ca', 'workflow-index/workflow-index-opensearch-ca'] };
+      expect([...missing].sort()).toEqual(external[overlay] ?? []);
+      // Only the CA bundle may be missing (http clusters have none): it is mounted optional.
+      for (const { namespace, ref } of references(objects())) {
+        if (ref.name === 'workflow-index-opensearch-ca') expect(ref.kind, `${namespace} ${ref.from}`).toBe('Secret');
+      }
     });
 
     it('defines every $(VAR) a container expands before it is used', () => {

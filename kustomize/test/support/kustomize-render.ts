@@ -16,8 +16,14 @@ export interface K8sObject {
   readonly [field: string]: unknown;
 }
 
+/** The overlays of the PostgreSQL backend (fluent-bit/postgresql is deployed by these). */
 export const OVERLAYS = ['postgresql', 'kind'] as const;
-export const COMPONENTS = ['backend-postgresql', 'dev-postgresql', 'release-named-migration', 'service-monitor', 'workflows-namespace'] as const;
+/** The overlays of the OpenSearch backend (fluent-bit/opensearch). */
+export const OPENSEARCH_OVERLAYS = ['opensearch', 'kind-opensearch'] as const;
+export const ALL_OVERLAYS = [...OVERLAYS, ...OPENSEARCH_OVERLAYS] as const;
+/** The production overlays (Secrets created by the operator, none in the render). */
+export const PRODUCTION_OVERLAYS: readonly string[] = ['postgresql', 'opensearch'];
+export const COMPONENTS = ['backend-postgresql', 'dev-postgresql', 'backend-opensearch', 'dev-opensearch', 'release-named-migration', 'service-monitor', 'workflows-namespace'] as const;
 
 let available: boolean | undefined;
 export function kubectlAvailable(): boolean {
