@@ -94,10 +94,29 @@ export function mergeStoredEvent(events: Map<string, StoredEvent>, candidate: St
   return true;
 }
 
-/** Every stored event of the given instances, grouped by instance (id → event). */
-export async function storedEventsOfInstances(client: Client, index: string, instanceIds: readonly string[], pageSize = 2000): Promise<Map<string, Map<string, StoredEvent>>> {
+/** The tombstone instance retention leaves for a deleted run (see instance-retention.ts). */
+export const PRUNED_KIND = 'pruned';
+
+export function tombstoneId(instanceId: string): string {
+  return `p-${sha256(instanceId)}`;
+}
+
+export function tombstoneDocument(instanceId: string, nowMs: number): Record<string, unknown> {
+  return { id: tombstoneId(instanceId), instance_id: instanceId, kind: PRUNED_KIND, ingest_time_ms: nowMs, raw_index: '', raw_id: '', source: '' };
+}
+
+export interface StoredInstances {
+  /** Stored events by instance (id → event). */
+  readonly events: Map<string, Map<string, StoredEvent>>;
+  /** Instances instance retention deleted: their late events are not applied. */
+  readonly pruned: Set<string>;
+}
+
+/** Every stored event of the given instances, grouped by instance, and which of them were pruned. */
+export async function storedEventsOfInstances(client: Client, index: string, instanceIds: readonly string[], pageSize = 2000): Promise<StoredInstances> {
   const byInstance = new Map<string, Map<string, StoredEvent>>();
-  if (instanceIds.length === 0) return byInstance;
+  const pruned = new Set<string>();
+  if (instanceIds.length === 0) return { events: byInstance, pruned };
   let after: JsonValue[] | undefined;
   for (;;) {
     const body: Record<string, unknown> = { size: pageSize, track_total_hits: false, query: { terms: { instance_id: instanceIds } }, sort: [{ id: 'asc' }] };
@@ -105,11 +124,15 @@ export async function storedEventsOfInstances(client: Client, index: string, ins
     const page = hitsOf(await requestLossless(client, 'POST', `/${index}/_search`, body, { ignore_unavailable: 'true', allow_no_indices: 'true' }));
     for (const hit of page) {
       const doc = hit.get('_source') as JsonObject;
+      const instanceId = doc.get('instance_id') as string;
+      if (doc.get('kind') === PRUNED_KIND) {
+        pruned.add(instanceId);
+        continue;
+      }
       const source = parseLosslessJson(doc.get('source') as string);
       const parsed = parseRawEvent(source);
       // Accepted when stored; only a change of the rules could refuse it now, and then it no longer counts.
       if (!parsed.ok) continue;
-      const instanceId = doc.get('instance_id') as string;
       const stored: StoredEvent = {
         id: doc.get('id') as string,
         instanceId,
@@ -123,7 +146,7 @@ export async function storedEventsOfInstances(client: Client, index: string, ins
       if (events === undefined) byInstance.set(instanceId, (events = new Map()));
       events.set(stored.id, stored);
     }
-    if (page.length < pageSize) return byInstance;
+    if (page.length < pageSize) return { events: byInstance, pruned };
     after = page[page.length - 1]!.get('sort') as JsonValue[];
   }
 }

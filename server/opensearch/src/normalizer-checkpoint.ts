@@ -11,6 +11,9 @@ export const STATUS_ID = 'status';
 export interface Checkpoint {
   /** Ingest time (epoch ms) of the newest raw event normalized; 0 before the first cycle. */
   readonly highWaterMs: number;
+  /** The overlap the normalizer re-reads behind the checkpoint: raw events ingested before `highWaterMs − overlapMs`
+   * are normalized for certain (what raw retention relies on). */
+  readonly overlapMs?: number;
   readonly seqNo?: number;
   readonly primaryTerm?: number;
 }
@@ -18,21 +21,22 @@ export interface Checkpoint {
 export async function readCheckpoint(client: Client, index: string): Promise<Checkpoint> {
   const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${CHECKPOINT_ID}` }, { ignore: [404] });
   if (response.statusCode === 404) return { highWaterMs: 0 };
-  const body = response.body as { _seq_no: number; _primary_term: number; _source: { high_water_ms?: number } };
-  return { highWaterMs: body._source.high_water_ms ?? 0, seqNo: body._seq_no, primaryTerm: body._primary_term };
+  const body = response.body as { _seq_no: number; _primary_term: number; _source: { high_water_ms?: number; overlap_ms?: number } };
+  const overlap = body._source.overlap_ms;
+  return { highWaterMs: body._source.high_water_ms ?? 0, ...(overlap === undefined ? {} : { overlapMs: overlap }), seqNo: body._seq_no, primaryTerm: body._primary_term };
 }
 
 /** Stores the new high water; false when someone else wrote the checkpoint meanwhile. */
-export async function writeCheckpoint(client: Client, index: string, previous: Checkpoint, highWaterMs: number): Promise<Checkpoint | undefined> {
+export async function writeCheckpoint(client: Client, index: string, previous: Checkpoint, highWaterMs: number, overlapMs?: number): Promise<Checkpoint | undefined> {
   const querystring: Record<string, string> =
     previous.seqNo === undefined ? { op_type: 'create' } : { if_seq_no: String(previous.seqNo), if_primary_term: String(previous.primaryTerm) };
   const response = await client.transport.request(
-    { method: 'PUT', path: `/${index}/_doc/${CHECKPOINT_ID}`, querystring, body: { kind: 'checkpoint', high_water_ms: highWaterMs, updated_at_ms: Date.now() } },
+    { method: 'PUT', path: `/${index}/_doc/${CHECKPOINT_ID}`, querystring, body: { kind: 'checkpoint', high_water_ms: highWaterMs, ...(overlapMs === undefined ? {} : { overlap_ms: overlapMs }), updated_at_ms: Date.now() } },
     { ignore: [409] },
   );
   if (response.statusCode === 409) return undefined;
   const body = response.body as { _seq_no: number; _primary_term: number };
-  return { highWaterMs, seqNo: body._seq_no, primaryTerm: body._primary_term };
+  return { highWaterMs, ...(overlapMs === undefined ? {} : { overlapMs }), seqNo: body._seq_no, primaryTerm: body._primary_term };
 }
 
 export interface JobStatus {
@@ -41,6 +45,18 @@ export interface JobStatus {
   readonly documents_deleted: number;
   readonly last_cycle_ms: number | null;
   readonly last_success_at_ms: number | null;
+  readonly last_error: string | null;
+}
+
+/** What the last retention pass did (retention/retention-run.ts). */
+export interface RetentionStatus {
+  readonly last_run_at_ms: number;
+  readonly raw_events_retention_days: number;
+  readonly instance_retention_days: number | null;
+  readonly raw_indices_deleted: number;
+  /** Older than the horizon but holding events the normalizer has not processed yet. */
+  readonly raw_indices_waiting: number;
+  readonly instances_deleted: number;
   readonly last_error: string | null;
 }
 
@@ -53,6 +69,7 @@ export interface NormalizerStatus {
   readonly failed_cycles: number;
   readonly jobs: Readonly<Record<NormalizerJob, JobStatus>>;
   readonly updated_at_ms: number;
+  readonly retention?: RetentionStatus;
 }
 
 /** The status an operator reads (`GET workflow-index-normalizer/_doc/status`, `init-job status`). */

@@ -11,13 +11,15 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { type Checkpoint, type JobStatus, readCheckpoint, writeCheckpoint, writeStatus } from './normalizer-checkpoint.js';
+import { type Checkpoint, type JobStatus, type RetentionStatus, readCheckpoint, writeCheckpoint, writeStatus } from './normalizer-checkpoint.js';
 import { acquireLease, releaseLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
 import { ingestErrorDocument, ingestErrorId, recomputeInstances, sendBulk } from './normalizer-recompute.js';
 import { parseRawEvent } from './raw-event-parse.js';
 import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
+import { DEFAULT_RETENTION_RULE, readRetentionRule } from './retention/retention-rule.js';
+import { type RetentionRunResult, runRetention } from './retention/retention-run.js';
 
 export interface NormalizerLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -42,6 +44,8 @@ export interface NormalizerOptions {
   readonly logger?: NormalizerLogger;
   /** Refresh the normalized indices after each write (tests; production relies on the 1 s refresh interval). */
   readonly refresh?: boolean;
+  /** Pause between retention passes (the retention rule in the state index); 0: never from this process. */
+  readonly retentionIntervalMs?: number;
 }
 
 export interface CycleResult {
@@ -84,6 +88,9 @@ export class OpenSearchNormalizer {
   private readonly maxBackoffMs: number;
   private readonly logger: NormalizerLogger;
   private readonly refresh: boolean;
+  private readonly retentionIntervalMs: number;
+  private lastRetentionAt: number | null = null;
+  private retentionStatus: RetentionStatus | undefined;
   /** Raw documents seen within the overlap window (key → ingest ms): each is counted and recomputed once. */
   private readonly seen = new Map<string, number>();
   private checkpoint: Checkpoint | undefined;
@@ -111,6 +118,7 @@ export class OpenSearchNormalizer {
     this.metrics = options.metrics ?? createNormalizerMetrics();
     this.logger = options.logger ?? SILENT;
     this.refresh = options.refresh ?? false;
+    this.retentionIntervalMs = options.retentionIntervalMs ?? 3_600_000;
   }
 
   /** False while cycles fail (the loop keeps retrying); readiness reports it. */
@@ -174,7 +182,7 @@ export class OpenSearchNormalizer {
     for (const [key, t] of this.seen) if (t < from) this.seen.delete(key);
     const highWater = marks.reduce((max, m) => Math.max(max, m.ingestTimeMs), checkpoint.highWaterMs);
     if (highWater !== checkpoint.highWaterMs) {
-      const written = await writeCheckpoint(this.client, this.names.normalizerState, checkpoint, highWater);
+      const written = await writeCheckpoint(this.client, this.names.normalizerState, checkpoint, highWater, this.overlapMs);
       if (written === undefined) {
         this.checkpoint = undefined;
         throw new LeaseLostError('the checkpoint was written by another normalizer');
@@ -226,6 +234,49 @@ export class OpenSearchNormalizer {
     return lines.length;
   }
 
+  /**
+   * One retention pass by the rule in the state index (the default rule when none is stored), trusting this
+   * process's own checkpoint; the caller holds the lease and has just run a cycle.
+   */
+  async retention(nowMs = Date.now()): Promise<RetentionRunResult> {
+    const rule = (await readRetentionRule(this.client, this.names.normalizerState)) ?? DEFAULT_RETENTION_RULE;
+    this.checkpoint ??= await readCheckpoint(this.client, this.names.normalizerState);
+    const result = await runRetention(this.client, { prefix: this.prefix, names: this.names, rule, nowMs, checkpoint: { highWaterMs: this.checkpoint.highWaterMs, overlapMs: this.overlapMs } });
+    const waiting = result.raw.decisions.filter((d) => d.action === 'keep' && d.reason.startsWith('holds events')).length;
+    this.metrics.retentionDeleted.inc({ kind: 'raw_index' }, result.raw.deleted.length);
+    this.metrics.retentionDeleted.inc({ kind: 'instance' }, result.instances?.instances ?? 0);
+    this.retentionStatus = {
+      last_run_at_ms: nowMs,
+      raw_events_retention_days: rule.raw_events_retention_days,
+      instance_retention_days: rule.instance_retention_days,
+      raw_indices_deleted: result.raw.deleted.length,
+      raw_indices_waiting: waiting,
+      instances_deleted: result.instances?.instances ?? 0,
+      last_error: null,
+    };
+    return result;
+  }
+
+  /** Runs retention when its interval has passed; a failure is reported and retried at the next interval, and never
+   * fails the normalization cycle. */
+  private async retentionIfDue(): Promise<void> {
+    if (this.retentionIntervalMs === 0) return;
+    const now = Date.now();
+    if (this.lastRetentionAt !== null && now - this.lastRetentionAt < this.retentionIntervalMs) return;
+    this.lastRetentionAt = now;
+    try {
+      const result = await this.retention(now);
+      if (result.raw.deleted.length > 0 || (result.instances?.instances ?? 0) > 0) {
+        this.logger.info('retention', { rawIndicesDeleted: result.raw.deleted.map((d) => d.index), instancesDeleted: result.instances?.instances ?? 0 });
+      }
+    } catch (error) {
+      this.metrics.retentionFailures.inc();
+      const message = (error as Error).message;
+      this.retentionStatus = { ...(this.retentionStatus ?? { last_run_at_ms: now, raw_events_retention_days: DEFAULT_RETENTION_RULE.raw_events_retention_days, instance_retention_days: null, raw_indices_deleted: 0, raw_indices_waiting: 0, instances_deleted: 0 }), last_error: message };
+      this.logger.warn('retention failed; retrying at the next interval', { error: message });
+    }
+  }
+
   private jobStatus(state: JobStatus['state'], written: number, deletedDocs: number): JobStatus {
     return { state, documents_written: written, documents_deleted: deletedDocs, last_cycle_ms: this.lastCycleMs, last_success_at_ms: this.lastSuccessAt, last_error: this.lastError };
   }
@@ -244,6 +295,7 @@ export class OpenSearchNormalizer {
         'task-execution-transform': this.jobStatus(state, this.totals.executionDocs, this.totals.deleted),
       },
       updated_at_ms: Date.now(),
+      ...(this.retentionStatus === undefined ? {} : { retention: this.retentionStatus }),
     });
   }
 
@@ -256,6 +308,7 @@ export class OpenSearchNormalizer {
         if (await this.acquire()) {
           const result = await this.cycle();
           if (result.newRawEvents > 0) this.logger.info('normalized', { ...result });
+          await this.retentionIfDue();
           await this.publishStatus('started');
         }
         this.failures = 0;

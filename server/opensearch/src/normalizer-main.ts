@@ -2,7 +2,9 @@
 // and task-execution-transform), configured by the environment. It serves its own /q/metrics and /q/health on
 // NORMALIZER_HTTP_PORT (default 9464), stops on SIGTERM/SIGINT after releasing its lease, and otherwise never stops.
 //   OPENSEARCH_* (see opensearch-connection-settings.ts), NORMALIZER_INTERVAL_MS (1000), NORMALIZER_OVERLAP_MS
-//   (10000), NORMALIZER_LEASE_TTL_MS (30000), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info).
+//   (10000), NORMALIZER_LEASE_TTL_MS (30000), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info),
+//   NORMALIZER_RETENTION_INTERVAL_MS (3600000; 0: retention only by `init-job prune`): how often the retention rule
+//   (retention/retention-rule.ts) is applied.
 //   WI_OPENSEARCH_INDEX_PREFIX: a prefix for every index name, for tests and benchmarks on a shared node only.
 import { createServer } from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -11,11 +13,11 @@ import { OpenSearchNormalizer } from './normalizer-job.js';
 import { createNormalizerMetrics } from './normalizer-metrics.js';
 import { openSearchClient, openSearchConnectionSettings } from './opensearch-connection-settings.js';
 
-function intSetting(name: string, fallback: number, problems: string[]): number {
+function intSetting(name: string, fallback: number, problems: string[], min = 1): number {
   const text = process.env[name]?.trim();
   if (!text) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) problems.push(`${name} must be a positive integer, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < min) problems.push(`${name} must be ${min === 0 ? 'a whole number ≥ 0' : 'a positive integer'}, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
     overlapMs: intSetting('NORMALIZER_OVERLAP_MS', 10_000, problems),
     leaseTtlMs: intSetting('NORMALIZER_LEASE_TTL_MS', 30_000, problems),
     batchSize: intSetting('NORMALIZER_BATCH_SIZE', 200, problems),
+    retentionIntervalMs: intSetting('NORMALIZER_RETENTION_INTERVAL_MS', 3_600_000, problems, 0),
   };
   const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
   if (settings === null || problems.length > 0) {

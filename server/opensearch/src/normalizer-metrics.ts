@@ -17,6 +17,8 @@ export interface NormalizerMetrics {
   readonly checkpoint: Gauge;
   readonly active: Gauge;
   readonly consecutiveFailures: Gauge;
+  readonly retentionDeleted: Counter<'kind'>;
+  readonly retentionFailures: Counter;
 }
 
 export function createNormalizerMetrics(registry = new Registry()): NormalizerMetrics {
@@ -38,5 +40,7 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),
     active: new Gauge({ name: 'workflow_index_normalizer_active', help: '1 while this process holds the normalizer lease', registers }),
     consecutiveFailures: new Gauge({ name: 'workflow_index_normalizer_consecutive_failures', help: 'Failed cycles since the last successful one', registers }),
+    retentionDeleted: new Counter({ name: 'workflow_index_normalizer_retention_deleted_total', help: 'What retention deleted: kind="raw_index" (daily raw indices) or kind="instance" (finished runs)', labelNames: ['kind'], registers }),
+    retentionFailures: new Counter({ name: 'workflow_index_normalizer_retention_failures_total', help: 'Retention passes that failed (retried at the next interval)', registers }),
   };
 }

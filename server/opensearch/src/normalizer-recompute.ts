@@ -38,7 +38,7 @@ export function ingestErrorId(hit: { index: string; id: string }): string {
   return `${hit.index}/${hit.id}`;
 }
 
-async function existingExecutionIds(client: Client, index: string, instanceIds: readonly string[]): Promise<Map<string, string>> {
+export async function existingExecutionIds(client: Client, index: string, instanceIds: readonly string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   let after: unknown[] | undefined;
   for (;;) {
@@ -121,7 +121,15 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
   let executions = 0;
   let rejected = 0;
   for (const [instanceId, group] of byInstance) {
-    const events = stored.get(instanceId) ?? new Map<string, StoredEvent>();
+    if (stored.pruned.has(instanceId)) {
+      // Instance retention deleted this finished run: a late event must not bring back a partial copy of it.
+      for (const hit of group) {
+        rejected++;
+        lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId(hit) } }, document: ingestErrorDocument(hit, `instance ${instanceId} was deleted by instance retention (it ended before the horizon); a late event for it is not applied`, instanceId, null) });
+      }
+      continue;
+    }
+    const events = stored.events.get(instanceId) ?? new Map<string, StoredEvent>();
     for (const hit of group) {
       let parsed;
       try {

@@ -1,0 +1,232 @@
+// Retention against the real node: a raw index goes only when it is older than the horizon (by creation time) AND
+// the normalizer has processed it; a late event after its raw index is gone gives the same documents as with the raw
+// events kept; retention while Fluent Bit keeps writing (retrying refused flushes, as it does) loses nothing; instance
+// retention deletes finished runs only, counts per workflow in a dry run, is idempotent, and a late event for a
+// deleted run does not bring it back. "Older than the horizon" is reached by running retention at a later `now`.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
+import { applyRawSchema } from '../src/apply-raw-schema.js';
+import { type FluentBitRecord, writeEventLines } from '../src/fluent-bit-bulk.js';
+import { OpenSearchNormalizer } from '../src/normalizer-job.js';
+import { rawIndices } from '../src/raw-event-source.js';
+import { writeRetentionRule } from '../src/retention/retention-rule.js';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { openSearchState } from './support/opensearch-state.js';
+
+const available = await openSearchReachable();
+const DAY = 86_400_000;
+const lines = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
+const instanceIds = [...new Set(lines.map((l) => (JSON.parse(l) as { instanceId: string }).instanceId))];
+const DAY_ONE = Date.UTC(2026, 4, 12, 9, 0, 0);
+const DAY_TWO = DAY_ONE + DAY;
+
+function records(subset: readonly string[], recordTimeMs: number): FluentBitRecord[] {
+  return subset.map((line, i) => ({ line, recordTimeMs: recordTimeMs + i }));
+}
+
+/** Sends a flush until every document is accepted, re-sending the whole flush as Fluent Bit does on an error. */
+async function writeUntilAccepted(ns: TestNamespace, flush: readonly FluentBitRecord[], prefix: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await writeEventLines(ns.client, flush, prefix);
+    if (result.items.every((i) => i.status === 201 || i.status === 409)) return attempt;
+    const refused = result.items.find((i) => i.status !== 201 && i.status !== 409)!;
+    // the write block retention sets while it re-checks an index: a 403 cluster_block_exception, retried
+    expect(refused.error?.type).toMatch(/cluster_block_exception|index_not_found/);
+    if (attempt > 200) throw new Error(`flush still refused after ${attempt} attempts: ${JSON.stringify(refused)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function rawIndexNames(ns: TestNamespace, prefix: string): Promise<string[]> {
+  const response = await ns.client.transport.request({ method: 'GET', path: `/${rawIndices(prefix)}/_settings/index.creation_date`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } });
+  return Object.keys(response.body as object).sort();
+}
+
+async function normalizer(ns: TestNamespace, prefix: string, overlapMs = 200): Promise<OpenSearchNormalizer> {
+  await applyRawSchema(ns.client, { prefix });
+  const n = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, overlapMs, retentionIntervalMs: 0 });
+  await n.setup();
+  expect(await n.acquire()).toBe(true);
+  return n;
+}
+
+async function waitPast(ms: number): Promise<void> {
+  const until = Date.now() + ms + 5;
+  while (Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe.skipIf(!available)('OpenSearch retention', () => {
+  let ns: TestNamespace;
+  beforeAll(() => {
+    ns = createTestNamespace();
+  });
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  it('never deletes a raw index the normalizer has not processed, nor one within the horizon', async () => {
+    const prefix = `${ns.prefix}unprocessed-`;
+    const n = await normalizer(ns, prefix);
+    await writeEventLines(ns.client, records(lines.slice(0, 40), DAY_ONE), prefix);
+    await ns.refresh();
+    const later = Date.now() + 8 * DAY;
+    // nothing normalized yet: every old index holds unprocessed events
+    const before = await n.retention(later);
+    expect(before.raw.deleted).toEqual([]);
+    expect(before.raw.decisions.length).toBeGreaterThan(0);
+    expect(before.raw.decisions.every((d) => d.action === 'keep' && d.reason.startsWith('holds events'))).toBe(true);
+    // within the horizon nothing goes, processed or not
+    await n.cycle();
+    expect((await n.retention(Date.now())).raw.deleted).toEqual([]);
+    // normalized, but the newest event is within the overlap the normalizer re-reads: kept
+    expect((await n.retention(later)).raw.deleted).toEqual([]);
+    // day two arrives; until it is normalized the checkpoint stays, so day one still counts as unprocessed
+    await waitPast(200);
+    await writeEventLines(ns.client, records(lines.slice(40), DAY_TWO), prefix);
+    await ns.refresh();
+    const waiting = await n.retention(later);
+    expect(waiting.raw.deleted).toEqual([]);
+    expect(waiting.raw.decisions.every((d) => d.action === 'keep' && d.reason.startsWith('holds events'))).toBe(true);
+    // normalized: the checkpoint is past day one's newest event plus the overlap, so day one's indices go and day
+    // two's (its newest event is within the overlap) stay
+    await n.cycle();
+    const dayOne = (await rawIndexNames(ns, prefix)).filter((i) => i.endsWith('2026.05.12'));
+    expect(dayOne.length).toBeGreaterThan(0);
+    const done = await n.retention(later);
+    expect(done.raw.deleted.map((d) => d.index).sort()).toEqual(dayOne);
+    const left = await rawIndexNames(ns, prefix);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((i) => i.endsWith('2026.05.13'))).toBe(true);
+    const state = await openSearchState(ns.client, n.names);
+    expect(state.instances.filter((i) => !i.placeholder)).toHaveLength(instanceIds.length);
+  }, 120_000);
+
+  it('a late event after its raw index is deleted gives the same documents as with the raw events kept', async () => {
+    const kept = await normalizer(ns, `${ns.prefix}kept-`);
+    const pruned = await normalizer(ns, `${ns.prefix}pruned-`);
+    // every event but each instance's last one arrives first; the last ones arrive late, after retention
+    const lastOf = new Map(lines.map((l, i) => [(JSON.parse(l) as { instanceId: string }).instanceId, i]));
+    const late = new Set(lastOf.values());
+    const early = lines.filter((_, i) => !late.has(i));
+    const tail = lines.filter((_, i) => late.has(i));
+    for (const n of [kept, pruned]) {
+      const prefix = n === kept ? `${ns.prefix}kept-` : `${ns.prefix}pruned-`;
+      await writeEventLines(ns.client, records(early, DAY_ONE), prefix);
+      await ns.refresh();
+      await n.cycle();
+    }
+    await waitPast(200);
+    // a marker event on another day moves the checkpoint past the overlap, so day one is processed for certain
+    const marker = [`{"instanceId":"marker","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"marker"}`];
+    for (const n of [kept, pruned]) {
+      await writeEventLines(ns.client, records(marker, DAY_TWO), n === kept ? `${ns.prefix}kept-` : `${ns.prefix}pruned-`);
+      await ns.refresh();
+      await n.cycle();
+    }
+    const removed = await pruned.retention(Date.now() + 8 * DAY);
+    expect(removed.raw.deleted.map((d) => d.index).filter((i) => i.endsWith('2026.05.12')).length).toBeGreaterThan(0);
+    expect((await rawIndexNames(ns, `${ns.prefix}pruned-`)).some((i) => i.endsWith('2026.05.12'))).toBe(false);
+    for (const n of [kept, pruned]) {
+      await writeEventLines(ns.client, records(tail, DAY_TWO + 1000), n === kept ? `${ns.prefix}kept-` : `${ns.prefix}pruned-`);
+      await ns.refresh();
+      await n.cycle();
+    }
+    const expected = await openSearchState(ns.client, kept.names);
+    expect(expected.instances.filter((i) => !i.placeholder).length).toBe(instanceIds.length + 1);
+    expect(await openSearchState(ns.client, pruned.names)).toEqual(expected);
+  }, 120_000);
+
+  it('retention while Fluent Bit keeps writing into the index being deleted loses nothing', async () => {
+    const reference = await normalizer(ns, `${ns.prefix}ref-`);
+    const busy = await normalizer(ns, `${ns.prefix}busy-`);
+    const busyPrefix = `${ns.prefix}busy-`;
+    // small flushes of fixture events, all with day one's record time (a backfill into the old-named index), each
+    // followed by a "tick" run on day two, so the checkpoint moves past day one's newest event and the day-one index
+    // becomes deletable again and again while the next flush for it is on its way
+    const flushes: FluentBitRecord[][] = [];
+    for (let i = 0; i < lines.length; i += 4) {
+      flushes.push(records(lines.slice(i, i + 4), DAY_ONE + i));
+      flushes.push(records([`{"instanceId":"tick-${i}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"tick"}`], DAY_TWO + i));
+    }
+    let writing = true;
+    const writer = (async () => {
+      try {
+        for (const flush of flushes) {
+          await writeUntilAccepted(ns, flush, busyPrefix);
+          await waitPast(250);
+        }
+      } finally {
+        writing = false;
+      }
+    })();
+    let deleted = 0;
+    while (writing) {
+      await ns.refresh();
+      await busy.cycle();
+      deleted += (await busy.retention(Date.now() + 8 * DAY)).raw.deleted.length;
+    }
+    await writer;
+    await ns.refresh();
+    await busy.cycle();
+    expect(deleted).toBeGreaterThan(0);
+    await writeEventLines(ns.client, flushes.flat(), `${ns.prefix}ref-`);
+    await ns.refresh();
+    await reference.cycle();
+    const expected = await openSearchState(ns.client, reference.names);
+    expect(expected.instances.filter((i) => !i.placeholder).length).toBe(instanceIds.length + flushes.length / 2);
+    expect(await openSearchState(ns.client, busy.names)).toEqual(expected);
+  }, 300_000);
+
+  it('instance retention: finished runs older than the horizon go (dry run counts per workflow), RUNNING stays, a late event does not bring a run back, a second pass deletes nothing', async () => {
+    const prefix = `${ns.prefix}instances-`;
+    const n = await normalizer(ns, prefix);
+    const unfinished = [
+      `{"instanceId":"still-running","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"long"}`,
+      `{"instanceId":"still-running","eventType":"io.serverlessworkflow.task.started.v1","timestamp":1.7785772436E9,"taskPosition":"do/0/wait"}`,
+      `{"instanceId":"suspended","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"long"}`,
+      `{"instanceId":"suspended","eventType":"io.serverlessworkflow.workflow.suspended.v1","timestamp":1.7785772436E9}`,
+      `{"instanceId":"placeholder-only","eventType":"io.serverlessworkflow.task.completed.v1","timestamp":1.7785772436E9,"taskPosition":"do/0/wait"}`,
+    ];
+    await writeEventLines(ns.client, records([...lines, ...unfinished], DAY_ONE), prefix);
+    await ns.refresh();
+    await n.cycle();
+    const before = await openSearchState(ns.client, n.names);
+    const finished = before.instances.filter((i) => ['COMPLETED', 'FAULTED', 'CANCELLED'].includes(i.status));
+    const running = before.instances.filter((i) => !['COMPLETED', 'FAULTED', 'CANCELLED'].includes(i.status));
+    expect(finished.length).toBeGreaterThan(0);
+    expect(running.map((i) => `${i.id} ${i.status}`)).toEqual(['placeholder-only RUNNING', 'still-running RUNNING', 'suspended SUSPENDED']);
+    // fixture runs ended in 2026-05; a one-day horizon at "now" covers them all
+    const { runRetention } = await import('../src/retention/retention-run.js');
+    const rule = { raw_events_retention_days: 7, instance_retention_days: 1 };
+    const dry = await runRetention(ns.client, { prefix, names: n.names, rule, dryRun: true, batchSize: 3 });
+    expect(dry.instances!.instances).toBe(finished.length);
+    expect(dry.instances!.executions).toBe(before.executions.filter((e) => finished.some((f) => f.id === e.instance_id)).length);
+    expect(dry.instances!.byWorkflow.reduce((s, w) => s + w.instances, 0)).toBe(finished.length);
+    const perWorkflow = new Map<string, number>();
+    for (const f of finished) perWorkflow.set(`${f.namespace}/${f.name}`, (perWorkflow.get(`${f.namespace}/${f.name}`) ?? 0) + 1);
+    expect(new Map(dry.instances!.byWorkflow.map((w) => [`${w.namespace}/${w.name}`, w.instances]))).toEqual(perWorkflow);
+    expect(await openSearchState(ns.client, n.names)).toEqual(before);
+
+    await writeRetentionRule(ns.client, n.names.normalizerState, rule);
+    const real = await n.retention();
+    expect(real.instances!.instances).toBe(finished.length);
+    const after = await openSearchState(ns.client, n.names);
+    expect(after.instances.map((i) => i.id)).toEqual(running.map((i) => i.id));
+    expect(after.executions).toEqual(before.executions.filter((e) => running.some((r) => r.id === e.instance_id)));
+    const storedOfFinished = await ns.client.transport.request({ method: 'POST', path: `/${n.names.eventStore}/_count`, body: { query: { bool: { filter: [{ terms: { instance_id: finished.map((f) => f.id) } }], must_not: [{ term: { kind: 'pruned' } }] } } } });
+    expect((storedOfFinished.body as { count: number }).count).toBe(0);
+
+    // idempotent
+    expect((await n.retention()).instances!.instances).toBe(0);
+    // a late event for a deleted run is recorded, not applied
+    const victim = finished[0]!.id;
+    const lateLine = lines.find((l) => (JSON.parse(l) as { instanceId: string }).instanceId === victim)!;
+    await writeEventLines(ns.client, records([lateLine], DAY_TWO), prefix);
+    await ns.refresh();
+    await n.cycle();
+    const final = await openSearchState(ns.client, n.names);
+    expect(final.instances.map((i) => i.id)).toEqual(running.map((i) => i.id));
+    expect(final.ingestErrorReasons.some((r) => r.includes(`instance ${victim} was deleted by instance retention`))).toBe(true);
+  }, 120_000);
+});
