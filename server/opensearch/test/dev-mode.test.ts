@@ -1,0 +1,166 @@
+// Development mode on OpenSearch end to end: dev-main.ts as a child process (what `npm run start:opensearch` runs)
+// against the real local node (OPENSEARCH_* pointing at it, every object under a random prefix), on a free port:
+// schema created, demo events sent through Fluent Bit's bulk shape and normalized by the in-process normalizer,
+// GraphQL, UI and metrics served; Ctrl-C stops it with exit code 0 and leaves a node it did not start running; a
+// restart keeps the data and loads nothing twice.
+import { Client } from '@opensearch-project/opensearch';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localNodePaths, runningPid } from '../src/local-node.js';
+import { localNodeDir } from '../src/dev/dev-node.js';
+import { OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
+
+const available = await openSearchReachable();
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const DEV_MAIN = fileURLToPath(new URL('../src/dev/dev-main.ts', import.meta.url));
+const PREFIX = `wi-test-dev-${Math.random().toString(16).slice(2, 10)}-`;
+const node = new URL(OPENSEARCH_URL);
+
+const FIXTURE_INSTANCES = [
+  '01KRDQEHBQF7VKFR571KEFRHM5', '01KRDQEES4VBNTZWX89D86KWZJ', '01KRDQEBYPFN9AZM0BE5K9B295', '01KRDQEAPWDTERF1SDDX5A5SQV',
+  '01KRDQE6KKA9476X0RVHQ1S7AE', '01KRDQE6KHQGTG2RA2Q0X3ED0J', '01KRDQDZBS8TBDWA72Q1575QHY', '01KRDQDZBR7492YQWM736PEENJ',
+];
+
+interface DevProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  readonly exited: Promise<number | null>;
+}
+
+const started: DevProcess[] = [];
+
+function startDev(env: Record<string, string>): DevProcess {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', DEV_MAIN], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', HTTP_PORT: '0', WI_OPENSEARCH_INDEX_PREFIX: PREFIX, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const dev: DevProcess = {
+    child,
+    output: () => output,
+    exited,
+    async waitFor(pattern, timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(output);
+        if (match) return match;
+        if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before ${pattern} appeared:\n${output}`);
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+  started.push(dev);
+  return dev;
+}
+
+async function interrupt(dev: DevProcess): Promise<number | null> {
+  if (dev.child.exitCode === null) dev.child.kill('SIGINT');
+  return dev.exited;
+}
+
+async function graphql(baseUrl: string, query: string): Promise<unknown> {
+  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+const configured = { OPENSEARCH_HOST: node.hostname, OPENSEARCH_PORT: node.port || '9200', OPENSEARCH_PROTOCOL: node.protocol.replace(':', '') };
+
+describe.skipIf(!available)('development mode on OpenSearch (npm run start:opensearch)', () => {
+  let client: Client;
+  beforeAll(() => {
+    client = new Client({ node: OPENSEARCH_URL });
+  });
+  afterAll(async () => {
+    for (const dev of started) {
+      if (dev.child.exitCode === null) dev.child.kill('SIGKILL');
+    }
+    await client.transport.request({ method: 'DELETE', path: `/${PREFIX}*`, querystring: { allow_no_indices: 'true', expand_wildcards: 'all' } }, { ignore: [404] });
+    await client.transport.request({ method: 'DELETE', path: `/_index_template/${PREFIX}*` }, { ignore: [404] });
+    await client.transport.request({ method: 'DELETE', path: `/_ingest/pipeline/${PREFIX}*` }, { ignore: [404] });
+    await client.close();
+  });
+
+  it('creates the schema, loads and normalizes the demo events, serves GraphQL, the UI and metrics, and stops on Ctrl-C', async () => {
+    const dev = startDev(configured);
+    const ui = await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
+    const baseUrl = ui[1]!;
+    const output = dev.output();
+    expect(output).toContain(`OpenSearch: ${OPENSEARCH_URL.replace(/\/$/, '')} — OPENSEARCH_HOST is set`);
+    expect(output).toContain(`ingest pipeline ${PREFIX}workflow-events-raw-pipeline: created`);
+    expect(output).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: created`);
+    expect(output).toMatch(/demo events sent through Fluent Bit's bulk shape: 80 events \(0 refused by the bulk API\)/);
+    expect(output).toContain('demo events normalized: 8 of 8 instances');
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/); // development mode listens on loopback
+
+    // What the demo data is, as Fluent Bit would have written it: daily raw indices of the events' own day.
+    const raw = await client.transport.request({ method: 'GET', path: `/_cat/indices/${PREFIX}*-events-raw-*`, querystring: { h: 'index,docs.count', format: 'json' } });
+    expect((raw.body as { index: string; 'docs.count': string }[]).map((i) => [i.index, i['docs.count']]).sort()).toEqual([
+      [`${PREFIX}task-execution-events-raw-2026.05.12`, '44'],
+      [`${PREFIX}workflow-instance-events-raw-2026.05.12`, '36'],
+    ]);
+
+    expect(await graphql(baseUrl, '{ getWorkflowInstances { id } }')).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
+    expect(await graphql(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
+      name namespace status startDate error { status title } taskExecutions { id status } } }`)).toEqual({
+      data: {
+        getWorkflowInstance: {
+          name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
+          error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
+            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
+            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
+          ],
+        },
+      },
+    });
+    const page = await fetch(`${baseUrl}/q/graphql-ui`);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
+    expect((await fetch(`${baseUrl}/q/health/ready`)).status).toBe(200);
+    const metrics = await (await fetch(`${baseUrl}/q/metrics`)).text();
+    expect(metrics).toMatch(/^workflow_index_normalizer_raw_events_total\{backend="opensearch"\} 80$/m);
+    expect(metrics).toMatch(/^workflow_index_normalizer_active\{backend="opensearch"\} 1$/m);
+
+    expect(await interrupt(dev)).toBe(0);
+    expect(dev.output()).toContain('stopping (SIGINT)');
+    // The node named by OPENSEARCH_* is not ours to stop.
+    expect((await fetch(`${OPENSEARCH_URL}/_cluster/health`)).status).toBe(200);
+  }, 240_000);
+
+  it('a restart keeps what is there and loads the demo events only once', async () => {
+    const dev = startDev(configured);
+    const ui = await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
+    expect(dev.output()).toContain('demo events not loaded: the node already holds workflow events');
+    expect(dev.output()).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: unchanged`);
+    expect(await graphql(ui[1]!, '{ getWorkflowInstances { id } }')).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
+    const count = await client.transport.request({ method: 'GET', path: `/${PREFIX}*-events-raw-*/_count` });
+    expect((count.body as { count: number }).count).toBe(80);
+    dev.child.kill('SIGTERM');
+    expect(await dev.exited).toBe(0);
+  }, 240_000);
+
+  // Only where the test node is the local distribution started from this checkout's .data/opensearch.
+  const localNodeRuns = runningPid(localNodePaths(localNodeDir(process.env))) !== undefined && node.hostname === '127.0.0.1' && (node.port || '9200') === '9200';
+  it.skipIf(!localNodeRuns)('without OPENSEARCH_*, uses the local node that already runs and leaves it running on exit', async () => {
+    const pid = runningPid(localNodePaths(localNodeDir(process.env)));
+    const dev = startDev({ DEV_OPENSEARCH_NODE: 'local' });
+    await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
+    expect(dev.output()).toMatch(/OpenSearch: local distribution, Java \d+ \(.+\) — DEV_OPENSEARCH_NODE=local/);
+    expect(dev.output()).toContain(`OpenSearch ready: the local node that already ran from ${localNodeDir(process.env)}`);
+    expect(await interrupt(dev)).toBe(0);
+    expect(runningPid(localNodePaths(localNodeDir(process.env)))).toBe(pid);
+  }, 240_000);
+
+  const dockerAnswers = spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 15_000 }).status === 0;
+  it.skipIf(dockerAnswers)('fails with exit code 1 and the reason when the requested way is impossible', async () => {
+    const dev = startDev({ DEV_OPENSEARCH_NODE: 'container' });
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toMatch(/start:opensearch: DEV_OPENSEARCH_NODE=container, but no Docker engine answers: .+\. Start Docker, or unset DEV_OPENSEARCH_NODE to run the local distribution\./);
+  }, 60_000);
+});
