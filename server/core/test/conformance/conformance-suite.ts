@@ -14,7 +14,7 @@ import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
 import { describeCursors } from './cursor-assertions.js';
 import { describeErrors } from './error-assertions.js';
 import { describeFilters } from './filter-assertions.js';
-import { GraphQLClient } from './graphql-client.js';
+import { GraphQLClient, type QueryRecorder } from './graphql-client.js';
 import { describeOperations } from './operation-assertions.js';
 import { describeOrdering } from './ordering-assertions.js';
 import { describePagination } from './pagination-assertions.js';
@@ -24,6 +24,8 @@ export interface ConformanceBackend {
   readonly name: string;
   /** Creates an empty store, loads the events through the backend's real ingestion path, returns a Reader over it. */
   setup(events: readonly Record<string, unknown>[]): Promise<{ reader: Reader; teardown(): Promise<void> }>;
+  /** Optional: called with every GraphQL request the suite sends (query text and variables), in order. */
+  readonly recordQuery?: QueryRecorder;
 }
 
 /** The reference fixture events followed by the suite's extra events (see conformance-events.ts). */
@@ -35,7 +37,7 @@ const LOG_LEVEL = process.env['CONFORMANCE_LOG_LEVEL'] ?? 'silent';
 /** Declares the suite's describe/it blocks; the store is loaded once, before the first test. */
 export function runConformanceSuite(backend: ConformanceBackend): void {
   describe(`conformance suite (${backend.name})`, () => {
-    const client = new GraphQLClient();
+    const client = new GraphQLClient(backend.recordQuery);
     let app: App | null = null;
     let teardown: (() => Promise<void>) | null = null;
 

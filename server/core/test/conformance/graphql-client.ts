@@ -19,8 +19,13 @@ export interface FetchingApp {
   fetch(request: Request): Promise<Response> | Response;
 }
 
+/** Sees every request a client sends (the cross-backend test replays them against another backend). */
+export type QueryRecorder = (query: string, variables: Variables | undefined) => void;
+
 export class GraphQLClient {
   private app: FetchingApp | null = null;
+
+  constructor(private readonly recorder?: QueryRecorder) {}
 
   attach(app: FetchingApp | null): void {
     this.app = app;
@@ -28,6 +33,7 @@ export class GraphQLClient {
 
   async send(query: string, variables?: Variables): Promise<GraphQLResult> {
     if (this.app === null) throw new Error('the conformance app is not set up (beforeAll failed?)');
+    this.recorder?.(query, variables);
     const response = await this.app.fetch(
       new Request('http://localhost/graphql', {
         method: 'POST',

@@ -1,0 +1,192 @@
+// PostgreSQL and OpenSearch answer identical JSON. The same event lines go into both backends through their real
+// ingestion paths (Fluent Bit's pgsql statement; Fluent Bit's `_bulk` shape, the ingest pipeline and the normalizer),
+// each behind the real app, and every request is answered by both and compared byte for byte:
+//   1. every request the conformance suite sends (recorded while the suite runs on OpenSearch, then replayed);
+//   2. generated list queries (filters with every operator, nested and/or/not, orderBy in any key order, limits,
+//      offsets, keyset cursors, nested task executions) over the conformance events, the real fixtures, a seeded
+//      loop stream and a generated event set.
+import fc from 'fast-check';
+import { Client } from '@opensearch-project/opensearch';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, createApp } from '@workflow-index/core/app';
+import { defaultCoreConfig } from '@workflow-index/core/config';
+import type { Reader } from '@workflow-index/core/reader';
+import { CONFORMANCE_EVENTS, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { GraphQLClient, type Variables } from '../../core/test/conformance/graphql-client.js';
+import { createPostgresqlReader } from '../../postgresql/src/postgresql-reader.js';
+import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
+import { REAL_FORMATS, realFixture } from '../../postgresql/test/support/real-fixtures.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../postgresql/test/support/test-database.js';
+import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
+import { generatedEventLines } from './support/generated-events.js';
+import { INSTANCE_ORDER_FIELDS, TASK_ORDER_FIELDS, instanceFilter, orderBy, taskFilter, valuePools } from './support/generated-queries.js';
+import { eventLines, loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
+import { writeToPostgreSQL } from './support/postgresql-twin.js';
+import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+
+const available = (await openSearchReachable()) && (await postgresReachable());
+
+interface Side {
+  readonly reader: Reader;
+  readonly app: App;
+  readonly client: GraphQLClient;
+}
+
+interface Pair {
+  readonly postgresql: Side;
+  readonly opensearch: Side;
+  close(): Promise<void>;
+}
+
+function side(reader: Reader, backend: string): Side {
+  const app = createApp({ config: defaultCoreConfig('production'), reader, logger: pino({ level: 'silent' }), backend });
+  const client = new GraphQLClient();
+  client.attach(app);
+  return { reader, app, client };
+}
+
+/** The same lines into a fresh database and a fresh prefix, each behind its own app. */
+async function loadPair(ns: TestNamespace, name: string, lines: readonly string[]): Promise<Pair> {
+  const prefix = `${ns.prefix}${name}-`;
+  let db: TestDatabase | undefined;
+  try {
+    db = await createTestDatabase({ prefix: 'wi_cross' });
+    await writeToPostgreSQL(db, lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME_MS + i })));
+    await loadNormalized(ns.client, prefix, lines);
+  } catch (error) {
+    await db?.drop();
+    throw error;
+  }
+  const database = db;
+  const postgresql = side(createPostgresqlReader({ pool: database.pool, ownsPool: false }), 'postgresql');
+  const opensearch = side(createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix }), 'opensearch');
+  return {
+    postgresql,
+    opensearch,
+    async close() {
+      for (const s of [postgresql, opensearch]) {
+        await s.app.dispose();
+        await s.reader.close();
+      }
+      await database.drop();
+    },
+  };
+}
+
+/** Both answers of one request: HTTP status and the body as JSON text. */
+async function answers(pair: Pair, query: string, variables?: Variables): Promise<{ postgresql: string; opensearch: string }> {
+  const [p, o] = await Promise.all([pair.postgresql.client.send(query, variables), pair.opensearch.client.send(query, variables)]);
+  return { postgresql: JSON.stringify(p), opensearch: JSON.stringify(o) };
+}
+
+/** What the generated requests were answered with, so the test proves they matched rows and not only errors. */
+const tally = { requests: 0, errors: 0, nonEmpty: 0 };
+
+async function expectSame(pair: Pair, query: string, variables?: Variables): Promise<string> {
+  const { postgresql, opensearch } = await answers(pair, query, variables);
+  const parsed = JSON.parse(postgresql) as { data: Record<string, unknown[]> | null; errors: unknown[] };
+  tally.requests++;
+  if (parsed.errors.length > 0) tally.errors++;
+  else if (Object.values(parsed.data ?? {}).some((rows) => Array.isArray(rows) && rows.length > 0)) tally.nonEmpty++;
+  if (postgresql !== opensearch) {
+    expect({ query, variables, opensearch: JSON.parse(opensearch) as unknown }).toEqual({ query, variables, opensearch: JSON.parse(postgresql) as unknown });
+  }
+  return postgresql;
+}
+
+const ERROR = 'error { type title detail status instance }';
+const TASK_FIELDS = `id workflowInstanceId taskName taskPosition status startDate endDate inputData outputData errorMessage ${ERROR}`;
+const INSTANCES = `query ($filter: WorkflowInstanceFilterInput, $orderBy: WorkflowInstanceOrderByInput, $limit: Int, $offset: Int, $after: String) {
+  getWorkflowInstances(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) {
+    id name namespace version status startDate endDate lastUpdate inputData outputData cursor ${ERROR} taskExecutions { ${TASK_FIELDS} }
+  }
+}`;
+const TASKS = `query ($filter: TaskExecutionFilterInput, $orderBy: TaskExecutionOrderByInput, $limit: Int, $offset: Int, $after: String) {
+  getTaskExecutions(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) { ${TASK_FIELDS} cursor }
+}`;
+
+describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer identical JSON', () => {
+  let ns: TestNamespace;
+  let conformance: Pair | undefined;
+  const recorded = new Map<string, { query: string; variables: Variables | undefined }>();
+
+  beforeAll(async () => {
+    ns = createTestNamespace();
+    conformance = await loadPair(ns, 'conformance', eventLines(CONFORMANCE_EVENTS));
+  }, 180_000);
+
+  afterAll(async () => {
+    await conformance?.close();
+    await ns?.drop();
+  });
+
+  describe('the conformance suite on OpenSearch (its requests recorded)', () => {
+    runConformanceSuite({
+      name: 'opensearch',
+      setup: async () => ({ reader: conformance!.opensearch.reader, teardown: async () => undefined }),
+      recordQuery: (query, variables) => recorded.set(JSON.stringify([query, variables ?? null]), { query, variables }),
+    });
+  });
+
+  it('every request of the conformance suite gets the same answer from both backends', async () => {
+    expect(recorded.size).toBeGreaterThan(300);
+    for (const { query, variables } of recorded.values()) await expectSame(conformance!, query, variables);
+  }, 300_000);
+
+  describe('generated queries over conformance, real, loop-stream and generated events', () => {
+    let mixed: Pair | undefined;
+    let instanceArb: fc.Arbitrary<Record<string, unknown>>;
+    let taskArb: fc.Arbitrary<Record<string, unknown>>;
+
+    beforeAll(async () => {
+      const lines = [
+        ...eventLines(CONFORMANCE_EVENTS),
+        ...REAL_FORMATS.flatMap((f) => realFixture(f).eventLines),
+        ...loopStream({ seed: 5, format: 'epoch-millis', items: 60, instances: 2, chains: true }).lines,
+        ...generatedEventLines(150, 42),
+      ];
+      mixed = await loadPair(ns, 'mixed', lines);
+      const all = JSON.parse(await expectSame(mixed, INSTANCES, { limit: 1000 })) as { data: { getWorkflowInstances: Record<string, unknown>[] } };
+      const tasks = JSON.parse(await expectSame(mixed, TASKS, { limit: 1000 })) as { data: { getTaskExecutions: Record<string, unknown>[] } };
+      expect(all.data.getWorkflowInstances.length).toBeGreaterThan(200);
+      const pools = valuePools(all.data.getWorkflowInstances, tasks.data.getTaskExecutions);
+      instanceArb = fc.record({ filter: instanceFilter(pools), orderBy: orderBy(INSTANCE_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
+      taskArb = fc.record({ filter: taskFilter(pools), orderBy: orderBy(TASK_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
+    }, 300_000);
+
+    afterAll(async () => {
+      await mixed?.close();
+    });
+
+    const generated = async (property: () => Promise<void>): Promise<void> => {
+      Object.assign(tally, { requests: 0, errors: 0, nonEmpty: 0 });
+      await property();
+      console.info(`generated: ${tally.requests} requests, ${tally.nonEmpty} with rows, ${tally.errors} errors`);
+      expect(tally.nonEmpty).toBeGreaterThan(tally.requests * 0.3);
+      expect(tally.errors).toBeLessThan(tally.requests * 0.2);
+    };
+
+    it('getWorkflowInstances: filters, orders, limits and offsets', async () => {
+      await generated(() => fc.assert(fc.asyncProperty(instanceArb, async (variables) => { await expectSame(mixed!, INSTANCES, variables); }), { numRuns: 300, seed: 1 }));
+    }, 300_000);
+
+    it('getTaskExecutions: filters, orders, limits and offsets', async () => {
+      await generated(() => fc.assert(fc.asyncProperty(taskArb, async (variables) => { await expectSame(mixed!, TASKS, variables); }), { numRuns: 300, seed: 2 }));
+    }, 300_000);
+
+    it('keyset pages: the cursor of any row continues the same on both backends', async () => {
+      await generated(() => fc.assert(
+        fc.asyncProperty(instanceArb, taskArb, fc.nat(), async (instances, tasks, pick) => {
+          for (const [query, field, variables] of [[INSTANCES, 'getWorkflowInstances', instances], [TASKS, 'getTaskExecutions', tasks]] as const) {
+            const first = JSON.parse(await expectSame(mixed!, query, { ...variables, limit: 50, offset: 0 })) as { data: Record<string, { cursor: string }[]> | null };
+            const rows = first.data?.[field] ?? [];
+            if (rows.length === 0) continue;
+            await expectSame(mixed!, query, { ...variables, after: rows[pick % rows.length]!.cursor });
+          }
+        }),
+        { numRuns: 100, seed: 3 },
+      ));
+    }, 300_000);
+  });
+});
