@@ -22,9 +22,37 @@ BEGIN
     RETURN;
   END IF;
   BEGIN
-    -- 1. Parse once; record rejected events; merge workflow events; store task events (deduplicated).
+    -- 1. Parse once; record rejected events; keep accepted ones in the event store (048); merge workflow events;
+    --    store task events (deduplicated).
     WITH parsed AS MATERIALIZED (
       SELECT * FROM parse_events(p_ids, p_data)
+    ), accepted AS MATERIALIZED (
+      -- A run deleted by instance retention stays deleted: its late events are ignored (pruned_instances).
+      SELECT p.* FROM parsed p
+      WHERE p.reason IS NULL
+        AND NOT EXISTS (SELECT 1 FROM pruned_instances t WHERE t.id = p.instance_id)
+    ), identified AS (
+      SELECT a.instance_id, a.kind, a.raw_id, stored_event_document(d.doc) AS document,
+             hashtextextended(CASE WHEN a.kind = 'task'
+               THEN jsonb_build_array('task', a.task_position, epoch_us(a.ts), a.action, a.content_hash)
+               ELSE jsonb_build_array('workflow', a.action, epoch_us(a.ts), a.namespace, a.name, a.version, a.status,
+                      a.terminal, a.rank, epoch_us(a.start_time), epoch_us(a.end_time), a.input_rank, a.input, a.has_output,
+                      a.output, a.has_error, a.error_type, a.error_title, a.error_detail, a.error_status, a.error_instance)
+               END::TEXT, 0) AS identity_hash
+      FROM accepted a
+      JOIN unnest(p_ids, p_data) AS d(raw_id, doc) ON d.raw_id = a.raw_id
+    ), kept AS (
+      -- One row per identity within the flush (an ON CONFLICT DO UPDATE may not touch a row twice): the greatest
+      -- task payload, the first raw id.
+      INSERT INTO events AS e (instance_id, identity_hash, kind, raw_table, raw_id, document)
+      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.instance_id, i.identity_hash, i.kind, p_table,
+             min(i.raw_id) OVER (PARTITION BY i.instance_id, i.identity_hash), i.document
+      FROM identified i
+      ORDER BY i.instance_id, i.identity_hash,
+               CASE WHEN i.kind = 'task' THEN stored_task_payload(i.document) END DESC NULLS LAST, i.raw_id
+      ON CONFLICT (instance_id, identity_hash) DO UPDATE
+        SET document = EXCLUDED.document
+        WHERE e.kind = 'task' AND stored_task_payload(EXCLUDED.document) > stored_task_payload(e.document)
     ), rejected AS (
       INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
       SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
@@ -53,8 +81,8 @@ BEGIN
         (array_agg(p.error_status ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_status,
         (array_agg(p.error_instance ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_instance,
         max(p.ts) FILTER (WHERE p.has_error) AS error_event_time
-      FROM parsed p
-      WHERE p.reason IS NULL AND p.kind = 'workflow'
+      FROM accepted p
+      WHERE p.kind = 'workflow'
       GROUP BY p.instance_id
     ), upserted AS (
       INSERT INTO workflow_instances AS w (
@@ -122,8 +150,8 @@ BEGIN
       -- so placeholders are counted from one partial index. Its status bookkeeping loses to any workflow event.
       INSERT INTO workflow_instances (id, status, status_terminal, status_event_time, status_rank)
       SELECT DISTINCT p.instance_id, 'RUNNING', false, '-infinity'::TIMESTAMPTZ, 0::SMALLINT
-      FROM parsed p
-      WHERE p.reason IS NULL AND p.kind = 'task'
+      FROM accepted p
+      WHERE p.kind = 'task'
         AND NOT EXISTS (SELECT 1 FROM wf WHERE wf.id = p.instance_id)
       ORDER BY 1  -- the same lock order as the upsert above, across concurrent writers
       ON CONFLICT (id) DO NOTHING
@@ -134,8 +162,8 @@ BEGIN
       SELECT p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
              p.input IS NOT NULL, p.input, p.has_output, p.output, p.has_error,
              p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance, p.raw_id, p.content_hash
-      FROM parsed p
-      WHERE p.reason IS NULL AND p.kind = 'task'
+      FROM accepted p
+      WHERE p.kind = 'task'
       ORDER BY p.instance_id, p.task_position
       -- The same event delivered again is already stored and changes nothing (045-event-identity.sql). A writer that
       -- printed its numbers differently (0.3 for 0.30000000000000004) delivers the same event too: of the two

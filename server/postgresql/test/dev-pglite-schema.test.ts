@@ -39,7 +39,7 @@ describe('the schema on PGlite (development mode)', () => {
     const second = await migrate(client);
     expect(second.map((s) => s.status)).toEqual(loadMigrations().map(() => 'skipped'));
     const roles = await client.query<{ rolname: string }>(`SELECT rolname FROM pg_roles WHERE rolname LIKE 'workflow_index_%' ORDER BY 1`);
-    expect(roles.rows.map((r) => r.rolname)).toEqual(['workflow_index_forwarder', 'workflow_index_reader']);
+    expect(roles.rows.map((r) => r.rolname)).toEqual(['workflow_index_forwarder', 'workflow_index_pruner', 'workflow_index_reader']);
   });
 
   it('normalizes events written as the forwarder role through the Fluent Bit statement, and enforces both roles', async () => {

@@ -1,0 +1,209 @@
+-- ------------------------------------------------------------------------------------------------
+-- apply_events: normalizes a set of raw events (one Fluent Bit flush) with a few set-based statements.
+-- If any statement raises, the set is split in halves and each half retried in its own subtransaction, down
+-- to the single event, which is then recorded in ingest_errors: a bad event never blocks the good ones.
+-- Conditions a retry can cure (deadlock, serialization failure, cancellation, shutdown) propagate instead,
+-- so the writer retries the whole flush.
+--
+-- Every instance field is a commutative, idempotent merge: the value of the greatest event under a fixed order
+-- (time first, then the event's content), folded within the flush and then against the stored row. Ties at equal
+-- time are broken by content, never by arrival, so any re-delivery in any order gives the same row.
+-- ------------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION workflow_index.apply_events(p_table TEXT, p_ids BIGINT[], p_data JSONB[]) RETURNS VOID
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+  n INTEGER := coalesce(cardinality(p_ids), 0);
+  half INTEGER;
+  t_iids TEXT[];
+  t_pos TEXT[];
+BEGIN
+  IF n = 0 THEN
+    RETURN;
+  END IF;
+  BEGIN
+    -- 1. Parse once; record rejected events; merge workflow events; store task events (deduplicated).
+    WITH parsed AS MATERIALIZED (
+      SELECT * FROM parse_events(p_ids, p_data)
+    ), rejected AS (
+      INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
+      SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
+    ), wf AS (
+      -- Within the flush, fold each instance's events into one row with the same rules as the upsert below.
+      SELECT p.instance_id AS id,
+        (array_agg(p.namespace ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS namespace,
+        (array_agg(p.name ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS name,
+        (array_agg(p.version ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS version,
+        (array_agg(p.start_time ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS start_time,
+        min(p.ts) FILTER (WHERE p.action = 'started') AS started_event_time,
+        (array_agg(p.status ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC, p.end_time DESC))[1] AS status,
+        (array_agg(p.terminal ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC, p.end_time DESC))[1] AS status_terminal,
+        (array_agg(p.ts ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC, p.end_time DESC))[1] AS status_event_time,
+        (array_agg(p.rank ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC, p.end_time DESC))[1] AS status_rank,
+        (array_agg(CASE WHEN p.terminal THEN p.end_time END ORDER BY p.terminal DESC, p.ts DESC, p.rank DESC, p.end_time DESC))[1] AS end_time,
+        max(p.ts) AS last_update,
+        coalesce(max(p.input_rank), 0) AS input_rank,
+        (array_agg(p.input ORDER BY p.input_rank DESC, p.ts DESC, coalesce(p.input, 'null'::JSONB) DESC) FILTER (WHERE p.input_rank > 0))[1] AS input,
+        (array_agg(p.ts ORDER BY p.input_rank DESC, p.ts DESC, coalesce(p.input, 'null'::JSONB) DESC) FILTER (WHERE p.input_rank > 0))[1] AS input_event_time,
+        (array_agg(p.output ORDER BY p.ts DESC, coalesce(p.output, 'null'::JSONB) DESC) FILTER (WHERE p.has_output))[1] AS output,
+        max(p.ts) FILTER (WHERE p.has_output) AS output_event_time,
+        (array_agg(p.error_type ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_type,
+        (array_agg(p.error_title ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_title,
+        (array_agg(p.error_detail ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_detail,
+        (array_agg(p.error_status ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_status,
+        (array_agg(p.error_instance ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_instance,
+        max(p.ts) FILTER (WHERE p.has_error) AS error_event_time
+      FROM parsed p
+      WHERE p.reason IS NULL AND p.kind = 'workflow'
+      GROUP BY p.instance_id
+    ), upserted AS (
+      INSERT INTO workflow_instances AS w (
+        id, namespace, name, version, status, start_time, end_time, last_update, input, output,
+        error_type, error_title, error_detail, error_status, error_instance,
+        started_event_time, status_terminal, status_event_time, status_rank,
+        input_rank, input_event_time, output_event_time, error_event_time)
+      SELECT id, namespace, name, version, status, start_time, end_time, last_update, input, output,
+        error_type, error_title, error_detail, error_status, error_instance,
+        started_event_time, status_terminal, status_event_time, status_rank,
+        input_rank, input_event_time, output_event_time, error_event_time
+      FROM wf
+      ORDER BY id  -- a fixed lock order across concurrent writers
+      ON CONFLICT (id) DO UPDATE SET
+        -- identity and start: from the earliest workflow.started
+        (namespace, name, version, start_time, started_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.namespace ELSE w.namespace END,
+                  CASE WHEN pick THEN EXCLUDED.name ELSE w.name END,
+                  CASE WHEN pick THEN EXCLUDED.version ELSE w.version END,
+                  CASE WHEN pick THEN EXCLUDED.start_time ELSE w.start_time END,
+                  CASE WHEN pick THEN EXCLUDED.started_event_time ELSE w.started_event_time END
+           FROM (SELECT EXCLUDED.started_event_time IS NOT NULL
+                    AND (w.started_event_time IS NULL
+                         OR (EXCLUDED.started_event_time, coalesce(EXCLUDED.namespace, ''), coalesce(EXCLUDED.name, ''),
+                             coalesce(EXCLUDED.version, ''), EXCLUDED.start_time)
+                          < (w.started_event_time, coalesce(w.namespace, ''), coalesce(w.name, ''),
+                             coalesce(w.version, ''), w.start_time)) AS pick) s),
+        -- status: the newest terminal event if any, else the newest event; end only with a terminal status
+        (status, status_terminal, status_event_time, status_rank, end_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.status ELSE w.status END,
+                  CASE WHEN pick THEN EXCLUDED.status_terminal ELSE w.status_terminal END,
+                  CASE WHEN pick THEN EXCLUDED.status_event_time ELSE w.status_event_time END,
+                  CASE WHEN pick THEN EXCLUDED.status_rank ELSE w.status_rank END,
+                  CASE WHEN pick THEN EXCLUDED.end_time ELSE w.end_time END
+           FROM (SELECT (EXCLUDED.status_terminal, EXCLUDED.status_event_time, EXCLUDED.status_rank, coalesce(EXCLUDED.end_time, '-infinity'))
+                      > (w.status_terminal, w.status_event_time, w.status_rank, coalesce(w.end_time, '-infinity')) AS pick) s),
+        last_update = greatest(w.last_update, EXCLUDED.last_update),
+        -- input: workflow.started's, else workflow.faulted's (newest)
+        (input, input_rank, input_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.input ELSE w.input END,
+                  CASE WHEN pick THEN EXCLUDED.input_rank ELSE w.input_rank END,
+                  CASE WHEN pick THEN EXCLUDED.input_event_time ELSE w.input_event_time END
+           FROM (SELECT EXCLUDED.input_rank > 0
+                    AND (EXCLUDED.input_rank, EXCLUDED.input_event_time, coalesce(EXCLUDED.input, 'null'::JSONB))
+                      > (w.input_rank, coalesce(w.input_event_time, '-infinity'), coalesce(w.input, 'null'::JSONB)) AS pick) s),
+        (output, output_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.output ELSE w.output END,
+                  CASE WHEN pick THEN EXCLUDED.output_event_time ELSE w.output_event_time END
+           FROM (SELECT (EXCLUDED.output_event_time, coalesce(EXCLUDED.output, 'null'::JSONB))
+                      > (coalesce(w.output_event_time, '-infinity'), coalesce(w.output, 'null'::JSONB)) AS pick) s),
+        (error_type, error_title, error_detail, error_status, error_instance, error_event_time) =
+          (SELECT CASE WHEN pick THEN EXCLUDED.error_type ELSE w.error_type END,
+                  CASE WHEN pick THEN EXCLUDED.error_title ELSE w.error_title END,
+                  CASE WHEN pick THEN EXCLUDED.error_detail ELSE w.error_detail END,
+                  CASE WHEN pick THEN EXCLUDED.error_status ELSE w.error_status END,
+                  CASE WHEN pick THEN EXCLUDED.error_instance ELSE w.error_instance END,
+                  CASE WHEN pick THEN EXCLUDED.error_event_time ELSE w.error_event_time END
+           FROM (SELECT (EXCLUDED.error_event_time, coalesce(EXCLUDED.error_type, ''), coalesce(EXCLUDED.error_title, ''),
+                         coalesce(EXCLUDED.error_detail, ''), coalesce(EXCLUDED.error_status, -1), coalesce(EXCLUDED.error_instance, ''))
+                      > (coalesce(w.error_event_time, '-infinity'), coalesce(w.error_type, ''), coalesce(w.error_title, ''),
+                         coalesce(w.error_detail, ''), coalesce(w.error_status, -1), coalesce(w.error_instance, '')) AS pick) s),
+        updated_at = now()
+    ), placeholders AS (
+      -- An instance known only from task events gets a placeholder row (not served until workflow.started),
+      -- so placeholders are counted from one partial index. Its status bookkeeping loses to any workflow event.
+      INSERT INTO workflow_instances (id, status, status_terminal, status_event_time, status_rank)
+      SELECT DISTINCT p.instance_id, 'RUNNING', false, '-infinity'::TIMESTAMPTZ, 0::SMALLINT
+      FROM parsed p
+      WHERE p.reason IS NULL AND p.kind = 'task'
+        AND NOT EXISTS (SELECT 1 FROM wf WHERE wf.id = p.instance_id)
+      ORDER BY 1  -- the same lock order as the upsert above, across concurrent writers
+      ON CONFLICT (id) DO NOTHING
+    ), stored AS (
+      INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
+                               has_input, input, has_output, output, has_error,
+                               error_type, error_title, error_detail, error_status, error_instance, raw_id, content_hash)
+      SELECT p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
+             p.input IS NOT NULL, p.input, p.has_output, p.output, p.has_error,
+             p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance, p.raw_id, p.content_hash
+      FROM parsed p
+      WHERE p.reason IS NULL AND p.kind = 'task'
+      ORDER BY p.instance_id, p.task_position
+      -- The same event delivered again is already stored and changes nothing (045-event-identity.sql). A writer that
+      -- printed its numbers differently (0.3 for 0.30000000000000004) delivers the same event too: of the two
+      -- spellings the greater payload is kept, so the served payload does not depend on which arrived first.
+      ON CONFLICT (instance_id, task_position, event_time, event_kind, content_hash) DO UPDATE
+        SET input = EXCLUDED.input, output = EXCLUDED.output
+        WHERE (coalesce(EXCLUDED.input, 'null'::JSONB), coalesce(EXCLUDED.output, 'null'::JSONB))
+            > (coalesce(task_events.input, 'null'::JSONB), coalesce(task_events.output, 'null'::JSONB))
+      RETURNING task_events.instance_id, task_events.task_position
+    )
+    SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position)
+    INTO t_iids, t_pos
+    FROM (SELECT DISTINCT stored.instance_id, stored.task_position FROM stored) s;
+
+    IF t_iids IS NOT NULL THEN
+      -- 2. Serialize recomputation per instance by locking its row (it exists: upserted or a placeholder above), in
+      --    id order (no deadlock between writers). Row locks, not advisory locks: no other login can take them (the
+      --    reader has no UPDATE privilege, so no SELECT … FOR UPDATE/SHARE), and lock_timeout (090-triggers.sql)
+      --    bounds the wait. A separate statement, so the recomputation below runs on a snapshot taken after the
+      --    locks were granted and sees every event a concurrent writer committed at these positions.
+      PERFORM 1 FROM workflow_instances w
+      WHERE w.id = ANY (ARRAY(SELECT DISTINCT u.i FROM unnest(t_iids) AS u(i)))
+      ORDER BY w.id FOR UPDATE OF w;
+
+      -- 3. Recompute the executions of every touched position from all its stored events.
+      -- Per-key index lookups, then a TID scan: plan shapes that do not depend on statistics. (With statistics
+      -- from an emptier table, the planner flattens a join and drives it from a full index scan instead.)
+      DELETE FROM task_executions
+      WHERE ctid = ANY (ARRAY(SELECT x.ctid FROM unnest(t_iids, t_pos) AS a(i, p)
+                              CROSS JOIN LATERAL (SELECT t.ctid FROM task_executions t
+                                                  WHERE t.instance_id = a.i AND t.task_position = a.p
+                                                  OFFSET 0) x));  -- OFFSET 0: not flattened, evaluated per key
+
+      INSERT INTO task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output,
+                                   error_type, error_title, error_detail, error_status, error_instance, execution_index)
+      SELECT x.base || CASE WHEN x.execution_index = 1 THEN ''
+                            ELSE '@' || (extract(epoch FROM coalesce(x.start_time, x.end_time)) * 1000000)::NUMERIC(20, 0)::TEXT
+                                 || CASE WHEN x.dup > 1 THEN '#' || x.execution_index ELSE '' END END,
+             x.instance_id, x.task_position, x.task_name, x.status, x.start_time, x.end_time, x.input, x.output,
+             x.error_type, x.error_title, x.error_detail, x.error_status, x.error_instance, x.execution_index
+      FROM (
+        SELECT y.*, row_number() OVER (PARTITION BY y.instance_id, y.task_position, coalesce(y.start_time, y.end_time)
+                                       ORDER BY y.execution_index) AS dup
+        FROM (
+          SELECT z.*, z.instance_id || ':' || z.task_position AS base,
+                 row_number() OVER (PARTITION BY z.instance_id, z.task_position ORDER BY z.first_seq)::INTEGER AS execution_index
+          FROM task_position_executions(t_iids, t_pos) z
+        ) y
+      ) x;
+    END IF;
+  EXCEPTION
+    WHEN deadlock_detected OR serialization_failure OR query_canceled OR lock_not_available
+         OR admin_shutdown OR crash_shutdown OR cannot_connect_now OR insufficient_resources OR disk_full
+         OR out_of_memory THEN
+      RAISE;
+    WHEN OTHERS THEN
+      IF n = 1 THEN
+        INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
+        VALUES (p_table, p_ids[1],
+                CASE WHEN jsonb_typeof(p_data[1]) = 'object' THEN left(p_data[1] ->> 'instanceId', 255) END,
+                CASE WHEN jsonb_typeof(p_data[1]) = 'object' THEN left(p_data[1] ->> 'eventType', 255) END,
+                format('normalizer error %s: %s', SQLSTATE, SQLERRM));
+      ELSE
+        half := n / 2;
+        PERFORM apply_events(p_table, p_ids[1:half], p_data[1:half]);
+        PERFORM apply_events(p_table, p_ids[half + 1:n], p_data[half + 1:n]);
+      END IF;
+  END;
+END
+$$;
+

@@ -1,0 +1,70 @@
+-- ------------------------------------------------------------------------------------------------
+-- normalize_raw_rows: raw rows (verbatim json) to jsonb, then apply_events. The conversion of the whole flush is
+-- tried at once; only when some row cannot be held by jsonb is each row converted on its own, and the rows that
+-- still fail are recorded in ingest_errors with the reason (they stay in the raw table).
+-- ------------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION workflow_index.normalize_raw_rows(p_table TEXT, p_ids BIGINT[], p_data JSON[]) RETURNS VOID
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+  docs JSONB[];
+  good_ids BIGINT[];
+BEGIN
+  BEGIN
+    docs := p_data::JSONB[];
+    good_ids := p_ids;
+  EXCEPTION WHEN OTHERS THEN
+    WITH converted AS MATERIALIZED (
+      SELECT u.id, u.o, u.d, c.doc, c.problem
+      FROM unnest(p_ids, p_data) WITH ORDINALITY AS u(id, d, o)
+      CROSS JOIN LATERAL workflow_index.event_jsonb(u.d) AS c
+    ), rejected AS (
+      INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
+      SELECT p_table, converted.id,
+             substring(converted.d::TEXT FROM '"instanceId"\s*:\s*"([^"\\]{1,255})'),
+             substring(converted.d::TEXT FROM '"eventType"\s*:\s*"([^"\\]{1,255})'),
+             converted.problem
+      FROM converted
+      WHERE converted.problem IS NOT NULL
+    )
+    SELECT array_agg(converted.id ORDER BY converted.o), array_agg(converted.doc ORDER BY converted.o)
+    INTO good_ids, docs
+    FROM converted WHERE converted.problem IS NULL;
+  END;
+  PERFORM apply_events(p_table, good_ids, docs);
+END
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- The triggers: one call per INSERT statement (one Fluent Bit flush) over its transition table. They run as
+-- the owner of the normalized tables (SECURITY DEFINER, fixed search_path): the forwarder role can only
+-- insert raw rows.
+-- ------------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION workflow_index.normalize_raw_batch() RETURNS TRIGGER
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = workflow_index, pg_catalog, pg_temp
+-- Every lookup the normalizer makes is a small set of keys against a large table. On a freshly created or
+-- truncated database the statistics say the tables are empty, and the planner would then read whole tables or
+-- indexes (sequential scans, merge and hash joins) for every flush of a large backlog: quadratic. Nested-loop
+-- index lookups are right at any table size.
+SET enable_seqscan = off
+SET enable_mergejoin = off
+SET enable_hashjoin = off
+-- A flush that waits for an instance row another flush holds gives up after this and is retried by its writer
+-- (lock_not_available propagates): one stuck transaction cannot wedge every flush behind it.
+SET lock_timeout = '10s'
+AS $$
+DECLARE
+  ids BIGINT[];
+  datas JSON[];
+BEGIN
+  SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
+  PERFORM normalize_raw_rows(TG_TABLE_NAME, ids, datas);
+  RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER normalize_workflow_events AFTER INSERT ON workflow_raw.workflow_events_raw
+  REFERENCING NEW TABLE AS batch FOR EACH STATEMENT EXECUTE FUNCTION workflow_index.normalize_raw_batch();
+CREATE OR REPLACE TRIGGER normalize_task_events AFTER INSERT ON workflow_raw.task_events_raw
+  REFERENCING NEW TABLE AS batch FOR EACH STATEMENT EXECUTE FUNCTION workflow_index.normalize_raw_batch();
