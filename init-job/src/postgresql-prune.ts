@@ -1,8 +1,148 @@
-// `prune` on PostgreSQL. (Work in progress: the deletes land together with the permanent event store, so that
-// deleting raw events can never change a served row.)
-import { EXIT_FAILURE, type CliOutput } from './cli-output.js';
+// `prune` on PostgreSQL: calls the retention functions of the normalizer (server/postgresql/normalizer/
+// 105-retention.sql), one short transaction per batch, so the forwarder's flushes never wait long behind it (each
+// batch gives up after lock_timeout 5 s, and a run a flush is writing is skipped). Running it again deletes
+// nothing more: it is idempotent, and safe to interrupt at any batch.
+import type pg from 'pg';
+import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import type { PruneSettings } from './prune-command.js';
+
+export const RAW_TABLES = ['workflow_events_raw', 'task_events_raw'] as const;
+export type RawTable = (typeof RAW_TABLES)[number];
+
+export interface WorkflowKey {
+  readonly namespace: string | null;
+  readonly name: string | null;
+  readonly version: string | null;
+}
+
+export interface WorkflowCounts extends WorkflowKey {
+  workflowRawEvents: number;
+  taskRawEvents: number;
+  instances: number;
+  taskExecutions: number;
+  storedEvents: number;
+}
+
+export interface RawPruneResult {
+  readonly deleted: Record<RawTable, number>;
+  readonly ingestErrors: number;
+  readonly batches: number;
+}
+
+export interface InstancePruneResult {
+  readonly perWorkflow: readonly WorkflowCounts[];
+  readonly instances: number;
+  readonly taskExecutions: number;
+  readonly storedEvents: number;
+  readonly batches: number;
+}
+
+/** Deletes the raw rows recorded before `horizon`, `batchSize` rows per transaction, walking each table's ids once. */
+export async function pruneRawEvents(client: pg.ClientBase, horizon: Date, batchSize: number): Promise<RawPruneResult> {
+  const deleted: Record<RawTable, number> = { workflow_events_raw: 0, task_events_raw: 0 };
+  let ingestErrors = 0;
+  let batches = 0;
+  for (const table of RAW_TABLES) {
+    let after = 0;
+    for (;;) {
+      const res = await client.query<{ deleted: string; ingest_errors: string; last_id: string | null }>(
+        'SELECT * FROM workflow_index.prune_raw_batch($1, $2, $3, $4)',
+        [table, horizon, after, batchSize],
+      );
+      const row = res.rows[0];
+      if (!row || row.last_id === null) break;
+      batches++;
+      deleted[table] += Number(row.deleted);
+      ingestErrors += Number(row.ingest_errors);
+      after = Number(row.last_id);
+    }
+  }
+  return { deleted, ingestErrors, batches };
+}
+
+/** Deletes finished runs that ended before `horizon` with everything stored for them, `batchSize` runs per transaction. */
+export async function pruneFinishedInstances(client: pg.ClientBase, horizon: Date, batchSize: number): Promise<InstancePruneResult> {
+  const perWorkflow = new Map<string, WorkflowCounts>();
+  let batches = 0;
+  for (;;) {
+    const res = await client.query<{ namespace: string | null; name: string | null; version: string | null; instances: string; task_executions: string; stored_events: string }>(
+      'SELECT * FROM workflow_index.prune_instances_batch($1, $2)',
+      [horizon, batchSize],
+    );
+    let runs = 0;
+    for (const r of res.rows) {
+      const counts = entry(perWorkflow, r);
+      counts.instances += Number(r.instances);
+      counts.taskExecutions += Number(r.task_executions);
+      counts.storedEvents += Number(r.stored_events);
+      runs += Number(r.instances);
+    }
+    if (runs > 0) batches++;
+    // Fewer than a batch: nothing left that is not being written right now (those wait for the next run).
+    if (runs < batchSize) break;
+  }
+  const all = [...perWorkflow.values()];
+  return {
+    perWorkflow: sortCounts(all),
+    instances: sum(all, (c) => c.instances),
+    taskExecutions: sum(all, (c) => c.taskExecutions),
+    storedEvents: sum(all, (c) => c.storedEvents),
+    batches,
+  };
+}
+
+/** What a prune with these horizons would delete now, per workflow. Reads only. */
+export async function previewPrune(client: pg.ClientBase, rawHorizon: Date, instanceHorizon: Date | null): Promise<WorkflowCounts[]> {
+  const res = await client.query<{
+    namespace: string | null; name: string | null; version: string | null;
+    workflow_raw_events: string; task_raw_events: string; instances: string; task_executions: string; stored_events: string;
+  }>('SELECT * FROM workflow_index.prune_preview($1, $2)', [rawHorizon, instanceHorizon]);
+  const perWorkflow = new Map<string, WorkflowCounts>();
+  for (const r of res.rows) {
+    const counts = entry(perWorkflow, r);
+    counts.workflowRawEvents += Number(r.workflow_raw_events);
+    counts.taskRawEvents += Number(r.task_raw_events);
+    counts.instances += Number(r.instances);
+    counts.taskExecutions += Number(r.task_executions);
+    counts.storedEvents += Number(r.stored_events);
+  }
+  return sortCounts([...perWorkflow.values()]);
+}
+
+function entry(map: Map<string, WorkflowCounts>, key: WorkflowKey): WorkflowCounts {
+  const id = JSON.stringify([key.namespace, key.name, key.version]);
+  let counts = map.get(id);
+  if (!counts) {
+    counts = { namespace: key.namespace, name: key.name, version: key.version, workflowRawEvents: 0, taskRawEvents: 0, instances: 0, taskExecutions: 0, storedEvents: 0 };
+    map.set(id, counts);
+  }
+  return counts;
+}
+
+function sortCounts(all: WorkflowCounts[]): WorkflowCounts[] {
+  const k = (c: WorkflowKey): string => workflowLabel(c);
+  return all.sort((a, b) => (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));
+}
+
+function sum(all: readonly WorkflowCounts[], f: (c: WorkflowCounts) => number): number {
+  return all.reduce((n, c) => n + f(c), 0);
+}
+
+/** `namespace/name@version`; events of no known run (rejected, or for a placeholder) are "(no workflow)". */
+export function workflowLabel(key: WorkflowKey): string {
+  if (key.name === null) return '(no workflow)';
+  return `${key.namespace ?? '(no namespace)'}/${key.name}@${key.version ?? '(no version)'}`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+async function hasRetention(client: pg.ClientBase): Promise<boolean> {
+  const res = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.prune_preview(timestamptz,timestamptz)')::text AS f`);
+  return Boolean(res.rows[0]?.f);
+}
 
 export async function runPostgresPrune(
   connection: ConnectionArgs & { readonly waitTimeout: number },
@@ -13,7 +153,57 @@ export async function runPostgresPrune(
 ): Promise<number> {
   const opened = await openDatabase(env, connection, out, problems);
   if (!opened.ok) return opened.exitCode;
-  await opened.client.end().catch(() => undefined);
-  out.log(`error: prune --backend postgresql is not available in this build yet (${settings?.dryRun === true ? 'dry run' : 'prune'})`);
-  return EXIT_FAILURE;
+  const client = opened.client;
+  if (!settings) return EXIT_FAILURE; // unreachable: openDatabase reports the problems with exit code 2
+  try {
+    if (!(await hasRetention(client))) {
+      out.log('error: this database has no retention functions yet: run `init-job migrate` of this release first');
+      return EXIT_FAILURE;
+    }
+    const rawHorizon = settings.rawHorizon.toISOString();
+    const instanceHorizon = settings.instanceHorizon?.toISOString() ?? null;
+    out.log(
+      `prune${settings.dryRun ? ' (dry run: nothing is deleted)' : ''}: raw events recorded before ${rawHorizon} (${plural(settings.rawRetentionDays, 'day')}); ` +
+        (instanceHorizon === null ? 'finished runs are kept (instance retention off)' : `finished runs that ended before ${instanceHorizon} (${plural(settings.instanceRetentionDays ?? 0, 'day')})`),
+    );
+
+    if (settings.dryRun) {
+      const preview = await previewPrune(client, settings.rawHorizon, settings.instanceHorizon);
+      const wf = sum(preview, (c) => c.workflowRawEvents);
+      const task = sum(preview, (c) => c.taskRawEvents);
+      out.out(`would delete ${plural(wf + task, 'raw event')} (${wf} workflow, ${task} task)`);
+      if (instanceHorizon !== null) {
+        out.out(`would delete ${plural(sum(preview, (c) => c.instances), 'finished run')} with ${plural(sum(preview, (c) => c.taskExecutions), 'task execution')} and ${plural(sum(preview, (c) => c.storedEvents), 'stored event')}`);
+      }
+      for (const c of preview) {
+        const parts = [`${plural(c.workflowRawEvents + c.taskRawEvents, 'raw event')} (${c.workflowRawEvents} workflow, ${c.taskRawEvents} task)`];
+        if (instanceHorizon !== null) parts.push(`${plural(c.instances, 'run')}, ${plural(c.taskExecutions, 'task execution')}`);
+        out.out(`  ${workflowLabel(c)}: ${parts.join(', ')}`);
+      }
+      return EXIT_OK;
+    }
+
+    const raw = await pruneRawEvents(client, settings.rawHorizon, settings.batchSize);
+    const rawTotal = raw.deleted.workflow_events_raw + raw.deleted.task_events_raw;
+    out.out(
+      `deleted ${plural(rawTotal, 'raw event')} (${raw.deleted.workflow_events_raw} workflow, ${raw.deleted.task_events_raw} task) ` +
+        `and ${plural(raw.ingestErrors, 'ingest error')} recorded for them, in ${plural(raw.batches, 'batch', 'batches')}`,
+    );
+    if (settings.instanceHorizon !== null) {
+      const runs = await pruneFinishedInstances(client, settings.instanceHorizon, settings.batchSize);
+      out.out(
+        `deleted ${plural(runs.instances, 'finished run')} with ${plural(runs.taskExecutions, 'task execution')} and ${plural(runs.storedEvents, 'stored event')}, ` +
+          `in ${plural(runs.batches, 'batch', 'batches')}`,
+      );
+      for (const c of runs.perWorkflow) out.out(`  ${workflowLabel(c)}: ${plural(c.instances, 'run')}, ${plural(c.taskExecutions, 'task execution')}`);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const hint = code === '55P03' ? ' (a lock was held too long, e.g. by a rebuild; what was deleted stays deleted, run prune again later)' : '';
+    out.log(`error: ${reasonOf(error)}${hint}`);
+    return EXIT_FAILURE;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
