@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// Entry point of the OpenSearch server (`npm run serve:opensearch`, the container image's opensearch target).
+// Exit codes: 0 after a graceful shutdown, 1 when start-up fails, 2 for invalid configuration or flags.
+import { ConfigError } from '@workflow-index/core/config';
+import { installGracefulShutdown } from '@workflow-index/core/http-server';
+import { createLogger } from '@workflow-index/core/logger';
+import { loadOpenSearchServerConfig, openSearchServerHelp, parseOpenSearchServerFlags } from './opensearch-server-config.js';
+import type { OpenSearchServerConfig } from './opensearch-server-config.js';
+import { startOpenSearchServer } from './opensearch-server.js';
+
+async function main(): Promise<void> {
+  const { flags, problems } = parseOpenSearchServerFlags(process.argv.slice(2));
+  if (flags.help === true && problems.length === 0) {
+    process.stdout.write(`${openSearchServerHelp()}\n`);
+    return;
+  }
+  let config: OpenSearchServerConfig;
+  try {
+    config = loadOpenSearchServerConfig(process.env, flags, problems);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`workflow-index: invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}\n(see --help and the configuration table in the README)\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const logger = createLogger(config.core);
+  logger.info({ mode: config.core.mode, backend: 'opensearch' }, 'starting');
+  let server;
+  try {
+    server = await startOpenSearchServer(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exitCode = 1;
+    // Whatever was started has been stopped; a handle nobody owns must not keep a failed process alive.
+    setTimeout(() => process.exit(1), 2000).unref();
+    return;
+  }
+  // The HTTP servers drain first (installGracefulShutdown closes them); close() then releases the client.
+  installGracefulShutdown(server.http, () => server.close(), logger);
+  logger.info({ startupMs: Math.round(performance.now()), httpPort: server.http.httpPort }, 'server started');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`workflow-index: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

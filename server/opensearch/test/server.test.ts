@@ -1,0 +1,168 @@
+// The production OpenSearch server against the real node: readiness DOWN with the reason while the normalized indices
+// are missing and UP once they exist, GraphQL over HTTP, ingestion metrics, an unreachable cluster answered promptly as
+// SERVICE_UNAVAILABLE, and main.ts as `npm run serve:opensearch` runs it (configuration errors exit 2, SIGTERM drains
+// and exits 0).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
+import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
+import { eventLines, loadNormalized } from './support/normalized-store.js';
+import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { CONFORMANCE_EVENTS } from '../../core/test/conformance/conformance-suite.js';
+
+const available = await openSearchReachable();
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const node = new URL(OPENSEARCH_URL);
+
+const connectionEnv = (prefix: string): Record<string, string> => ({
+  NODE_ENV: 'production',
+  OPENSEARCH_HOST: node.hostname,
+  OPENSEARCH_PORT: node.port || '9200',
+  WI_OPENSEARCH_INDEX_PREFIX: prefix,
+  HTTP_PORT: '0',
+  HEALTH_DISK_MIN_FREE_BYTES: '0',
+});
+
+async function graphql(baseUrl: string, query: string): Promise<{ status: number; body: { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] } }> {
+  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+async function ready(baseUrl: string): Promise<{ status: number; body: { status: string; checks: { name: string; status: string; data?: { error?: string } }[] } }> {
+  const response = await fetch(`${baseUrl}/q/health/ready`);
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+describe.skipIf(!available)('OpenSearch production server', () => {
+  let ns: TestNamespace;
+  beforeAll(() => {
+    ns = createTestNamespace();
+  });
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  it('is not ready while the normalized indices are missing (and says so), then serves queries and metrics once they exist', async () => {
+    const prefix = `${ns.prefix}in-process-`;
+    const config = loadOpenSearchServerConfig(connectionEnv(prefix));
+    expect(config.opensearch.schemaInit).toBe(false);
+    let server: OpenSearchServer | undefined;
+    try {
+      server = await startOpenSearchServer(config, pino({ level: 'silent' }));
+      const down = await ready(server.baseUrl);
+      expect(down.status).toBe(503);
+      const backend = down.body.checks.find((c) => c.name === 'backend')!;
+      expect(backend.status).toBe('DOWN');
+      expect(backend.data?.error).toMatch(/does not exist.*opensearch-setup/);
+      const unavailable = await graphql(server.baseUrl, '{ getWorkflowInstances { id } }');
+      expect(unavailable.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+
+      await loadNormalized(ns.client, prefix, eventLines(CONFORMANCE_EVENTS));
+      const up = await ready(server.baseUrl);
+      expect(up.status).toBe(200);
+      const answer = await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id status taskExecutions { id } } getWorkflowInstance(id: "conformance-placeholder-1") { id } }');
+      expect(answer.status).toBe(200);
+      const rows = answer.body.data?.['getWorkflowInstances'] as { id: string }[];
+      expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      expect(rows).toHaveLength(3);
+      expect(answer.body.data?.['getWorkflowInstance']).toBeNull();
+      const metrics = await (await fetch(`${server.baseUrl}/q/metrics`)).text();
+      const served = /^workflow_index_instances(?:\{[^}]*\})? (\d+)/m.exec(metrics);
+      expect(Number(served?.[1])).toBeGreaterThan(100);
+      expect(metrics).toMatch(/^workflow_index_raw_events\{store="task"[^}]*\} [1-9]/m);
+      expect(metrics).toMatch(/^workflow_index_placeholder_instances(?:\{[^}]*\})? [1-9]/m);
+    } finally {
+      await server?.close();
+    }
+  }, 120_000);
+
+  it('an unreachable cluster: readiness DOWN and queries SERVICE_UNAVAILABLE, promptly', async () => {
+    const config = loadOpenSearchServerConfig({ ...connectionEnv(ns.prefix), OPENSEARCH_HOST: '127.0.0.1', OPENSEARCH_PORT: '1', OPENSEARCH_QUERY_TIMEOUT_MS: '2000' });
+    const server = await startOpenSearchServer(config, pino({ level: 'silent' }));
+    try {
+      expect((await ready(server.baseUrl)).status).toBe(503);
+      const answer = await graphql(server.baseUrl, '{ getWorkflowInstances { id } }');
+      expect(answer.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('main.ts: a configuration problem exits 2 naming every problem, without the password', async () => {
+    const run = spawnMain({ NODE_ENV: 'production', OPENSEARCH_PORT: 'x', OPENSEARCH_PASSWORD: 'secret-pw', OPENSEARCH_PROTOCOL: 'ftp' });
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toMatch(/OPENSEARCH_HOST is required/);
+    expect(run.output()).toMatch(/OPENSEARCH_PORT must be a port number/);
+    expect(run.output()).toMatch(/OPENSEARCH_PROTOCOL must be http or https/);
+    expect(run.output()).not.toContain('secret-pw');
+  }, 60_000);
+
+  it('main.ts: serves over HTTP as serve:opensearch runs it, and drains on SIGTERM with exit 0', async () => {
+    const prefix = `${ns.prefix}main-`;
+    await loadNormalized(ns.client, prefix, eventLines(CONFORMANCE_EVENTS.slice(0, 80)));
+    const run = spawnMain(connectionEnv(prefix));
+    try {
+      const port = Number((await run.waitFor(/"httpPort":(\d+)[^\n]*server started/))[1]);
+      const baseUrl = `http://127.0.0.1:${port}`;
+      expect((await ready(baseUrl)).status).toBe(200);
+      const answer = await graphql(baseUrl, '{ getWorkflowInstances(filter: {status: COMPLETED}) { id status } }');
+      expect(answer.status).toBe(200);
+      const rows = answer.body.data?.['getWorkflowInstances'] as { status: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(rows.map((r) => r.status))).toEqual(new Set(['COMPLETED']));
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+  }, 120_000);
+});
+
+function spawnMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', MAIN], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    for (const check of waiters) check();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    for (const check of waiters) check();
+    resolve(code);
+  }));
+  // Never leave the child running if a test fails before it stops it.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+  void exited.then(() => clearTimeout(timer));
+  return {
+    child,
+    exited,
+    output: () => output,
+    waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+      return new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
+        }, timeoutMs);
+        const check = (): void => {
+          const match = pattern.exec(output);
+          if (match !== null || child.exitCode !== null) {
+            clearTimeout(deadline);
+            waiters.delete(check);
+            if (match !== null) resolve(match);
+            else reject(new Error(`process exited (${child.exitCode}) before ${pattern} appeared:\n${output}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
