@@ -3,8 +3,12 @@
 //   the raw ingest pipeline and index templates (server/opensearch's applyRawSchema),
 //   the normalized indices, the ingest-errors index and the normalizer's state index (their definitions come from
 //   server/opensearch; mappings there only grow additively, so an outdated index gets the new fields in place),
+//   the event store (server/opensearch event-store.ts: what the normalizer recomputes instances from),
 //   the two normalization jobs: entries of the normalizer's status document, which the normalizer process keeps
 //   current once it runs. Setup never overwrites what a running normalizer wrote.
+//   the retention rule (server/opensearch retention/retention-rule.ts): created from RAW_EVENTS_RETENTION_DAYS /
+//   INSTANCE_RETENTION_DAYS (defaults 7 / off); an existing rule is changed only where the environment sets a
+//   horizon explicitly, so an operator's edit of the document survives reruns.
 import type { Client } from '@opensearch-project/opensearch';
 import { isDeepStrictEqual } from 'node:util';
 import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
@@ -17,9 +21,11 @@ import {
 } from '@workflow-index/opensearch/normalized-indices';
 import { readCheckpoint, STATUS_ID, type JobStatus, type NormalizerStatus } from '@workflow-index/opensearch/normalizer-checkpoint';
 import { NORMALIZER_JOBS, type NormalizerJob } from '@workflow-index/opensearch/normalizer-metrics';
+import { eventStoreIndex } from '@workflow-index/opensearch/event-store';
+import { DEFAULT_RETENTION_RULE, RETENTION_RULE_ID, type RetentionRule, readRetentionRule, writeRetentionRule } from '@workflow-index/opensearch/retention/retention-rule';
 
 export type ObjectAction = 'created' | 'updated' | 'unchanged';
-export type ObjectKind = 'ingest pipeline' | 'index template' | 'index' | 'normalization job';
+export type ObjectKind = 'ingest pipeline' | 'index template' | 'index' | 'normalization job' | 'retention rule';
 
 export interface ObjectResult {
   readonly kind: ObjectKind;
@@ -30,6 +36,8 @@ export interface ObjectResult {
 export interface ObjectOptions {
   readonly prefix: string;
   readonly dryRun: boolean;
+  /** Horizons the environment sets explicitly (retentionFromEnv); unset ones keep the stored rule or the default. */
+  readonly retention?: { readonly raw?: number; readonly instance?: number | null };
   /** Called as each object is done, so progress shows while a slow cluster works. */
   readonly onResult?: (result: ObjectResult) => void;
 }
@@ -92,6 +100,7 @@ export function managedIndices(prefix: string): [string, Record<string, unknown>
     [names.taskExecutions, taskExecutionsIndex()],
     [names.ingestErrors, ingestErrorsIndex()],
     [names.normalizerState, normalizerStateIndex()],
+    [names.eventStore, eventStoreIndex()],
   ];
 }
 
@@ -160,6 +169,26 @@ async function applyJobs(client: Client, index: string, dryRun: boolean): Promis
   return NORMALIZER_JOBS.map((job): ObjectResult => ({ kind: 'normalization job', name: job, action: now?.jobs[job] === undefined ? 'created' : 'unchanged' }));
 }
 
+/** The retention rule: created when missing, updated where the environment sets a horizon that differs. */
+async function applyRetentionRule(client: Client, index: string, wanted: ObjectOptions['retention'], dryRun: boolean): Promise<ObjectResult> {
+  const name = `${index}/_doc/${RETENTION_RULE_ID}`;
+  let stored: RetentionRule | undefined;
+  let broken = false;
+  try {
+    stored = await readRetentionRule(client, index);
+  } catch {
+    broken = true; // an operator's edit made it unreadable: rewritten from the environment and the defaults
+  }
+  const base = stored ?? DEFAULT_RETENTION_RULE;
+  const rule: RetentionRule = {
+    raw_events_retention_days: wanted?.raw ?? base.raw_events_retention_days,
+    instance_retention_days: wanted?.instance === undefined ? base.instance_retention_days : wanted.instance,
+  };
+  const action: ObjectAction = stored === undefined && !broken ? 'created' : broken || !isDeepStrictEqual(rule, stored) ? 'updated' : 'unchanged';
+  if (!dryRun && action !== 'unchanged') await writeRetentionRule(client, index, rule);
+  return { kind: 'retention rule', name, action };
+}
+
 /** Creates or updates every object in order (or, with dryRun, only compares); one result per object. */
 export async function applyOpenSearchObjects(client: Client, options: ObjectOptions): Promise<ObjectResult[]> {
   const results: ObjectResult[] = [];
@@ -172,5 +201,9 @@ export async function applyOpenSearchObjects(client: Client, options: ObjectOpti
     report({ kind: 'index', name, action: await applyIndex(client, name, definition, options.dryRun) });
   }
   for (const result of await applyJobs(client, normalizedIndexNames(options.prefix).normalizerState, options.dryRun)) report(result);
+  // The state index exists now (or, in a dry run, would): the rule is one of its documents.
+  const stateIndex = normalizedIndexNames(options.prefix).normalizerState;
+  const stateExists = (await client.transport.request({ method: 'HEAD', path: `/${encodeURIComponent(stateIndex)}` }, { ignore: [404] })).statusCode !== 404;
+  report(stateExists ? await applyRetentionRule(client, stateIndex, options.retention, options.dryRun) : { kind: 'retention rule', name: `${stateIndex}/_doc/${RETENTION_RULE_ID}`, action: 'created' });
   return results;
 }

@@ -1,7 +1,8 @@
 // `opensearch-setup` (and `plan --backend opensearch` = `opensearch-setup --dry-run`): wait for the cluster, then
 // create or update every object of the OpenSearch backend, one line per object on stdout.
-import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
-import { openOpenSearch, scrub } from './opensearch-connection.js';
+import { retentionFromEnv } from '@workflow-index/opensearch/retention/retention-rule';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
+import { openOpenSearch, resolveOpenSearchTarget, scrub } from './opensearch-connection.js';
 import { applyOpenSearchObjects, type ObjectAction, type ObjectResult } from './opensearch-objects.js';
 
 export interface OpenSearchSetupArgs {
@@ -20,6 +21,13 @@ function count(results: readonly ObjectResult[], action: ObjectAction): number {
 }
 
 export async function runOpenSearchSetup(args: OpenSearchSetupArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
+  const retention = retentionFromEnv(env);
+  if (retention.problems.length > 0) {
+    // every problem at once: the connection's too
+    out.log('configuration problems:');
+    for (const p of [...resolveOpenSearchTarget(env, args.waitTimeout).problems, ...retention.problems]) out.log(`  - ${p}`);
+    return EXIT_USAGE;
+  }
   const opened = await openOpenSearch(env, args, out);
   if (!opened.ok) return opened.exitCode;
   const { client, target } = opened;
@@ -28,6 +36,7 @@ export async function runOpenSearchSetup(args: OpenSearchSetupArgs, env: Readonl
     const results = await applyOpenSearchObjects(client, {
       prefix: target.prefix,
       dryRun: args.dryRun,
+      retention: { ...(retention.raw === undefined ? {} : { raw: retention.raw }), ...(retention.instance === undefined ? {} : { instance: retention.instance }) },
       onResult: (result) => out.out(objectLine(result, args.dryRun)),
     });
     const summary = `${count(results, 'created')} ${args.dryRun ? 'to create' : 'created'}, ${count(results, 'updated')} ${args.dryRun ? 'to update' : 'updated'}, ${count(results, 'unchanged')} unchanged`;

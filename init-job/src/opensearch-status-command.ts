@@ -6,6 +6,7 @@ import { normalizedIndexNames } from '@workflow-index/opensearch/normalized-indi
 import { readCheckpoint, readStatus, type NormalizerStatus } from '@workflow-index/opensearch/normalizer-checkpoint';
 import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '@workflow-index/opensearch/raw-index-templates';
 import { NORMALIZER_JOBS } from '@workflow-index/opensearch/normalizer-metrics';
+import { type RetentionRule, readRetentionRule } from '@workflow-index/opensearch/retention/retention-rule';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
 import { applyOpenSearchObjects, type ObjectAction, type ObjectKind } from './opensearch-objects.js';
@@ -36,6 +37,10 @@ export interface NormalizerReport {
   readonly rawEventsAfterCheckpoint: number;
   /** How long ago the normalizer last published its status; null when it never did. */
   readonly statusAgeMs: number | null;
+  /** The stored retention rule; null when setup has not created it (the normalizer then applies the defaults). */
+  readonly retentionRule: RetentionRule | null;
+  /** Why the stored rule cannot be read (an operator's edit broke it); null when it can. */
+  readonly retentionRuleError: string | null;
 }
 
 async function countDocuments(client: Client, indices: string, query?: Record<string, unknown>): Promise<number> {
@@ -60,7 +65,14 @@ export async function readNormalizerReport(client: Client, prefix: string, now =
   const rawEventsAfterCheckpoint = await countDocuments(client, raw, { range: { 'wi.ingest_time': { gt: checkpointMs, format: 'epoch_millis' } } });
   // Setup registers the jobs with an empty holder; only a normalizer's own publication says it runs.
   const statusAgeMs = status !== null && status.holder !== '' ? Math.max(0, now - status.updated_at_ms) : null;
-  return { status, checkpointMs, rawEventsAfterCheckpoint, statusAgeMs };
+  let retentionRule: RetentionRule | null = null;
+  let retentionRuleError: string | null = null;
+  try {
+    retentionRule = exists ? ((await readRetentionRule(client, stateIndex)) ?? null) : null;
+  } catch (error) {
+    retentionRuleError = (error as Error).message;
+  }
+  return { status, checkpointMs, rawEventsAfterCheckpoint, statusAgeMs, retentionRule, retentionRuleError };
 }
 
 function iso(ms: number | null | undefined): string {
@@ -98,6 +110,27 @@ function normalizerLines(report: NormalizerReport): string[] {
     );
   }
   lines.push(`checkpoint: ${iso(report.checkpointMs)}, ${report.rawEventsAfterCheckpoint} raw events ingested after it`);
+  lines.push(...retentionLines(report));
+  return lines;
+}
+
+function retentionLines(report: NormalizerReport): string[] {
+  const rule = report.retentionRule;
+  const lines = [
+    report.retentionRuleError !== null
+      ? `retention rule: unreadable (${report.retentionRuleError}); run opensearch-setup to rewrite it`
+      : rule === null
+        ? 'retention rule: none stored (run opensearch-setup); the normalizer applies the defaults (raw indices 7 days, finished runs kept)'
+        : `retention rule: raw indices deleted ${rule.raw_events_retention_days} days after creation once normalized; finished runs ` +
+          (rule.instance_retention_days === null ? 'kept' : `deleted ${rule.instance_retention_days} days after they ended`),
+  ];
+  const run = report.status?.retention;
+  lines.push(
+    run === undefined
+      ? 'retention: no pass yet (the normalizer runs one after its first cycle, then every NORMALIZER_RETENTION_INTERVAL_MS)'
+      : `retention: last pass ${iso(run.last_run_at_ms)}, ${run.raw_indices_deleted} raw indices deleted, ${run.raw_indices_waiting} older ones waiting for the normalizer, ` +
+          `${run.instances_deleted} finished runs deleted${run.last_error === null ? '' : `, last error: ${run.last_error}`}`,
+  );
   return lines;
 }
 

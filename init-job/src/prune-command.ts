@@ -5,6 +5,7 @@
 // at once, exit 2) and dispatches to the backend; the backends do the work in bounded batches.
 import { EXIT_USAGE, type CliOutput } from './cli-output.js';
 import type { ConnectionArgs } from './database-connection.js';
+import { runOpenSearchPrune } from './opensearch-prune.js';
 import { runPostgresPrune } from './postgresql-prune.js';
 
 export const RAW_RETENTION_ENV = 'RAW_EVENTS_RETENTION_DAYS';
@@ -93,8 +94,7 @@ export async function runPrune(flags: PruneFlags, env: Readonly<Record<string, s
     // The OpenSearch branch lives in ./opensearch-prune.ts (`runOpenSearchPrune(settings, env, out)`); it takes
     // the same checked PruneSettings and ignores the database options.
     if (!settings) return reportProblems(problems, out);
-    out.log('error: prune --backend opensearch is not available in this build yet');
-    return EXIT_USAGE;
+    return runOpenSearchPrune(flags, settings, env, out);
   }
   // ── Backend dispatch: PostgreSQL (default) ──────────────────────────────────────────────────────────────────
   return runPostgresPrune(flags, settings, problems, env, out);

@@ -25,6 +25,8 @@ function openSearchEnv(prefix: string, overrides: Record<string, string> = {}): 
     OPENSEARCH_PASSWORD: '',
     OPENSEARCH_CA_FILE: '',
     WI_OPENSEARCH_INDEX_PREFIX: prefix,
+    RAW_EVENTS_RETENTION_DAYS: '',
+    INSTANCE_RETENTION_DAYS: '',
     ...overrides,
   };
 }
@@ -39,8 +41,10 @@ function objects(prefix: string): [string, string][] {
     ['index', `${prefix}task-executions`],
     ['index', `${prefix}workflow-index-ingest-errors`],
     ['index', `${prefix}workflow-index-normalizer`],
+    ['index', `${prefix}workflow-index-events`],
     ['normalization job', 'workflow-instance-transform'],
     ['normalization job', 'task-execution-transform'],
+    ['retention rule', `${prefix}workflow-index-normalizer/_doc/retention`],
   ];
 }
 
@@ -75,7 +79,7 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     expect(first.stderr).toContain(`opensearch: ${node.origin}, no authentication, object names prefixed "${prefix}"\n`);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(lines(prefix, 'created'));
-    expect(first.stderr).toContain('opensearch setup done: 9 created, 0 updated, 0 unchanged\n');
+    expect(first.stderr).toContain('opensearch setup done: 11 created, 0 updated, 0 unchanged\n');
 
     // What was created is what the backend needs: the template routes raw indices through the pipeline, the
     // normalized mapping is strict, and both jobs are registered as started for the normalizer to run.
@@ -93,7 +97,7 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     const second = await runInit(['opensearch-setup'], openSearchEnv(prefix));
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(lines(prefix, 'unchanged'));
-    expect(second.stderr).toContain('opensearch setup done: 0 created, 0 updated, 9 unchanged\n');
+    expect(second.stderr).toContain('opensearch setup done: 0 created, 0 updated, 11 unchanged\n');
     expect(await statusDocument(prefix)).toEqual(status);
   });
 
@@ -106,7 +110,7 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     for (const run of [dry, plan]) {
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(lines(prefix, 'would be created'));
-      expect(run.stderr).toContain('dry run: 9 to create, 0 to update, 0 unchanged; nothing was changed\n');
+      expect(run.stderr).toContain('dry run: 11 to create, 0 to update, 0 unchanged; nothing was changed\n');
     }
     expect(await exists(`/${prefix}*`)).toBe(false);
     expect(await exists(`/_index_template/${prefix}*`)).toBe(false);
@@ -159,7 +163,7 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     const before = JSON.parse(missing.stdout) as { objects: unknown[]; upToDate: boolean; normalizer: unknown };
     expect(before.objects).toEqual(objects(prefix).map(([kind, name]) => ({ kind, name, state: 'missing' })));
     expect(before.upToDate).toBe(false);
-    expect(before.normalizer).toEqual({ status: null, checkpointMs: 0, rawEventsAfterCheckpoint: 0, statusAgeMs: null });
+    expect(before.normalizer).toEqual({ status: null, checkpointMs: 0, rawEventsAfterCheckpoint: 0, statusAgeMs: null, retentionRule: null, retentionRuleError: null });
 
     expect((await runInit(['opensearch-setup'], openSearchEnv(prefix))).code).toBe(0);
     const events = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
