@@ -16,3 +16,8 @@ export function countExactLimitOf(config: CoreConfig): number {
 export function countCostOf(exactLimit: number): number {
   return Math.max(1, Math.ceil(exactLimit / 100));
 }
+
+/** `config` with another COUNT_EXACT_LIMIT (tests and benchmarks that need estimates on small data). */
+export function withCountExactLimit(config: CoreConfig, countExactLimit: number): CoreConfig {
+  return { ...config, graphql: Object.assign({}, config.graphql, { countExactLimit }) };
+}

@@ -29,3 +29,13 @@ export function durationMs(row: Timed): number | null {
   const micros = durationMicros(row);
   return micros === null ? null : Number(micros) / 1000;
 }
+
+/**
+ * A duration filter in milliseconds as the equivalent bound on whole microseconds (what backends store):
+ * `> 1000.4 ms` is `> 1000 µs`… exactly `>= 1001 µs`, so gt/lte round the bound down and gte/lt round it up.
+ * The product is rounded to 6 decimals first: 1.001 * 1000 is 1000.9999999999999 in doubles, and means 1001.
+ */
+export function durationBoundMicros(op: 'gt' | 'gte' | 'lt' | 'lte', ms: number): number {
+  const micros = Number((ms * 1000).toFixed(6));
+  return op === 'gt' || op === 'lte' ? Math.floor(micros) : Math.ceil(micros);
+}

@@ -6,10 +6,14 @@
 // can never make the whole condition true, so it acts as false. A negated leaf is emitted as
 // `(<pred>) IS NOT TRUE`, which is true for NULL — `not` matches exactly the rows its operand does not.
 // Wrapping every leaf in coalesce(…, false) would be equivalent but hides the column from the planner.
+import { durationBoundMicros } from '@workflow-index/core/duration';
 import type {
   Direction,
-  FilterNode,
-  InstanceSortField,
+  DurationPredicate,
+  ExtendedFilterNode,
+  JsonPredicate,
+  ExtendedInstanceSortField,
+  ExtendedTaskSortField,
   InstanceStringField,
   InstanceTimeField,
   IntPredicate,
@@ -18,7 +22,6 @@ import type {
   LikeSegment,
   SortKey,
   StringPredicate,
-  TaskSortField,
   TaskStringField,
   TaskTimeField,
   TimePredicate,
@@ -27,9 +30,15 @@ import type {
 /** Collects bind parameters; `add` returns the placeholder (`$n`) to put into the SQL text. */
 export class SqlParams {
   readonly values: unknown[] = [];
+  #aliases = 0;
   add(value: unknown): string {
     this.values.push(value);
     return `$${this.values.length}`;
+  }
+  /** A table alias not used elsewhere in the statement (for the subqueries of relation filters). */
+  alias(prefix: string): string {
+    this.#aliases += 1;
+    return `${prefix}${this.#aliases}`;
   }
 }
 
@@ -39,6 +48,10 @@ export interface FieldColumns<S extends string, T extends string> {
   readonly time: Readonly<Record<T, string>>;
   readonly int: Readonly<Record<'error.status', string>>;
   readonly json: Readonly<Record<JsonField, string>>;
+  /** endDate − startDate in microseconds (migrations/0006_durations.sql). */
+  readonly duration: string;
+  /** The id of the row's workflow instance (its own id for instances): what relation filters join on. */
+  readonly instanceId: string;
 }
 
 const ERROR_STRING_COLUMNS = {
@@ -72,6 +85,8 @@ export function instanceColumns(alias: string): FieldColumns<InstanceStringField
     time: { startDate: c('start_time'), endDate: c('end_time'), lastUpdate: c('last_update') },
     int: { 'error.status': c('error_status') },
     json: { input: c('input'), output: c('output') },
+    duration: c('duration_us'),
+    instanceId: c('id'),
   };
 }
 
@@ -89,12 +104,14 @@ export function taskColumns(alias: string): FieldColumns<TaskStringField, TaskTi
     time: { startDate: c('start_time'), endDate: c('end_time') },
     int: { 'error.status': c('error_status') },
     json: { input: c('input'), output: c('output') },
+    duration: c('duration_us'),
+    instanceId: c('instance_id'),
   };
 }
 
 /** The SQL condition of a filter tree (`true` for no filter). */
 export function filterSql<S extends string, T extends string>(
-  node: FilterNode<S, T> | null,
+  node: ExtendedFilterNode<S, T> | null,
   columns: FieldColumns<S, T>,
   params: SqlParams,
 ): string {
@@ -102,7 +119,7 @@ export function filterSql<S extends string, T extends string>(
 }
 
 function translate<S extends string, T extends string>(
-  node: FilterNode<S, T>,
+  node: ExtendedFilterNode<S, T>,
   columns: FieldColumns<S, T>,
   params: SqlParams,
   negated: boolean,
@@ -126,8 +143,27 @@ function translate<S extends string, T extends string>(
       return leaf(intPredicateSql(columns.int[node.field], node.predicate, params), negated);
     case 'json':
       return leaf(jsonPredicateSql(columns.json[node.field], node.path, node.value, params), negated);
+    case 'jsonOp':
+      return leaf(jsonOperatorSql(columns.json[node.field], node.path, node.predicate, params), negated);
+    case 'duration':
+      return leaf(durationPredicateSql(columns.duration, node.predicate, params), negated);
+    case 'tasks': {
+      // Some task execution of the instance matches (the instance index of task_executions finds its tasks).
+      const t = params.alias('tf');
+      const condition = filterSql(node.node, taskColumns(t), params);
+      return leaf({ sql: `EXISTS (SELECT 1 FROM ${TASKS_TABLE} ${t} WHERE ${t}.instance_id = ${columns.instanceId} AND ${condition})`, nullable: false }, negated);
+    }
+    case 'instance': {
+      // The task's instance matches (its primary key).
+      const i = params.alias('if');
+      const condition = filterSql(node.node, instanceColumns(i), params);
+      return leaf({ sql: `EXISTS (SELECT 1 FROM ${INSTANCES_TABLE} ${i} WHERE ${i}.id = ${columns.instanceId} AND ${condition})`, nullable: false }, negated);
+    }
   }
 }
+
+const INSTANCES_TABLE = 'workflow_index.workflow_instances';
+const TASKS_TABLE = 'workflow_index.task_executions';
 
 /** A leaf predicate; `nullable: false` when it can never evaluate to NULL (IS NULL, constants). */
 interface Leaf {
@@ -233,6 +269,42 @@ function containmentDocument(path: readonly string[], candidateJson: string): st
 }
 
 /**
+ * The JSON operators beyond eq (reader.ts JsonPredicate). A comparison yields NULL (false, two-valued) for a value of
+ * another JSON type, checked first in a CASE because `::numeric` of a string would fail the statement.
+ */
+function jsonOperatorSql(column: string, path: readonly string[], predicate: JsonPredicate, params: SqlParams): Leaf {
+  if (predicate.op === 'in' && predicate.values.length === 0) return { sql: 'false', nullable: false };
+  const value = `(${column} #> ${params.add([...path])}::text[])`;
+  switch (predicate.op) {
+    case 'exists':
+      return { sql: `${value} ${predicate.value ? 'IS NOT NULL' : 'IS NULL'}`, nullable: false };
+    case 'ne':
+      return { sql: `${value} <> ALL(${params.add(jsonCandidates(predicate.value))}::jsonb[])`, nullable: true };
+    case 'in': {
+      const candidates = [...new Set(predicate.values.flatMap(jsonCandidates))];
+      return { sql: `${value} = ANY(${params.add(candidates)}::jsonb[])`, nullable: true };
+    }
+    case 'contains':
+      return { sql: `CASE WHEN jsonb_typeof(${value}) = 'string' THEN strpos(${value} #>> '{}', ${params.add(predicate.value)}::text) > 0 END`, nullable: true };
+    default: {
+      const operator = COMPARISON[predicate.op];
+      if (JSON_NUMBER.test(predicate.value)) {
+        return { sql: `CASE WHEN jsonb_typeof(${value}) = 'number' THEN (${value})::numeric ${operator} ${params.add(predicate.value)}::numeric END`, nullable: true };
+      }
+      return {
+        sql: `CASE WHEN jsonb_typeof(${value}) = 'string' THEN (${value} #>> '{}') COLLATE "C" ${operator} ${params.add(predicate.value)}::text COLLATE "C" END`,
+        nullable: true,
+      };
+    }
+  }
+}
+
+function durationPredicateSql(column: string, predicate: DurationPredicate, params: SqlParams): Leaf {
+  if (predicate.op === 'isNull') return { sql: `${column} ${predicate.value ? 'IS NULL' : 'IS NOT NULL'}`, nullable: false };
+  return { sql: `${column} ${COMPARISON[predicate.op]} ${params.add(durationBoundMicros(predicate.op, predicate.value))}::int8`, nullable: true };
+}
+
+/**
  * What the list statement needs to know about a table's sort fields: the column, whether it can be NULL, whether it
  * is a timestamp (bind parameters cast to timestamptz), and whether its only index is `(column DESC NULLS LAST, id)`
  * (timestamps: the ascending order reads it backwards, see migrations/0003_ordering_indexes.sql).
@@ -242,9 +314,11 @@ export interface SortFieldSql {
   readonly nullable: boolean;
   readonly time: boolean;
   readonly descIndexOnly: boolean;
+  /** The SQL type of keyset values when not text or a timestamp (durations: int8 microseconds). */
+  readonly cast?: 'int8';
 }
 
-export const INSTANCE_SORT_SQL: Readonly<Record<InstanceSortField, SortFieldSql>> = {
+export const INSTANCE_SORT_SQL: Readonly<Record<ExtendedInstanceSortField, SortFieldSql>> = {
   id: { column: 'id', nullable: false, time: false, descIndexOnly: false },
   name: { column: 'name', nullable: true, time: false, descIndexOnly: false },
   namespace: { column: 'namespace', nullable: true, time: false, descIndexOnly: false },
@@ -253,15 +327,18 @@ export const INSTANCE_SORT_SQL: Readonly<Record<InstanceSortField, SortFieldSql>
   startDate: { column: 'start_time', nullable: true, time: true, descIndexOnly: true },
   endDate: { column: 'end_time', nullable: true, time: true, descIndexOnly: true },
   lastUpdate: { column: 'last_update', nullable: true, time: true, descIndexOnly: true },
+  // (duration_us DESC NULLS LAST, id), read as the timestamps' indexes (migrations/0006_durations.sql).
+  duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: true, cast: 'int8' },
 };
 
-export const TASK_SORT_SQL: Readonly<Record<TaskSortField, SortFieldSql>> = {
+export const TASK_SORT_SQL: Readonly<Record<ExtendedTaskSortField, SortFieldSql>> = {
   id: { column: 'id', nullable: false, time: false, descIndexOnly: false },
   taskName: { column: 'task_name', nullable: false, time: false, descIndexOnly: false },
   taskPosition: { column: 'task_position', nullable: false, time: false, descIndexOnly: false },
   status: { column: 'status', nullable: false, time: false, descIndexOnly: false },
   startDate: { column: 'start_time', nullable: true, time: true, descIndexOnly: true },
   endDate: { column: 'end_time', nullable: true, time: true, descIndexOnly: true },
+  duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: true, cast: 'int8' },
 };
 
 export interface ListStatement<F extends string> {
@@ -340,7 +417,7 @@ function sortSql<F extends string>(keys: readonly SortKey<F>[], fields: Readonly
 const STRICTLY: Readonly<Record<Direction, string>> = { ASC: '>', DESC: '<' };
 
 function valueSql(field: SortFieldSql, value: string, params: SqlParams): string {
-  return `${params.add(value)}::${field.time ? 'timestamptz' : 'text'}`;
+  return `${params.add(value)}::${field.time ? 'timestamptz' : (field.cast ?? 'text')}`;
 }
 
 /**

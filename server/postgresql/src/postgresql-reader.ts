@@ -4,19 +4,23 @@
 import type pg from 'pg';
 import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
 import type {
+  Count,
+  CountOptions,
   ErrorRecord,
+  ExtendedInstanceFilter,
+  ExtendedInstanceSortField,
+  ExtendedReader,
+  ExtendedTaskFilter,
+  ExtendedTaskSortField,
   IngestionStats,
-  InstanceFilter,
-  InstanceSortField,
   ListQuery,
   PoolStats,
   Reader,
   TaskExecutionRecord,
-  TaskFilter,
-  TaskSortField,
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
 } from '@workflow-index/core/reader';
+import { CountStatements } from './postgresql-counts.js';
 import { classifyError } from './postgresql-errors.js';
 import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';
 
@@ -24,8 +28,9 @@ const INSTANCES = 'workflow_index.workflow_instances';
 const TASKS = 'workflow_index.task_executions';
 
 const ERROR_RAW = ['error_type', 'error_title', 'error_detail', 'error_status', 'error_instance'];
-const INSTANCE_RAW = ['id', 'name', 'namespace', 'version', 'status', 'start_time', 'end_time', 'last_update', ...ERROR_RAW];
-const TASK_RAW = ['id', 'instance_id', 'task_name', 'task_position', 'status', 'start_time', 'end_time', ...ERROR_RAW];
+// duration_us: the outer ORDER BY of a split page may sort on it (orderBy duration).
+const INSTANCE_RAW = ['id', 'name', 'namespace', 'version', 'status', 'start_time', 'end_time', 'last_update', 'duration_us', ...ERROR_RAW];
+const TASK_RAW = ['id', 'instance_id', 'task_name', 'task_position', 'status', 'start_time', 'end_time', 'duration_us', ...ERROR_RAW];
 const PAYLOAD_RAW = ['input', 'output'];
 
 const timestamp = (column: string, as: string): string =>
@@ -145,16 +150,44 @@ export interface PostgresqlReaderOptions {
   readonly pool: pg.Pool;
   /** Whether close() ends the pool (default true). */
   readonly ownsPool?: boolean;
+  /** How long an exact count may run before the planner's estimate answers instead (default 1000 ms). */
+  readonly countTimeoutMs?: number;
 }
 
-export class PostgresqlReader implements Reader {
+export class PostgresqlReader implements Reader, ExtendedReader {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
+  readonly #counts: CountStatements;
   #closed: Promise<void> | undefined;
+  readonly backendName = 'postgresql';
 
   constructor(options: PostgresqlReaderOptions) {
     this.#pool = options.pool;
     this.#ownsPool = options.ownsPool ?? true;
+    this.#counts = new CountStatements(options.pool, options.countTimeoutMs ?? 1000);
+  }
+
+  /** Every query beyond the contract (issue 9) is implemented: the extended filters and orders, and the counts. */
+  get extended(): ExtendedReader {
+    return this;
+  }
+
+  countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
+    const params = new SqlParams();
+    const where = `${SERVED_INSTANCE} AND ${filterSql(filter, instanceColumns('i'), params)}`;
+    return this.#counts.count(`FROM ${INSTANCES} i WHERE ${where}`, params.values, options.exactLimit, 'countInstances');
+  }
+
+  countTasks(filter: ExtendedTaskFilter | null, options: CountOptions): Promise<Count> {
+    const params = new SqlParams();
+    const where = `${SERVED_TASK} AND ${filterSql(filter, taskColumns('t'), params)}`;
+    return this.#counts.count(`FROM ${TASKS} t WHERE ${where}`, params.values, options.exactLimit, 'countTasks');
+  }
+
+  countInstancesByStatus(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
+    const params = new SqlParams();
+    const where = `${SERVED_INSTANCE} AND ${filterSql(filter, instanceColumns('i'), params)}`;
+    return this.#counts.countByStatus(`FROM ${INSTANCES} i WHERE ${where}`, 'i.status', params.values, options.exactLimit);
   }
 
   async getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null> {
@@ -172,14 +205,14 @@ export class PostgresqlReader implements Reader {
     return { ...instance, tasks: row.tasks.map((values) => toTask(taskRowOf(values), taskPayloads)) };
   }
 
-  async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+  async listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const where = `${SERVED_INSTANCE} AND ${filterSql(query.filter, instanceColumns('i'), params)}`;
     const sql = listSql({
       table: INSTANCES, alias: 'i', select: instanceSelect(query.payloads),
       rawColumns: query.payloads ? [...INSTANCE_RAW, ...PAYLOAD_RAW] : INSTANCE_RAW,
-      where, keys: effectiveSortKeys<InstanceSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: INSTANCE_SORT_SQL,
+      where, keys: effectiveSortKeys<ExtendedInstanceSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: INSTANCE_SORT_SQL,
       after: query.after ?? null, limit: query.limit, offset: query.offset, params,
     });
     const rows = await this.#query<InstanceRow>(sql, params.values, 'listInstances');
@@ -196,14 +229,14 @@ export class PostgresqlReader implements Reader {
     return row ? toTask(row, options.payloads) : null;
   }
 
-  async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
+  async listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const where = `${SERVED_TASK} AND ${filterSql(query.filter, taskColumns('t'), params)}`;
     const sql = listSql({
       table: TASKS, alias: 't', select: taskSelect(query.payloads),
       rawColumns: query.payloads ? [...TASK_RAW, ...PAYLOAD_RAW] : TASK_RAW,
-      where, keys: effectiveSortKeys<TaskSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: TASK_SORT_SQL,
+      where, keys: effectiveSortKeys<ExtendedTaskSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: TASK_SORT_SQL,
       after: query.after ?? null, limit: query.limit, offset: query.offset, params,
     });
     const rows = await this.#query<TaskRow>(sql, params.values, 'listTasks');

@@ -2,7 +2,7 @@
 // forwarder login role exactly as Fluent Bit writes them, the reader connected as a reader login role.
 import { describe } from 'vitest';
 import pg from 'pg';
-import { runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable } from './support/test-database.js';
@@ -16,6 +16,7 @@ const FORWARDER_ROLE = 'wi_conformance_forwarder';
 describe.skipIf(!available)('conformance: PostgreSQL', () => {
   runConformanceSuite({
     name: 'postgresql',
+    features: ALL_CONFORMANCE_FEATURES,
     async setup(events) {
       const db = await createTestDatabase({ prefix: 'wi_conformance' });
       try {

@@ -9,7 +9,10 @@ import { pino } from 'pino';
 import { createApp } from '@workflow-index/core/app';
 import type { App } from '@workflow-index/core/app';
 import { defaultCoreConfig } from '@workflow-index/core/config';
+import { withCountExactLimit } from '@workflow-index/core/count-limit';
 import type { Reader } from '@workflow-index/core/reader';
+import { describeApiAdditions, ESTIMATING_COUNT_LIMIT } from './api-additions.js';
+import type { ConformanceFeature } from './api-additions.js';
 import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
 import { describeCursors } from './cursor-assertions.js';
 import { describeErrors } from './error-assertions.js';
@@ -26,7 +29,12 @@ export interface ConformanceBackend {
   setup(events: readonly Record<string, unknown>[]): Promise<{ reader: Reader; teardown(): Promise<void> }>;
   /** Optional: called with every GraphQL request the suite sends (query text and variables), in order. */
   readonly recordQuery?: QueryRecorder;
+  /** The queries beyond the contract (issue 9) the backend implements; their assertions run only for these. */
+  readonly features?: readonly ConformanceFeature[];
 }
+
+export type { ConformanceFeature };
+export { ALL_CONFORMANCE_FEATURES } from './api-additions.js';
 
 /** The reference fixture events followed by the suite's extra events (see conformance-events.ts). */
 export const CONFORMANCE_EVENTS: readonly Record<string, unknown>[] = EVENTS;
@@ -38,7 +46,10 @@ const LOG_LEVEL = process.env['CONFORMANCE_LOG_LEVEL'] ?? 'silent';
 export function runConformanceSuite(backend: ConformanceBackend): void {
   describe(`conformance suite (${backend.name})`, () => {
     const client = new GraphQLClient(backend.recordQuery);
+    // The same reader behind an app whose COUNT_EXACT_LIMIT is below the data's size: counts above it are estimates.
+    const estimating = new GraphQLClient();
     let app: App | null = null;
+    let estimatingApp: App | null = null;
     let teardown: (() => Promise<void>) | null = null;
 
     beforeAll(async () => {
@@ -46,12 +57,17 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
       teardown = () => store.teardown();
       app = createApp({ config: defaultCoreConfig('production'), reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
       client.attach(app);
+      const estimatingConfig = withCountExactLimit(defaultCoreConfig('production'), ESTIMATING_COUNT_LIMIT);
+      estimatingApp = createApp({ config: estimatingConfig, reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
+      estimating.attach(estimatingApp);
     });
 
     afterAll(async () => {
       client.attach(null);
+      estimating.attach(null);
       try {
         await app?.dispose();
+        await estimatingApp?.dispose();
       } finally {
         await teardown?.();
       }
@@ -64,5 +80,6 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
     describe('keyset pagination (after: cursor)', () => describeCursors(client));
     describe('argument errors', () => describeErrors(client));
     describe('placeholders', () => describePlaceholders(client));
+    describe('API additions (issue 9)', () => describeApiAdditions(client, estimating, backend.features ?? []));
   });
 }
