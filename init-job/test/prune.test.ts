@@ -131,6 +131,23 @@ describe.skipIf(!available)('init-job prune (real PostgreSQL)', () => {
     expect(await snapshot(db.pool)).toEqual(before);
   });
 
+  it('never makes the ingestion counts go down, not even when it empties the raw tables and ingest_errors', async () => {
+    await reset();
+    const stats = async (): Promise<Record<string, string>> =>
+      (await db.pool.query<Record<string, string>>('SELECT workflow_raw_events, task_raw_events, ingest_errors FROM workflow_index.ingest_stats()')).rows[0]!;
+    await deliver(db.pool, events, nowSeconds() - 8 * DAY);
+    await db.pool.query(`INSERT INTO workflow_raw.task_events_raw (tag, time, data) VALUES ('t', now() - interval '9 days', '{"eventType": "nonsense"}')`);
+    const before = await stats();
+    const run = await runInit(['prune'], env());
+    expect(run.code, run.stderr).toBe(0);
+    expect(await rawCount(db.pool)).toBe(0);
+    expect(Number((await db.pool.query('SELECT count(*) AS n FROM workflow_index.ingest_errors')).rows[0].n)).toBe(0);
+    expect(await stats()).toEqual(before);
+    await deliver(db.pool, events.slice(0, 1), nowSeconds());
+    expect(Number((await stats())['workflow_raw_events']) + Number((await stats())['task_raw_events']))
+      .toBe(Number(before['workflow_raw_events']) + Number(before['task_raw_events']) + 1);
+  });
+
   it('with instance retention deletes finished runs that ended before it, with their tasks; never a RUNNING or SUSPENDED run, nor a recent one', async () => {
     await reset();
     const first = String(events[0]!['instanceId']);
