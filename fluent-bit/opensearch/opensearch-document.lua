@@ -3,18 +3,20 @@
 -- whole chunk whenever one item of its `_bulk` answer is not 201/409, so one refused document would be retried
 -- for ever and never indexed, and several names are worse than refused: taken as metadata and lost silently.
 -- Found by sending each case through the raw templates and pipeline to OpenSearch 3.8.0 (fluent-bit/test/
--- opensearch-refusals.test.ts keeps every case under test):
+-- opensearch-hostile-lines.test.ts keeps every case under test):
 --
 --   D1 a repeated member name in any object -> only the last one is kept (what PostgreSQL's jsonb keeps);
---      OpenSearch refuses a document with a duplicate name at any depth (400, "Duplicate Object property").
+--      OpenSearch refuses a document with a duplicate name at any depth, and through the raw pipeline that fails
+--      EVERY item of the request (400 "Duplicate Object property"), the good events beside it included.
 --   D2 a top-level member whose name OpenSearch takes or refuses -> renamed `wi_event_<name>`:
 --        names starting with `_`   (`_id`, `_index`, `_routing`, `_version` vanish into metadata, `_routing`
 --                                   even routes the document; `_source`, `_seq_no`, ... are refused, and
---                                   `_if_seq_no` fails the item with 500)
---        `@timestamp`               (the output adds its own time key first: two of them are refused)
+--                                   `_if_seq_no` fails the request with 500)
+--        `@timestamp`               (the output adds its own time key first: two of them fail the request)
 --        `wi`                       (the raw pipeline writes its derived fields there: the event's value would
 --                                   be replaced silently)
---        `kubernetes`               (the kubernetes filter adds its own: two of them are refused)
+--        `kubernetes`               (the kubernetes filter appends its own; require_pod_metadata would read the
+--                                   event's one, find no pod_id and drop the event as if its lookup had failed)
 --        an empty name, or a name with an empty dot segment (`.a`, `a..b`, `.`): refused (400); their dots
 --                                   become `_` in the new name, which would otherwise still be refused.
 --      Renaming happens before D1, so a renamed member that meets a member of its new name keeps the last.
