@@ -1,0 +1,38 @@
+// Builds the console with Vite unless dist/ is newer than every input, so `npm start` stays incremental.
+// The build goes to a temporary folder renamed into place, so a server or a test reading dist/ never sees half a
+// build, and two builds started at once (parallel test files) do not write into each other.
+// Usage: node console/scripts/build.mjs [--force]
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+const stamp = join(dist, 'index.html');
+const inputs = ['src', 'index.html', 'vite.config.ts', 'package.json'].map((p) => join(root, p));
+
+function newest(path) {
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  return readdirSync(path).reduce((max, name) => Math.max(max, newest(join(path, name))), info.mtimeMs);
+}
+
+export function upToDate() {
+  return existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...inputs.map(newest));
+}
+
+if (!process.argv.includes('--force') && upToDate()) process.exit(0);
+
+const temporary = join(root, `.dist-${process.pid}`);
+const { build } = await import('vite');
+try {
+  await build({ configFile: join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: temporary, emptyOutDir: true } });
+  rmSync(dist, { recursive: true, force: true });
+  renameSync(temporary, dist);
+  console.log('console built into console/dist');
+} catch (error) {
+  // Another build renamed its output into place first: theirs is as good as ours.
+  if (!(error instanceof Error && 'code' in error && (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') && existsSync(stamp))) throw error;
+} finally {
+  rmSync(temporary, { recursive: true, force: true });
+}

@@ -1,0 +1,57 @@
+// Header (title, links, freshness, auto-refresh) around the runs list or a run page, chosen by the URL.
+import { getFreshness } from './api.ts';
+import { formatAgo, formatTime } from './format.ts';
+import { hrefOf, navigate, onLinkClick, useView } from './navigation.ts';
+import { RunPage } from './run-page.tsx';
+import { RunsList } from './runs-list.tsx';
+import { useNow, useQuery, useTicker } from './use-query.ts';
+import { REFRESH_SECONDS } from './view-state.ts';
+import type { ViewState } from './view-state.ts';
+
+export function AppShell() {
+  const view = useView();
+  const tick = useTicker(view.refresh);
+  const home: ViewState = { ...view, run: null, task: null };
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={hrefOf(home)} onClick={onLinkClick(home)}>
+          Workflow Index
+        </a>
+        <nav aria-label="Elsewhere">
+          <a href="/q/graphql-ui">GraphQL UI</a>
+          <a href="/docs">Docs</a>
+        </nav>
+        <Freshness tick={tick} />
+        <label class="refresh">
+          Auto-refresh{' '}
+          <select value={String(view.refresh)} onChange={(e) => navigate({ ...view, refresh: Number((e.target as HTMLSelectElement).value) }, { replace: true })}>
+            {REFRESH_SECONDS.map((s) => (
+              <option value={String(s)}>{s === 0 ? 'off' : `${s} s`}</option>
+            ))}
+          </select>
+        </label>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {view.run === null ? <RunsList view={view} tick={tick} /> : <RunPage view={view} run={view.run} tick={tick} />}
+      </main>
+    </>
+  );
+}
+
+function Freshness({ tick }: { tick: number }) {
+  const result = useQuery('freshness', tick, (signal) => getFreshness(signal));
+  const now = useNow(true, 5000);
+  if (result.data === null) return <p class="freshness" data-testid="freshness">{result.state === 'error' ? 'Freshness unknown' : 'Checking freshness…'}</p>;
+  const { newestEventTime, lagSeconds } = result.data;
+  if (newestEventTime === null) return <p class="freshness" data-testid="freshness">No events indexed yet</p>;
+  const lag = lagSeconds ?? Math.max(0, (now - Date.parse(newestEventTime)) / 1000);
+  return (
+    <p class="freshness" data-testid="freshness" title="Newest event in the index and how long ago it happened (the ingestion lag when workflows are busy)">
+      Newest event <time dateTime={newestEventTime}>{formatTime(newestEventTime)} UTC</time> · lag {formatAgo(lag).replace(' ago', '')}
+    </p>
+  );
+}

@@ -1,0 +1,44 @@
+// Turns the list view into GraphQL filter input: only operators every backend serves (the contract's filters).
+import type { ListView, Status } from './view-state.ts';
+
+export type Filter = Record<string, unknown>;
+
+const RANGE_MS: Record<string, number> = { '1h': 3_600_000, '1d': 86_400_000, '7d': 7 * 86_400_000 };
+
+/** `key=value` (first `=` splits; both sides trimmed), or null when it has no key or no `=`. */
+export function parsePayloadPair(text: string): { key: string; value: string } | null {
+  const at = text.indexOf('=');
+  if (at <= 0) return null;
+  const key = text.slice(0, at).trim();
+  if (key === '' || key.split('.').some((segment) => segment === '')) return null;
+  return { key, value: text.slice(at + 1).trim() };
+}
+
+/** Every condition of the view except the statuses (per-status counts need the rest on its own). */
+export function baseFilter(list: ListView, now: number): Filter {
+  const f: Filter = {};
+  if (list.name !== '') f['name'] = { eq: list.name };
+  if (list.namespace !== '') f['namespace'] = { eq: list.namespace };
+  if (list.version !== '') f['version'] = { eq: list.version };
+  if (list.text !== '') f['id'] = { contains: list.text };
+  const pair = parsePayloadPair(list.payload);
+  if (pair !== null) f['input'] = { eq: [pair] };
+  const span = RANGE_MS[list.range];
+  if (span !== undefined) f['startDate'] = { gte: new Date(now - span).toISOString() };
+  if (list.range === 'custom') {
+    const range: Record<string, string> = {};
+    if (isInstant(list.from)) range['gte'] = list.from;
+    if (isInstant(list.to)) range['lte'] = list.to;
+    if (Object.keys(range).length > 0) f['startDate'] = range;
+  }
+  return f;
+}
+
+export function withStatuses(filter: Filter, statuses: readonly Status[]): Filter {
+  return statuses.length === 0 ? filter : { ...filter, status: { in: [...statuses] } };
+}
+
+/** An ISO-8601 instant with an offset, as the DateTime scalar accepts. */
+export function isInstant(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text));
+}

@@ -1,0 +1,45 @@
+// Display helpers: times in UTC (the API's own zone, so a shared link shows the same text everywhere).
+
+/** `2026-05-12 09:14:03`, or with `precise` `2026-05-12 09:14:03.512` (task executions last milliseconds). */
+export function formatTime(iso: string | null, precise = false): string {
+  if (iso === null) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, precise ? 23 : 19)}`;
+}
+
+/** 950 ms, 12.3 s, 4 min 05 s, 2 h 03 min, 3 d 04 h. */
+export function formatDuration(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return '—';
+  if (ms < 0) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(2) : s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h ${String(m % 60).padStart(2, '0')} min`;
+  return `${Math.floor(h / 24)} d ${String(h % 24).padStart(2, '0')} h`;
+}
+
+/** endDate − startDate; for an unfinished run, the time so far (until `now`). */
+export function durationOf(start: string | null, end: string | null, now: number): number | null {
+  if (start === null) return null;
+  const from = Date.parse(start);
+  const to = end === null ? now : Date.parse(end);
+  return Number.isNaN(from) || Number.isNaN(to) ? null : Math.max(0, to - from);
+}
+
+export function formatAgo(seconds: number): string {
+  return seconds < 1 ? 'just now' : `${formatDuration(seconds * 1000)} ago`;
+}
+
+/** Pretty-prints JSON text; text that is not JSON is returned as it is. */
+export function parseJson(text: string | null): { ok: true; value: unknown } | { ok: false } {
+  if (text === null) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
