@@ -5,6 +5,8 @@ import type { Registry } from 'prom-client';
 import { bufferResponse, finishResponse, toFetchResponse, writeBufferedResponse } from './buffered-response.js';
 import type { BufferedResponse, RequestFacts } from './buffered-response.js';
 import { compressResponse } from './compression.js';
+import { CONSOLE_ASSETS_PREFIX, CONSOLE_PATH, consoleNotBuilt, loadConsoleAssets } from './console-assets.js';
+import type { ConsoleAssets } from './console-assets.js';
 import type { CoreConfig } from './config.js';
 import { ClientRequestLimit, clientKey } from './client-limit.js';
 import { applyCors, preflightResponse } from './cors.js';
@@ -113,6 +115,11 @@ export function createApp(options: AppOptions): App {
   // Built on first request: most instances (tests, API-only clients) never serve them.
   const ui = queryPagesOn ? lazyAsset(() => renderGraphQLUi()) : null;
   const docs = queryPagesOn && config.mode === 'development' ? lazyAsset(() => renderDocsPage({ config, sdl })) : null;
+  // The console is a /graphql client: off with CONSOLE_ENABLED=false, and with the query pages (it runs queries).
+  const consoleOn = config.console.enabled && queryPagesOn;
+  let consoleAssets: ConsoleAssets | null = null;
+  // Read on first use and kept once found: a server started before `npm run build` picks the build up.
+  const consoleFiles = (): ConsoleAssets | null => (consoleAssets ??= loadConsoleAssets());
   let draining = false;
   const perClient = new ClientRequestLimit(config.http.maxRequestsPerClient);
   const addressHeader = config.http.clientAddressHeader;
@@ -156,6 +163,9 @@ export function createApp(options: AppOptions): App {
         return ui === null ? null : READ_METHODS;
       case '/docs':
         return docs === null ? null : READ_METHODS;
+      case '/':
+      case CONSOLE_PATH:
+        return consoleOn ? READ_METHODS : null;
       case '/q/health':
       case '/q/health/live':
       case '/q/health/ready':
@@ -174,7 +184,19 @@ export function createApp(options: AppOptions): App {
     }
     if (path === GRAPHQL_ENDPOINT) return graphqlEndpoint(request, state);
     const readOnly = request.method === 'GET' || request.method === 'HEAD';
+    if (consoleOn && pathname.startsWith(CONSOLE_ASSETS_PREFIX)) {
+      const file = consoleFiles()?.files.get(pathname.slice(CONSOLE_ASSETS_PREFIX.length));
+      if (file === undefined) return notFound();
+      return readOnly ? file.respond(request, config.http.compression) : methodNotAllowed();
+    }
     switch (path) {
+      case '/':
+      case CONSOLE_PATH: {
+        if (!consoleOn) return notFound();
+        if (!readOnly) return methodNotAllowed();
+        const assets = consoleFiles();
+        return assets === null ? consoleNotBuilt() : assets.page.respond(request, config.http.compression);
+      }
       case '/graphql/schema.graphql':
         if (!queryPagesOn) return notFound();
         return readOnly ? text(200, sdl) : methodNotAllowed();

@@ -60,6 +60,10 @@ export interface CoreConfig {
     /** Upper bound for collecting backend statistics during a scrape. */
     readonly backendTimeoutMs: number;
   };
+  readonly console: {
+    /** Serve the web console at / and /q/console (also off when GRAPHQL_INTROSPECTION is NO_INTROSPECTION_OR_QUERY). */
+    readonly enabled: boolean;
+  };
 }
 
 /** Every problem found while reading configuration, reported together. */
@@ -225,6 +229,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'HEALTH_BACKEND_TIMEOUT_MS', development: '1000', production: '1000', description: 'Readiness: how long the backend may take to answer a ping.' },
   { key: 'HEALTH_DISK_PATH', development: '/', production: '/', description: 'Readiness: file system whose free space is checked.' },
   { key: 'HEALTH_DISK_MIN_FREE_BYTES', development: '52428800', production: '52428800', description: 'Readiness: DOWN below this many free bytes; 0 disables the check.' },
+  { key: 'CONSOLE_ENABLED', development: 'true', production: 'true', description: 'Serve the web console at / and /q/console (off as well when GRAPHQL_INTROSPECTION is NO_INTROSPECTION_OR_QUERY).' },
   { key: 'METRICS_BACKEND_TIMEOUT_MS', development: '2000', production: '2000', description: 'Scrape: how long collecting ingestion statistics may take (the gauges keep their last values after a timeout).' },
 ] satisfies ConfigKeyDoc[]);
 
@@ -316,6 +321,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
     metrics: {
       backendTimeoutMs: r.int('METRICS_BACKEND_TIMEOUT_MS', 2000, { min: 1, max: 600_000 }),
     },
+    console: { enabled: r.bool('CONSOLE_ENABLED', true) },
   };
   return r.finish(config);
 }

@@ -12,11 +12,16 @@ export const METRIC_ROUTES = [
   '/q/health/ready',
   '/q/metrics',
   '/docs',
+  '/',
+  '/q/console',
+  '/q/console/assets',
 ] as const;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 
 /** The route of a path (a trailing slash is the same route), or `other`. */
 export function routeLabel(pathname: string): string {
+  // The console's hashed file names change with every build: one route for all of them.
+  if (pathname.startsWith('/q/console/assets/')) return '/q/console/assets';
   const trimmed = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   return (METRIC_ROUTES as readonly string[]).includes(trimmed) ? trimmed : 'other';
 }
