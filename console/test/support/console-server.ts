@@ -1,0 +1,50 @@
+// The server the browser suite talks to: the real app in-process on 127.0.0.1 (random port), the PostgreSQL
+// backend on a fresh test database loaded with the conformance events (the demo fixture plus the extra runs:
+// 122 instances, a loop, faults, a 105-run paging set) the way Fluent Bit writes them.
+import { CONFORMANCE_EVENTS } from '../../../server/core/test/conformance/conformance-events.js';
+import { createApp } from '../../../server/core/src/app.js';
+import { loadCoreConfig } from '../../../server/core/src/config.js';
+import { startHttpServer } from '../../../server/core/src/http-server.js';
+import { createLogger } from '../../../server/core/src/logger.js';
+import { createPool } from '../../../server/postgresql/src/postgresql-pool.js';
+import { createPostgresqlReader } from '../../../server/postgresql/src/postgresql-reader.js';
+import { loadEvents } from '../../../server/postgresql/test/support/load-events.js';
+import { createTestDatabase } from '../../../server/postgresql/test/support/test-database.js';
+
+export interface ConsoleServer {
+  readonly baseUrl: string;
+  /** POSTs a query to /graphql (the expected values of the browser assertions come from the API itself). */
+  graphql<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startConsoleServer(): Promise<ConsoleServer> {
+  const db = await createTestDatabase({ prefix: 'wi_console' });
+  try {
+    await loadEvents(db.pool, CONFORMANCE_EVENTS, { batchSizes: [100] });
+    const reader = createPostgresqlReader({ pool: createPool({ connection: { connectionString: db.url, max: 4 }, queryTimeoutMs: 30_000, connectTimeoutMs: 10_000 }) });
+    const config = loadCoreConfig({ NODE_ENV: 'production', HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', HEALTH_DISK_MIN_FREE_BYTES: '0', HTTP_SHUTDOWN_TIMEOUT_MS: '2000' });
+    const logger = createLogger({ log: { level: 'warn', format: 'json' } });
+    const app = createApp({ config, reader, logger, backend: 'postgresql' });
+    const server = await startHttpServer(app, config, logger);
+    const baseUrl = `http://127.0.0.1:${server.httpPort}`;
+    return {
+      baseUrl,
+      async graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+        const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+        const body = (await response.json()) as { data?: T; errors?: unknown[] };
+        if (body.errors !== undefined) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
+        return body.data as T;
+      },
+      async close() {
+        await server.close();
+        await app.dispose();
+        await reader.close();
+        await db.drop();
+      },
+    };
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+}
