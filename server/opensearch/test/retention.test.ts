@@ -76,6 +76,13 @@ describe.skipIf(!available)('OpenSearch retention', () => {
     expect(before.raw.deleted).toEqual([]);
     expect(before.raw.decisions.length).toBeGreaterThan(0);
     expect(before.raw.decisions.every((d) => d.action === 'keep' && d.reason.startsWith('holds events'))).toBe(true);
+    // a write block left by a pass that stopped between its block and its delete is lifted (Fluent Bit would retry
+    // for ever), and the index is kept
+    const blocked = before.raw.decisions[0]!.index;
+    await ns.client.transport.request({ method: 'PUT', path: `/${blocked}/_settings`, body: { index: { 'blocks.write': true } } });
+    expect((await n.retention(later)).raw.deleted).toEqual([]);
+    const blocks = await ns.client.transport.request({ method: 'GET', path: `/${blocked}/_settings/index.blocks.write` });
+    expect(JSON.stringify(blocks.body)).not.toContain('"write":"true"');
     // within the horizon nothing goes, processed or not
     await n.cycle();
     expect((await n.retention(Date.now())).raw.deleted).toEqual([]);

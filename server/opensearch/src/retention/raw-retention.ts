@@ -20,6 +20,8 @@ export interface RawIndexState {
   readonly documents: number;
   /** Newest `wi.ingest_time` (epoch ms) in the index; null when it holds no document. */
   readonly newestIngestMs: number | null;
+  /** `index.blocks.write` is set (by a retention pass that stopped between its block and its delete). */
+  readonly writeBlocked?: boolean;
 }
 
 export type RawIndexAction = 'delete' | 'keep';
@@ -65,11 +67,17 @@ async function newestIngestTimes(client: Client, indices: string): Promise<Map<s
 export async function rawIndexStates(client: Client, prefix: string): Promise<RawIndexState[]> {
   const patterns = rawPatterns(prefix);
   await client.transport.request({ method: 'POST', path: `/${patterns}/_refresh`, querystring: LENIENT });
-  const settings = await client.transport.request({ method: 'GET', path: `/${patterns}/_settings/index.creation_date`, querystring: LENIENT });
-  const created = Object.entries(settings.body as Record<string, { settings: { index: { creation_date: string } } }>);
+  const settings = await client.transport.request({ method: 'GET', path: `/${patterns}/_settings/index.creation_date,index.blocks.write`, querystring: LENIENT });
+  const created = Object.entries(settings.body as Record<string, { settings: { index: { creation_date: string; blocks?: { write?: string } } } }>);
   const newest = await newestIngestTimes(client, patterns);
   return created
-    .map(([index, s]) => ({ index, createdAtMs: Number(s.settings.index.creation_date), documents: newest.get(index)?.documents ?? 0, newestIngestMs: newest.get(index)?.newest ?? null }))
+    .map(([index, s]) => ({
+      index,
+      createdAtMs: Number(s.settings.index.creation_date),
+      documents: newest.get(index)?.documents ?? 0,
+      newestIngestMs: newest.get(index)?.newest ?? null,
+      writeBlocked: s.settings.index.blocks?.write === 'true',
+    }))
     .sort((a, b) => a.createdAtMs - b.createdAtMs || a.index.localeCompare(b.index));
 }
 
@@ -123,6 +131,8 @@ export async function applyRawRetention(client: Client, options: RawRetentionOpt
   const final: RawIndexDecision[] = [];
   for (const decision of decisions) {
     if (decision.action !== 'delete') {
+      // A pass that stopped between its write block and its delete left the block: Fluent Bit would retry for ever.
+      if (decision.writeBlocked === true && decision.createdAtMs < (options.nowMs ?? Date.now()) - options.retentionDays * DAY_MS) await setWriteBlock(client, decision.index, false);
       final.push(decision);
       continue;
     }
