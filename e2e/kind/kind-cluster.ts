@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { AppsV1Api, BatchV1Api, CoreV1Api, Exec, KubeConfig, PortForward, type V1Pod } from '@kubernetes/client-node';
-import { IMAGE_BUILDS, dockerBuildArgs } from '../support/images.js';
+import { type Backend, dockerBuildArgs, imageBuildsFor } from '../support/images.js';
 import { REPO_ROOT } from '../support/processes.js';
 
 export const CLUSTER_NAME = 'workflow-index-e2e';
@@ -75,9 +75,9 @@ export class KindCluster {
     return this.kc.makeApiClient(BatchV1Api);
   }
 
-  /** Builds this repository's images and loads them into the nodes (no registry involved). */
-  buildAndLoadImages(): void {
-    for (const build of IMAGE_BUILDS) {
+  /** Builds this repository's images of one backend and loads them into the nodes (no registry involved). */
+  buildAndLoadImages(backend: Backend): void {
+    for (const build of imageBuildsFor(backend)) {
       run('docker', dockerBuildArgs(build), 20 * 60_000);
       run('kind', ['load', 'docker-image', build.image, '--name', CLUSTER_NAME], 5 * 60_000);
     }
