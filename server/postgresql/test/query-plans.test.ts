@@ -80,9 +80,13 @@ const MIX: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]
   ['tasks by name and time range', (r) => r.listTasks({ ...page, filter: { kind: 'and', nodes: [taskName('charge'), { kind: 'time', field: 'startDate', predicate: { op: 'between', from: '2026-04-10T00:00:00Z', to: '2026-04-10T01:00:00Z' } }] }, orderBy: [] })],
   ['tasks by name, newest first', (r) => r.listTasks({ ...page, filter: taskName('ship'), orderBy: [] })],
   ['tasks, newest first, offset 5000', (r) => r.listTasks({ ...page, offset: 5000, orderBy: [] })],
-  ...(['id', 'startDate', 'endDate'] as const).flatMap((field) =>
+  // taskPosition is left out on purpose (migrations/0004: an index led by it misleads the normalizer's lookups).
+  ...(['id', 'taskName', 'status', 'startDate', 'endDate'] as const).flatMap((field) =>
     (['ASC', 'DESC'] as const).map((direction) => [`tasks by ${field} ${direction}`, (r: Reader) => r.listTasks({ ...page, orderBy: [{ field, direction }] })] as const),
   ),
+  ['tasks by taskName DESC, after a cursor', (r) => r.listTasks({ ...page, orderBy: [{ field: 'taskName', direction: 'DESC' }], after: at('pack', `${benchInstanceId(50_000)}:do/5/pack`) })],
+  ['tasks by status ASC, offset 5000', (r) => r.listTasks({ ...page, offset: 5000, orderBy: [{ field: 'status', direction: 'ASC' }] })],
+  ['tasks by status, newest first', (r) => r.listTasks({ ...page, filter: { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, orderBy: [] })],
   ['tasks, oldest first, after a cursor', (r) => r.listTasks({ ...page, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: at('2026-04-15T00:00:00.000000Z', `${benchInstanceId(50_000)}:do/0/validate`) })],
   ['tasks by JSON input', (r) => r.listTasks({ ...page, filter: { kind: 'json', field: 'input', path: ['step'], value: '3' }, orderBy: [] })],
 ];
