@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IMAGE_BUILDS, RELEASE_VERSION } from '../../e2e/support/images.js';
+import { type Backend, IMAGE_BUILDS, RELEASE_VERSION, imageBuildsFor } from '../../e2e/support/images.js';
 import { REPO_ROOT, kubectlAvailable, render } from './support/kustomize-render.js';
 import { allContainers, effective as effectiveSecurity, workloads } from './support/pod-specs.js';
 import { type Dockerfile, all, copies, dockerIgnore, effective, envOf, jsonArgs, lineage, parseDockerfile, stage } from './support/dockerfile.js';
@@ -15,7 +15,13 @@ const server = parseDockerfile(read('Dockerfile.server'));
 const init = parseDockerfile(read('Dockerfile.init'));
 const ignored = dockerIgnore(read('.dockerignore'));
 const DOCKERFILES: Record<string, Dockerfile> = { 'Dockerfile.server': server, 'Dockerfile.init': init };
-const TARGETS: [string, string][] = [['Dockerfile.server', 'postgresql'], ['Dockerfile.init', 'init']];
+/** [Dockerfile, target, the server module it ships, the entry point's assets besides dist] */
+const TARGETS: [string, string, string, string[]][] = [
+  ['Dockerfile.server', 'postgresql', 'server/postgresql', ['/app/server/postgresql/migrations', '/app/server/postgresql/normalizer', '/app/server/core/src/schema.graphql']],
+  ['Dockerfile.server', 'opensearch', 'server/opensearch', ['/app/server/core/src/schema.graphql']],
+  ['Dockerfile.server', 'opensearch-normalizer', 'server/opensearch', []],
+  ['Dockerfile.init', 'init', 'server/postgresql', ['/app/server/postgresql/migrations', '/app/server/postgresql/normalizer', '/app/server/core/src/schema.graphql']],
+];
 
 function version(text: string): number[] {
   return text.split('.').map(Number);
@@ -72,7 +78,7 @@ function runtimeImports(workspace: string): Set<string> {
   return packages;
 }
 
-describe.each(TARGETS)('%s target %s', (file, target) => {
+describe.each(TARGETS)('%s target %s', (file, target, module, assets) => {
   const dockerfile = DOCKERFILES[file]!;
   it('builds every stage from one pinned Node image, new enough for every production dependency', () => {
     const external = dockerfile.stages.map((s) => s.base).filter((b) => !dockerfile.stages.some((s) => s.name === b));
@@ -97,7 +103,7 @@ describe.each(TARGETS)('%s target %s', (file, target) => {
     expect(depsStages).toHaveLength(1);
     const install = stage(dockerfile, depsStages[0]!).instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args).join(' && ');
     expect(install).toMatch(/^npm ci --omit=dev /);
-    expect(install).toContain('--workspace server/postgresql');
+    expect(install).toContain(`--workspace ${module}`);
   });
 
   it('installs every package the shipped modules import: each is a production dependency of an installed workspace', () => {
@@ -146,16 +152,27 @@ describe.each(TARGETS)('%s target %s', (file, target) => {
     expect(existsSync(join(REPO_ROOT, main[1]!, 'src', `${main[2]}.ts`)), `${main[1]}/src/${main[2]}.ts`).toBe(true);
     const copied = copies(stage(dockerfile, target)).flatMap((c) => c.sources);
     expect(copied).toContain(`/app/${main[1]}/dist`);
-    expect(copied).toContain('/app/server/postgresql/migrations');
-    expect(copied).toContain('/app/server/postgresql/normalizer');
-    expect(copied).toContain('/app/server/core/src/schema.graphql');
+    for (const asset of assets) expect(copied).toContain(asset);
   });
 });
 
 describe('Dockerfile.server', () => {
-  it('has one target per backend module (postgresql now) on a shared runtime stage', () => {
-    expect(server.stages.map((s) => s.name)).toEqual(['build', 'postgresql-deps', 'runtime', 'postgresql']);
-    expect(stage(server, 'postgresql').base).toBe('runtime');
+  it('has one target per backend module (postgresql, opensearch) and the opensearch normalizer, on a shared runtime stage', () => {
+    expect(server.stages.map((s) => s.name)).toEqual(['build', 'postgresql-deps', 'opensearch-deps', 'runtime', 'postgresql', 'opensearch', 'opensearch-normalizer']);
+    for (const target of ['postgresql', 'opensearch', 'opensearch-normalizer']) expect(stage(server, target).base).toBe('runtime');
+  });
+
+  it('runs the opensearch server and normalizer mains, the normalizer exposing its metrics port', () => {
+    expect(jsonArgs(effective(server, 'opensearch', 'CMD'))).toEqual(['node', 'server/opensearch/dist/main.js']);
+    expect(jsonArgs(effective(server, 'opensearch-normalizer', 'CMD'))).toEqual(['node', 'server/opensearch/dist/normalizer-main.js']);
+    expect(effective(server, 'opensearch', 'EXPOSE')?.args).toBe('8080 8443');
+    expect(effective(server, 'opensearch-normalizer', 'EXPOSE')?.args).toBe('9464');
+    for (const target of ['opensearch', 'opensearch-normalizer']) {
+      expect(effective(server, target, 'STOPSIGNAL')?.args, target).toBe('SIGTERM');
+      expect(envOf(lineage(server, target).flatMap((s) => s.instructions))['NODE_OPTIONS'], target).toBe('--max-old-space-size=1024');
+      // Nothing of the PostgreSQL module ships in the OpenSearch images.
+      expect(copies(stage(server, target)).flatMap((c) => c.sources).filter((p) => p.includes('postgresql')), target).toEqual([]);
+    }
   });
 
   it('exposes HTTP and HTTPS, stops on SIGTERM, bounds the heap at 1024 MiB and runs the postgresql main', () => {
@@ -186,7 +203,8 @@ describe('.dockerignore', () => {
 });
 
 describe.skipIf(!kubectlAvailable())('images in the manifests', () => {
-  it.each(['postgresql', 'kind'])('overlay %s runs exactly the images built here, as the user they are built for', (overlay) => {
+  const overlays: [string, Backend][] = [['postgresql', 'postgresql'], ['kind', 'postgresql'], ['opensearch', 'opensearch'], ['kind-opensearch', 'opensearch']];
+  it.each(overlays)('overlay %s runs exactly the images built here for the %s backend, as the user they are built for', (overlay, backend) => {
     const ours = new Map<string, number[]>();
     for (const w of workloads(render(`kustomize/overlays/${overlay}`))) {
       for (const { container } of allContainers(w.spec)) {
@@ -194,7 +212,7 @@ describe.skipIf(!kubectlAvailable())('images in the manifests', () => {
         ours.set(container.image, [...(ours.get(container.image) ?? []), effectiveSecurity(w.spec, container, 'runAsUser')!]);
       }
     }
-    expect([...ours.keys()].sort()).toEqual(IMAGE_BUILDS.map((b) => b.image).sort());
+    expect([...ours.keys()].sort()).toEqual(imageBuildsFor(backend).map((b) => b.image).sort());
     for (const uids of ours.values()) expect(new Set(uids)).toEqual(new Set([1000]));
     expect(IMAGE_BUILDS.every((b) => b.image.endsWith(`:${RELEASE_VERSION}`))).toBe(true);
   });
