@@ -65,7 +65,7 @@ export interface Freshness {
   readonly lagSeconds: number | null;
 }
 
-/** The fallback counts by listing ids; it stops here (within the default GRAPHQL_MAX_LIMIT and cost budget). */
+/** The fallback counts by listing ids up to here (the default GRAPHQL_MAX_LIMIT; five lists fit the default cost budget). */
 export const COUNT_CAP = 1000;
 
 const ROW_FIELDS = 'id name namespace version status startDate endDate lastUpdate';
@@ -102,7 +102,10 @@ export function listRuns(list: ListView, now: number, signal?: AbortSignal): Pro
   );
 }
 
-/** Contract-only fallback: one request, the page plus one capped id list per status (aliases). */
+/**
+ * Contract-only fallback: one request, the page plus, per status, its ids up to COUNT_CAP and one probe row past the
+ * cap (which tells "exactly 1000" from "more than 1000").
+ */
 async function listRunsByListing(
   base: Filter,
   filter: Filter,
@@ -110,12 +113,12 @@ async function listRunsByListing(
   statuses: readonly Status[],
   signal?: AbortSignal,
 ): Promise<RunsPage> {
-  const variables: Record<string, unknown> = { filter, ...page, cap: COUNT_CAP + 1 };
+  const variables: Record<string, unknown> = { filter, ...page, cap: COUNT_CAP };
   for (const s of STATUSES) variables[`f${s}`] = { ...base, status: { eq: s } };
   const data = await graphql<Record<string, { id: string }[]> & { runs: RunRow[] }>(
     `query ConsoleRunsFallback($filter: WorkflowInstanceFilterInput, $limit: Int, $offset: Int, $orderBy: WorkflowInstanceOrderByInput, $cap: Int, ${STATUSES.map((s) => `$f${s}: WorkflowInstanceFilterInput`).join(', ')}) {
   runs: getWorkflowInstances(filter: $filter, limit: $limit, offset: $offset, orderBy: $orderBy) { ${ROW_FIELDS} }
-  ${STATUSES.map((s) => `${s}: getWorkflowInstances(filter: $f${s}, limit: $cap) { id }`).join('\n  ')}
+  ${STATUSES.map((s) => `${s}: getWorkflowInstances(filter: $f${s}, limit: $cap) { id }\n  ${s}_more: getWorkflowInstances(filter: $f${s}, limit: 1, offset: $cap) { id }`).join('\n  ')}
 }`,
     variables,
     signal,
@@ -123,7 +126,7 @@ async function listRunsByListing(
   const counts = {} as Record<Status, Count>;
   for (const s of STATUSES) {
     const n = data[s]?.length ?? 0;
-    counts[s] = n > COUNT_CAP ? { value: COUNT_CAP, exact: false } : { value: n, exact: true };
+    counts[s] = (data[`${s}_more`]?.length ?? 0) > 0 ? { value: n, exact: false } : { value: n, exact: true };
   }
   const selected = statuses.length === 0 ? STATUSES : statuses;
   const total = selected.reduce((sum, s) => ({ value: sum.value + counts[s].value, exact: sum.exact && counts[s].exact }), { value: 0, exact: true });

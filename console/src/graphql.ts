@@ -14,10 +14,16 @@ export class GraphQLRequestError extends Error {
     super(message);
   }
 
-  /** The server does not know a field or argument the console asked for (an older server): use the fallback query. */
-  get unknownField(): boolean {
+  /**
+   * The server cannot answer a field the console asked for: an older server does not know it (validation error), or
+   * its backend does not implement it yet (BAD_USER_INPUT "… not supported by the <backend> backend yet"). The
+   * console then uses the contract-only fallback.
+   */
+  get unavailable(): boolean {
     return this.errors.some(
-      (e) => e.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' && /Cannot query field|Unknown argument|Unknown type|is not defined by type|Unknown field/.test(e.message),
+      (e) =>
+        (e.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' && /Cannot query field|Unknown argument|Unknown type|is not defined by type|Unknown field/.test(e.message)) ||
+        (e.extensions?.code === 'BAD_USER_INPUT' && /not supported by .*backend yet/.test(e.message)),
     );
   }
 }
@@ -52,7 +58,7 @@ export async function withFallback<T>(feature: string, preferred: () => Promise<
   try {
     return await preferred();
   } catch (error) {
-    if (error instanceof GraphQLRequestError && error.unknownField) {
+    if (error instanceof GraphQLRequestError && error.unavailable) {
       unsupported.add(feature);
       return fallback();
     }

@@ -73,7 +73,8 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
 
 function RunLine({ view, row }: { view: ViewState; row: RunRow }) {
   const target: ViewState = { ...view, run: row.id, task: null };
-  const duration = row.durationMs !== undefined ? row.durationMs : durationOf(row.startDate, row.endDate, Date.now());
+  // The server's durationMs is null while a run is running: show the time so far instead.
+  const duration = row.durationMs ?? durationOf(row.startDate, row.endDate, Date.now());
   return (
     <tr data-run-id={row.id}>
       <td class="id">

@@ -6,6 +6,7 @@ import { createApp } from '../../../server/core/src/app.js';
 import { loadCoreConfig } from '../../../server/core/src/config.js';
 import { startHttpServer } from '../../../server/core/src/http-server.js';
 import { createLogger } from '../../../server/core/src/logger.js';
+import type { Reader } from '../../../server/core/src/reader.js';
 import { createPool } from '../../../server/postgresql/src/postgresql-pool.js';
 import { createPostgresqlReader } from '../../../server/postgresql/src/postgresql-reader.js';
 import { loadEvents } from '../../../server/postgresql/test/support/load-events.js';
@@ -18,11 +19,16 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer(): Promise<ConsoleServer> {
+/**
+ * `extended: false` serves the same PostgreSQL reader without its optional `extended` part (the API additions of
+ * issue 9), as a backend that has not implemented them yet is: the console must fall back to the contract's queries.
+ */
+export async function startConsoleServer(options: { extended?: boolean } = {}): Promise<ConsoleServer> {
   const db = await createTestDatabase({ prefix: 'wi_console' });
   try {
     await loadEvents(db.pool, CONFORMANCE_EVENTS, { batchSizes: [100] });
-    const reader = createPostgresqlReader({ pool: createPool({ connection: { connectionString: db.url, max: 4 }, queryTimeoutMs: 30_000, connectTimeoutMs: 10_000 }) });
+    const postgresql = createPostgresqlReader({ pool: createPool({ connection: { connectionString: db.url, max: 4 }, queryTimeoutMs: 30_000, connectTimeoutMs: 10_000 }) });
+    const reader = options.extended === false ? withoutExtended(postgresql) : postgresql;
     const config = loadCoreConfig({ NODE_ENV: 'production', HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', HEALTH_DISK_MIN_FREE_BYTES: '0', HTTP_SHUTDOWN_TIMEOUT_MS: '2000' });
     const logger = createLogger({ log: { level: 'warn', format: 'json' } });
     const app = createApp({ config, reader, logger, backend: 'postgresql' });
@@ -47,4 +53,15 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     await db.drop();
     throw error;
   }
+}
+
+/** The reader as a backend without the optional API additions sees it: every contract method, no `extended`. */
+function withoutExtended(reader: Reader): Reader {
+  return new Proxy(reader, {
+    get(target, property) {
+      if (property === 'extended') return undefined;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
