@@ -36,7 +36,17 @@ const manyTasks = Array.from({ length: 20 }, (_, k) => [
 const bigInput = Object.fromEntries(Array.from({ length: MAX_LEAVES + 200 }, (_, k) => [`k${k}`, k]));
 const longText = `long-${'x'.repeat(9000)}`;
 
+// Long error details for like patterns beyond the wildcard limit (matched by the script), over a small alphabet with a
+// character beyond U+FFFF, so random patterns match some of them.
+const GLOB_ALPHABET = ['y', 'z', '😀'];
+const details = fc.sample(fc.array(fc.constantFrom(...GLOB_ALPHABET), { minLength: 150, maxLength: 400 }).map((cs) => cs.join('')), { numRuns: 5, seed: 9 });
+const globRuns = details.flatMap((detail, k) => [
+  ...run(`rd-glob-${k}`, 50 + k, {}, false),
+  { instanceId: `rd-glob-${k}`, eventType: `${WF}faulted.v1`, timestamp: T0 + 200, endTime: T0 + 200, status: 'FAULTED', error: { title: 'glob', detail } },
+]);
+
 const EVENTS = [
+  ...globRuns,
   ...Array.from({ length: 40 }, (_, i) => run(`rd-${String(i).padStart(3, '0')}`, i, {}, i % 6 !== 0)).flat(),
   ...run(MANY_TASKS, 41),
   ...manyTasks,
@@ -78,9 +88,9 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
   it('offsets and limits beyond the result window answer as a plain offset would (any order, with after)', async () => {
     for (const orderBy of ORDERS) {
       const all = (await reader.listInstances(query({ orderBy }))).map((r) => r.id);
-      expect(all.length).toBe(45);
+      expect(all.length).toBe(50);
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 30 }), async (offset, limit) => {
+        fc.asyncProperty(fc.integer({ min: 0, max: 55 }), fc.integer({ min: 0, max: 30 }), async (offset, limit) => {
           const page = await narrow.listInstances(query({ orderBy, offset, limit }));
           expect(page.map((r) => r.id)).toEqual(all.slice(offset, offset + limit));
         }),
@@ -119,7 +129,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     expect(await ids(json(['text'], `${longText}y`))).toEqual([]);
     const negated = await ids({ kind: 'not', node: json([`k${MAX_LEAVES + 150}`], `${MAX_LEAVES + 150}`) });
     expect(negated).not.toContain('rd-big-payload');
-    expect(negated.length).toBe(44);
+    expect(negated.length).toBe(49);
   });
 
   it('like patterns: wildcard syntax in literals is literal, ? is one code point (astral too)', async () => {
@@ -134,9 +144,49 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     expect(await ids({ kind: 'string', field: 'namespace', predicate: { op: 'endsWith', value: '[.]' } })).toEqual(['rd-astral', 'rd-astral-two']);
   });
 
+  it('like patterns of any length (wildcard query up to the limit, script beyond it) match as a code-point glob', async () => {
+    type Segment = { kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' };
+    const segment = fc.oneof(
+      // Slices of the stored details (so patterns match), or random text over their alphabet.
+      { weight: 4, arbitrary: fc.tuple(fc.nat({ max: 4 }), fc.nat({ max: 120 }), fc.integer({ min: 40, max: 150 })).map(([d, at, n]): Segment => ({ kind: 'literal', text: [...details[d]!].slice(at, at + n).join('') || 'y' })) },
+      { weight: 2, arbitrary: fc.array(fc.constantFrom(...GLOB_ALPHABET), { minLength: 1, maxLength: 30, size: 'max' }).map((cs): Segment => ({ kind: 'literal', text: cs.join('') })) },
+      { weight: 1, arbitrary: fc.constant<Segment>({ kind: 'any' }) },
+      { weight: 1, arbitrary: fc.constant<Segment>({ kind: 'one' }) },
+    );
+    // A long window of one detail with some characters replaced by `?` and some runs by `*`: long patterns that match.
+    const longGlob = fc.tuple(fc.nat({ max: 4 }), fc.nat({ max: 100 }), fc.integer({ min: 201, max: 300 }), fc.array(fc.nat({ max: 299 }), { maxLength: 12 }), fc.array(fc.nat({ max: 299 }), { maxLength: 4 }))
+      .map(([d, at, n, ones, anys]): Segment[] => [...details[d]!].slice(at, at + n).map((c, i): Segment => (anys.includes(i) ? { kind: 'any' } : ones.includes(i) ? { kind: 'one' } : { kind: 'literal', text: c })));
+    const reference = (pattern: readonly Segment[]): RegExp =>
+      new RegExp(`^${pattern.map((p) => (p.kind === 'literal' ? p.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : p.kind === 'any' ? '.*' : '.')).join('')}$`, 'su');
+    const expected = (pattern: readonly Segment[]): string[] => details.flatMap((d, k) => (reference(pattern).test(d) ? [`rd-glob-${k}`] : []));
+    let matched = 0;
+    let long = 0;
+    let longMatched = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.array(segment, { minLength: 1, maxLength: 6, size: 'max' }), longGlob), fc.boolean(), async (pattern, wrap) => {
+        // Wrapped in `*…*` half of the time, so long patterns match too.
+        const full: Segment[] = wrap ? [{ kind: 'any' }, ...pattern, { kind: 'any' }] : pattern;
+        const isLong = full.reduce((n, p) => n + (p.kind === 'literal' ? [...p.text].length : 1), 0) > 200;
+        if (isLong) long++;
+        const rows = await reader.listInstances(query({ filter: likeFilter('error.detail', full), orderBy: [{ field: 'id', direction: 'ASC' }] }));
+        expect(rows.map((r) => r.id)).toEqual(expected(full));
+        if (rows.length > 0) matched++;
+        if (rows.length > 0 && isLong) longMatched++;
+      }),
+      { numRuns: 80, seed: 4 },
+    );
+    expect(long).toBeGreaterThan(5);
+    expect(longMatched).toBeGreaterThan(0);
+    expect(matched).toBeGreaterThan(3);
+    // A literal far longer than any wildcard Lucene builds: no error, the exact answer.
+    const hit = [...details[0]!].slice(10, 1000).join('');
+    const contains = await reader.listInstances(query({ filter: { kind: 'string', field: 'error.detail', predicate: { op: 'contains', value: hit } } }));
+    expect(contains.map((r) => r.id)).toEqual(['rd-glob-0']);
+  });
+
   it('ingestion statistics count served instances, placeholders, executions and raw events', async () => {
     const stats = await reader.ingestionStats();
-    expect(stats.instances).toBe(45);
+    expect(stats.instances).toBe(50);
     expect(stats.placeholderInstances).toBe(0);
     expect(stats.taskExecutions).toBe(20);
     expect(stats.rawEvents['workflow']! + stats.rawEvents['task']!).toBe(EVENTS.length);
@@ -168,6 +218,6 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
   });
 });
 
-function likeFilter(field: 'name' | 'namespace', pattern: readonly ({ kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' })[]): InstanceFilter {
+function likeFilter(field: 'name' | 'namespace' | 'error.detail', pattern: readonly ({ kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' })[]): InstanceFilter {
   return { kind: 'string', field, predicate: { op: 'like', pattern } };
 }

@@ -76,15 +76,64 @@ export function escapeWildcard(text: string): string {
 
 /**
  * A parsed `like` pattern as the cheapest exact query: a term when it has no wildcard, a prefix query for
- * `literal*`, else a wildcard query (Lucene's `?` is one code point, as PostgreSQL's `_` in UTF-8).
+ * `literal*`, else a wildcard query (Lucene's `?` is one code point, as PostgreSQL's `_` in UTF-8). Lucene refuses to
+ * build the automaton of a long wildcard (`*` + 600 characters + `*` already exceeds its determinization effort), so a
+ * pattern longer than WILDCARD_LIMIT code points is matched by a script instead (likeScriptDsl).
  */
 export function likeDsl(field: string, pattern: readonly LikeSegment[]): Query {
   const segments = mergeLiterals(pattern);
   if (segments.every((s) => s.kind === 'literal')) return term(field, segments.map((s) => (s as { text: string }).text).join(''));
   const [head, tail] = [segments[0], segments.slice(1)];
   if (segments.length === 2 && head?.kind === 'literal' && tail[0]?.kind === 'any') return { prefix: { [field]: { value: head.text } } };
+  if (patternLength(segments) > WILDCARD_LIMIT) return likeScriptDsl(field, segments);
   const wildcard = segments.map((s) => (s.kind === 'literal' ? escapeWildcard(s.text) : s.kind === 'any' ? '*' : '?')).join('');
   return { wildcard: { [field]: { value: wildcard } } };
+}
+
+/** Patterns up to this many code points run as wildcard queries (measured: 300 pass, 600 exceed Lucene's effort). */
+export const WILDCARD_LIMIT = 200;
+/** The literal slice a long pattern's prefilter searches for (a wildcard that is always cheap to build). */
+const PREFILTER_SLICE = 64;
+
+function patternLength(segments: readonly LikeSegment[]): number {
+  return segments.reduce((n, s) => n + (s.kind === 'literal' ? [...s.text].length : 1), 0);
+}
+
+// Glob matching over code points (`*` = -1, `?` = -2), the classic two-pointer walk with one backtrack point: exact for
+// patterns of `*`, `?` and literals. It reads the keyword's doc values, i.e. the same indexed value the queries see.
+const GLOB_SCRIPT = `
+if (doc[params.f].size() == 0) { return false; }
+String s = doc[params.f].value;
+int n = s.codePointCount(0, s.length());
+int[] t = new int[n];
+int k = 0;
+for (int x = 0; x < s.length(); ) { int c = s.codePointAt(x); t[k++] = c; x += Character.charCount(c); }
+def p = params.p;
+int m = p.length;
+int i = 0; int j = 0; int star = -1; int mark = 0;
+while (i < n) {
+  if (j < m && (p[j] == -2 || p[j] == t[i])) { i++; j++; }
+  else if (j < m && p[j] == -1) { star = j; mark = i; j++; }
+  else if (star != -1) { j = star + 1; mark++; i = mark; }
+  else { return false; }
+}
+while (j < m && p[j] == -1) { j++; }
+return j == m;`;
+
+/**
+ * A long pattern: a cheap prefilter (the pattern's leading literal as a prefix, and a slice of its longest literal as
+ * `*slice*`) narrows the documents, and a script checks the whole pattern on each of them.
+ */
+export function likeScriptDsl(field: string, segments: readonly LikeSegment[]): Query {
+  const codes = segments.flatMap((s) => (s.kind === 'literal' ? [...s.text].map((c) => c.codePointAt(0)!) : [s.kind === 'any' ? -1 : -2]));
+  const literals = segments.filter((s): s is { kind: 'literal'; text: string } => s.kind === 'literal');
+  const longest = literals.reduce<string>((best, s) => (s.text.length > best.length ? s.text : best), '');
+  const head = segments[0];
+  const prefilter = [
+    ...(head?.kind === 'literal' ? [{ prefix: { [field]: { value: head.text } } }] : []),
+    ...(longest === '' ? [exists(field)] : [{ wildcard: { [field]: { value: `*${escapeWildcard([...longest].slice(0, PREFILTER_SLICE).join(''))}*` } } }]),
+  ];
+  return and([...prefilter, { script: { script: { lang: 'painless', source: GLOB_SCRIPT, params: { f: field, p: codes } } } }]);
 }
 
 /** Adjacent literals joined, runs of `*` collapsed (equivalent patterns, fewer automaton states). */
