@@ -1,0 +1,68 @@
+// The OpenSearch configuration routes like the PostgreSQL one, over generated container logs: every line goes to
+// the output of the same name under the same tag, or is dropped by the same filter, whatever its event type, stream,
+// pod labels, metadata lookup or extra fields — except the one case PostgreSQL gets wrong (an event with its own
+// top-level `kubernetes` field, dropped there as if its pod lookup had failed; renamed and delivered here).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadFluentBitConfig } from '../model/load-config.js';
+import { type PodMetadata, createPipeline } from '../model/pipeline.js';
+import { containerLogPath, criLogFile } from '../../e2e/support/container-runtime-log.js';
+import { openSearchEnvironment } from './support/opensearch-environment.js';
+import { deployedEnvironment } from './support/deployed-environment.js';
+
+const LOG_PATH = containerLogPath('order-app-5d8f7c9b6-x2x7q', 'workflows', 'app');
+const opensearch = loadFluentBitConfig('opensearch');
+const postgresql = loadFluentBitConfig('postgresql');
+
+const KINDS = ['workflow.started', 'workflow.completed', 'workflow.faulted', 'workflow.cancelled', 'workflow.suspended', 'workflow.resumed',
+  'workflow.status-changed', 'task.started', 'task.completed', 'task.faulted', 'task.cancelled', 'task.suspended', 'task.resumed', 'task.retried',
+  'workflow.correlation-started', 'lifecycle.ping'];
+
+const extraField = fc.tuple(fc.constantFrom('input', 'output', 'status', 'note', 'a.b', '_id', '_routing', '@timestamp', 'wi', '', '.x', 'time', 'stream', 'log'), fc.jsonValue({ maxDepth: 2 }));
+const line = fc.oneof(
+  { weight: 6, arbitrary: fc.record({
+    prefix: fc.constantFrom('io.serverlessworkflow', 'org.openworkflow'),
+    kind: fc.constantFrom(...KINDS),
+    extras: fc.array(extraField, { maxLength: 3 }),
+    stream: fc.constantFrom('stdout' as const, 'stderr' as const),
+    truncate: fc.boolean(),
+  }).map(({ prefix, kind, extras, stream, truncate }) => {
+    const text = `{"eventType":"${prefix}.${kind}.v1","instanceId":"I1","timestamp":1.7785772435E9${extras.map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join('')}}`;
+    return { stream, text: truncate ? text.slice(0, -1) : text };
+  }) },
+  { weight: 1, arbitrary: fc.constantFrom('INFO started in 1.2s', '{"level":"INFO","message":"x"}', '{"message":{"eventType":"io.serverlessworkflow.task.started.v1"}}', '')
+    .map((text) => ({ stream: 'stdout' as const, text })) },
+);
+
+const metadata = fc.option(fc.record({
+  podId: fc.constant('3f0c6a2e'),
+  labels: fc.constantFrom({}, { 'workflow-index/enabled': 'false' }, { 'workflow-index/enabled': 'true' }),
+  host: fc.constant('node-1'),
+  containerImage: fc.constant('acme/app:1'),
+}), { nil: undefined });
+
+const route = (backend: typeof opensearch, env: Record<string, string>, meta: PodMetadata | undefined, content: Buffer): string[] => {
+  const result = createPipeline({ config: backend.config, parsers: backend.parsers, env, podMetadata: () => meta, now: () => 1_900_000_000 }).readLogFile(LOG_PATH, content);
+  const byLine = new Map<number, string>();
+  for (const d of result.delivered) byLine.set(d.sourceLines[0]!, `${d.output} ${d.tag}`);
+  for (const d of result.dropped) byLine.set(d.sourceLines[0]!, `dropped: ${d.stage}`);
+  return [...byLine.entries()].sort(([a], [b]) => a - b).map(([n, where]) => `${n} ${where}`);
+};
+
+describe('fluent-bit/opensearch routes like fluent-bit/postgresql', () => {
+  it('sends every generated line to the same output and tag, or drops it at the same filter', () => {
+    fc.assert(fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), metadata, fc.constantFrom('^io\\.serverlessworkflow\\.', '^(io\\.serverlessworkflow|org\\.openworkflow)\\.'), (lines, meta, regex) => {
+      const content = criLogFile(lines).content;
+      const ours = route(opensearch, openSearchEnvironment({ WORKFLOW_EVENT_TYPE_REGEX: regex }), meta, content);
+      const theirs = route(postgresql, deployedEnvironment({ WORKFLOW_EVENT_TYPE_REGEX: regex }), meta, content);
+      expect(ours).toEqual(theirs);
+    }), { numRuns: 200 });
+  });
+
+  it('delivers an event with its own kubernetes field that the PostgreSQL configuration drops at require_pod_metadata', () => {
+    const content = criLogFile([{ stream: 'stdout', text: '{"eventType":"io.serverlessworkflow.task.started.v1","instanceId":"I1","kubernetes":{"x":1}}' }]).content;
+    const meta: PodMetadata = { podId: '3f0c6a2e', labels: {}, host: 'node-1', containerImage: 'acme/app:1' };
+    expect(route(opensearch, openSearchEnvironment(), meta, content)).toEqual(['1 task_events workflow-index.task']);
+    expect(route(postgresql, deployedEnvironment(), meta, content)).toEqual(['1 dropped: filter require_pod_metadata']);
+  });
+});
