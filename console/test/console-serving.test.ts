@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP, loadConsoleAssets } from '../../server/core/src/console-assets.js';
 import { testApp } from '../../server/core/test/helpers.js';
@@ -95,5 +96,24 @@ describe('console serving', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('/docs links its examples to the GraphQL UI', () => {
+  it('every example has a "run in the UI" link whose ?query= is exactly the example and parses', async () => {
+    const { app } = testApp({ env: { NODE_ENV: 'development' } });
+    const html = await (await get(app, '/docs')).text();
+    const examples = [...html.matchAll(/<div class="example">.*?<pre>([\s\S]*?)<\/pre>[\s\S]*?<a class="run-in-ui" href="([^"]+)">run in the UI<\/a>/g)];
+    expect(examples.length).toBe((html.match(/<div class="example">/g) ?? []).length);
+    expect(examples.length).toBeGreaterThan(10);
+    const unescape = (text: string): string => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    for (const [, pre, href] of examples) {
+      const url = new URL(unescape(href as string), 'http://localhost');
+      expect(url.pathname).toBe('/q/graphql-ui');
+      const query = url.searchParams.get('query') ?? '';
+      expect(query).toBe(unescape(pre as string));
+      expect(() => parse(query)).not.toThrow();
+    }
+    await app.dispose();
   });
 });

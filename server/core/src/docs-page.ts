@@ -26,7 +26,9 @@ function typeLink(type: { toString(): string }): string {
 
 function example(title: string, query: string, variables?: Record<string, unknown>): string {
   const vars = variables === undefined ? '' : `<div class="vars">variables</div><pre>${esc(JSON.stringify(variables, null, 2))}</pre>`;
-  return `<div class="example"><div class="ex-title">${prose(title)}</div><pre>${esc(query.trim())}</pre>${vars}</div>`;
+  // GraphiQL opens the query of its ?query= parameter; it takes no variables from the URL.
+  const run = `<a class="run-in-ui" href="/q/graphql-ui?query=${esc(encodeURIComponent(query.trim()))}">run in the UI</a>${variables === undefined ? '' : ' (then paste the variables into its Variables pane)'}`;
+  return `<div class="example"><div class="ex-title">${prose(title)}</div><pre>${esc(query.trim())}</pre>${vars}<div class="run">${run}</div></div>`;
 }
 
 function fieldRows(fields: readonly (GraphQLField<unknown, unknown> | GraphQLInputField)[]): string {
