@@ -36,7 +36,7 @@ const line = fc.oneof(
 
 const metadata = fc.option(fc.record({
   podId: fc.constant('3f0c6a2e'),
-  labels: fc.constantFrom({}, { 'workflow-index/enabled': 'false' }, { 'workflow-index/enabled': 'true' }),
+  labels: fc.constantFrom<Record<string, string>>({}, { 'workflow-index/enabled': 'false' }, { 'workflow-index/enabled': 'true' }),
   host: fc.constant('node-1'),
   containerImage: fc.constant('acme/app:1'),
 }), { nil: undefined });
