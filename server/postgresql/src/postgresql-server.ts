@@ -216,6 +216,7 @@ async function prepareSchema(config: PostgresqlServerConfig, connection: pg.Pool
 function announce(config: PostgresqlServerConfig, baseUrl: string, http: RunningServer, logger: Logger): void {
   const lines = [
     `Workflow Index (PostgreSQL${config.database.devServices ? `, ${config.database.devServices} development database` : ''}) is running:`,
+    ...(config.core.console.enabled && config.core.graphql.introspection !== 'NO_INTROSPECTION_OR_QUERY' ? [`  Console       ${baseUrl}/`] : []),
     `  GraphQL UI    ${baseUrl}/q/graphql-ui`,
     `  Docs          ${baseUrl}/docs`,
     `  GraphQL API   ${baseUrl}/graphql  (POST)`,
