@@ -96,6 +96,8 @@ export class OpenSearchNormalizer {
   private checkpoint: Checkpoint | undefined;
   /** The checkpoint found at start: documents up to it were counted by an earlier process. */
   private countedUpTo: number | undefined;
+  /** Whether documents this process wrote may not be searchable yet (true at start: an earlier process may have). */
+  private unrefreshed = true;
   private totals = { raw: 0, rejected: 0, failedCycles: 0, instanceDocs: 0, executionDocs: 0, deleted: 0 };
   private lastCycleMs: number | null = null;
   private lastSuccessAt: number | null = null;
@@ -160,6 +162,12 @@ export class OpenSearchNormalizer {
     let executions = 0;
     let deleted = 0;
     let rejected = 0;
+    if (touched.length > 0 && this.unrefreshed) {
+      // Instances are recomputed from their stored events and their existing executions, both read by search, which
+      // sees only refreshed documents: what the previous cycle wrote (up to a refresh interval ago) must count.
+      await this.client.transport.request({ method: 'POST', path: `/${this.names.eventStore},${this.names.taskExecutions}/_refresh` });
+      this.unrefreshed = false;
+    }
     const freshOf = new Map<string, RawMark[]>();
     for (const m of fresh) {
       if (m.instanceId === undefined) continue;
@@ -170,6 +178,7 @@ export class OpenSearchNormalizer {
     for (let i = 0; i < touched.length; i += this.batchSize) {
       const hits = await rawEventsByKey(this.client, touched.slice(i, i + this.batchSize).flatMap((id) => freshOf.get(id)!));
       const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh });
+      this.unrefreshed ||= !this.refresh;
       instances += result.instances;
       executions += result.executions;
       deleted += result.deletedExecutions;

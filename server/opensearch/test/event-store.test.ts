@@ -85,6 +85,31 @@ describe.skipIf(!available)('OpenSearch event store', () => {
     );
   }, 600_000);
 
+  it('a cycle right after another counts what that one stored, though nothing was refreshed in between', async () => {
+    const oneGo = `${ns.prefix}onego-`;
+    const split = `${ns.prefix}split-`;
+    const reference = new OpenSearchNormalizer({ client: ns.client, prefix: oneGo, refresh: true });
+    // production settings: no forced refresh; the event store and executions refresh only when asked to
+    const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix: split, refresh: false });
+    for (const [n, prefix] of [[reference, oneGo], [normalizer, split]] as const) {
+      await applyRawSchema(ns.client, { prefix });
+      await n.setup();
+      expect(await n.acquire()).toBe(true);
+    }
+    await ns.client.transport.request({ method: 'PUT', path: `/${normalizer.names.eventStore},${normalizer.names.taskExecutions}/_settings`, body: { index: { refresh_interval: '-1' } } });
+    const deliveries = good.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+    await writeEventLines(ns.client, deliveries, oneGo);
+    await ns.refresh();
+    await reference.cycle();
+    // every instance's events in three parts, each normalized by its own cycle
+    for (let part = 0; part < 3; part++) {
+      await writeEventLines(ns.client, deliveries.filter((_, i) => i % 3 === part), split);
+      await ns.client.transport.request({ method: 'POST', path: `/${rawIndices(split)}/_refresh` });
+      await normalizer.cycle();
+    }
+    expect(await openSearchState(ns.client, normalizer.names)).toEqual(await openSearchState(ns.client, reference.names));
+  }, 120_000);
+
   it('stores each event identity once: re-delivering everything with other record times adds nothing', async () => {
     const prefix = `${ns.prefix}once-`;
     await applyRawSchema(ns.client, { prefix });
