@@ -215,7 +215,41 @@ describe.skipIf(!available)('console in Chromium (PostgreSQL backend)', () => {
     const bar = page.locator(`.bar[data-task-id="${faultedTask?.id}"]`);
     expect(await bar.getAttribute('class')).toContain('status-faulted');
     expect(await bar.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(198, 40, 40)');
+    // Clicking it shows the task's own error.
+    await bar.click();
+    await page.getByTestId('task-details').locator('.error-box').waitFor();
   });
+
+  it('draws a running task as an open bar that reaches now (the end of the axis)', async () => {
+    await page.goto(`${server.baseUrl}/?run=conformance-waiting`);
+    const open = page.locator('.bar.open').first();
+    await open.waitFor();
+    const track = await open.evaluate((b) => {
+      const t = (b.parentElement as HTMLElement).getBoundingClientRect();
+      const r = b.getBoundingClientRect();
+      return { barRight: r.right, trackRight: t.right };
+    });
+    expect(Math.abs(track.barRight - track.trackRight)).toBeLessThan(2);
+    expect(await open.getAttribute('aria-label')).toContain('still running');
+  });
+
+  it('copies a payload with the copy button (pretty-printed JSON)', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
+    await page.goto(`${server.baseUrl}/?run=${FAULTED_RUN}`);
+    const input = (await server.graphql<{ r: { inputData: string } }>(`{ r: getWorkflowInstance(id: "${FAULTED_RUN}") { inputData } }`)).r.inputData;
+    await page.getByRole('button', { name: 'Copy input' }).click();
+    await poll(() => page.getByRole('button', { name: 'Copy input' }).textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(JSON.stringify(JSON.parse(input), null, 2));
+  });
+
+  it('auto-refreshes the list when asked (the period is in the URL)', async () => {
+    await page.goto(`${server.baseUrl}/?refresh=5`);
+    await rowsShown();
+    const before = operations.filter((o) => o === 'ConsoleRuns').length;
+    // No clock assertion: wait (up to a minute) for the next load the timer starts.
+    await poll(() => operations.filter((o) => o === 'ConsoleRuns').length, { timeout: 60_000 }).toBeGreaterThan(before);
+    expect(await page.getByLabel('Auto-refresh').inputValue()).toBe('5');
+  }, 90_000);
 
   it('works from the keyboard: Tab reaches a timeline bar, Enter selects it', async () => {
     await page.goto(`${server.baseUrl}/?run=${LOOP_RUN}`);
