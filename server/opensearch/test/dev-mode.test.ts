@@ -97,7 +97,7 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     expect(output).toContain(`ingest pipeline ${PREFIX}workflow-events-raw-pipeline: created`);
     expect(output).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: created`);
     expect(output).toMatch(/demo events sent through Fluent Bit's bulk shape: 80 events \(0 refused by the bulk API\)/);
-    expect(output).toContain('demo events normalized: 8 of 8 instances');
+    expect(output).toContain('demo events normalized: 80 of 80 events, 8 of 8 instances served');
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/); // development mode listens on loopback
 
     // What the demo data is, as Fluent Bit would have written it: daily raw indices of the events' own day.
@@ -152,7 +152,7 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     const dev = startDev({ DEV_OPENSEARCH_NODE: 'local' });
     await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
     expect(dev.output()).toMatch(/OpenSearch: local distribution, Java \d+ \(.+\) — DEV_OPENSEARCH_NODE=local/);
-    expect(dev.output()).toContain(`OpenSearch ready: the local node that already ran from ${localNodeDir(process.env)}`);
+    expect(dev.output()).toContain(`OpenSearch ready: the local node that already ran from ${localNodeDir(process.env)} (http://127.0.0.1:9200), left running on exit`);
     expect(await interrupt(dev)).toBe(0);
     expect(runningPid(localNodePaths(localNodeDir(process.env)))).toBe(pid);
   }, 240_000);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type FluentBitRecord, writeEventLines } from '../fluent-bit-bulk.js';
 import { normalizedIndexNames } from '../normalized-indices.js';
+import type { OpenSearchNormalizer } from '../normalizer-job.js';
 import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '../raw-index-templates.js';
 
 /** The reference event stream (resolved from this file: src/dev or dist/dev). */
@@ -57,7 +58,7 @@ async function count(client: Client, indices: string): Promise<number> {
 }
 
 export type DemoLoadResult =
-  | { readonly status: 'loaded'; readonly events: number; readonly rejected: number; readonly instanceIds: readonly string[] }
+  | { readonly status: 'loaded'; readonly events: number; readonly rejected: number; readonly instances: number }
   | { readonly status: 'skipped'; readonly reason: string };
 
 export async function loadDemoEventsIfEmpty(client: Client, file: string, prefix = ''): Promise<DemoLoadResult> {
@@ -73,20 +74,24 @@ export async function loadDemoEventsIfEmpty(client: Client, file: string, prefix
     const result = await writeEventLines(client, records.slice(i, i + 500), prefix);
     rejected += result.items.filter((item) => item.status !== 201).length;
   }
-  return { status: 'loaded', events: records.length, rejected, instanceIds };
+  return { status: 'loaded', events: records.length, rejected, instances: instanceIds.length };
 }
 
-/** Resolves once every demo instance has its normalized document (the normalizer runs meanwhile), or at the deadline. */
-export async function waitForNormalized(client: Client, instanceIds: readonly string[], prefix: string, timeoutMs: number): Promise<number> {
-  const index = normalizedIndexNames(prefix).workflowInstances;
+/**
+ * Resolves once the running normalizer has counted `events` raw events (every demo event normalized, not just a
+ * first part of an instance's events) and the normalized indices are refreshed, so the first query a developer sends
+ * sees the whole demo; or at the deadline. Returns the instances served then.
+ */
+export async function waitForNormalized(client: Client, normalizer: OpenSearchNormalizer, events: number, prefix: string, timeoutMs: number): Promise<{ events: number; instances: number }> {
+  const names = normalizedIndexNames(prefix);
   const deadline = Date.now() + timeoutMs;
+  let counted = 0;
   for (;;) {
-    const response = await client.transport.request(
-      { method: 'POST', path: `/${index}/_count`, body: { query: { ids: { values: [...instanceIds] } } } },
-      { ignore: [404] },
-    );
-    const found = (response.body as { count?: number }).count ?? 0;
-    if (found >= instanceIds.length || Date.now() > deadline) return found;
+    counted = (await normalizer.metrics.rawEvents.get()).values[0]?.value ?? 0;
+    if (counted >= events || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  await client.transport.request({ method: 'POST', path: `/${names.workflowInstances},${names.taskExecutions}/_refresh` });
+  const served = await client.transport.request({ method: 'POST', path: `/${names.workflowInstances}/_count`, body: { query: { term: { placeholder: false } } } });
+  return { events: counted, instances: (served.body as { count: number }).count };
 }

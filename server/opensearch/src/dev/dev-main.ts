@@ -112,14 +112,14 @@ async function main(): Promise<void> {
     const demo = await loadDemoEventsIfEmpty(client, demoFile, prefix);
     if (demo.status === 'loaded') {
       log(`demo events sent through Fluent Bit's bulk shape: ${demo.events} events (${demo.rejected} refused by the bulk API) from ${demoFile}`);
-      const normalized = await waitForNormalized(client, demo.instanceIds, prefix, 60_000);
-      log(`demo events normalized: ${normalized} of ${demo.instanceIds.length} instances`);
+      const normalized = await waitForNormalized(client, normalizer, demo.events - demo.rejected, prefix, 120_000);
+      log(`demo events normalized: ${normalized.events} of ${demo.events - demo.rejected} events, ${normalized.instances} of ${demo.instances} instances served`);
     } else {
       log(`demo events not loaded: ${demo.reason}`);
     }
   }
 
-  const server = await startDevServer({ settings: node.settings, prefix, normalizer, env });
+  const server = await startDevServer({ settings: node.settings, client, prefix, normalizer, env });
   shutdownSteps.push({ name: 'HTTP server', run: () => server.close() });
   log(['', 'Workflow Index (OpenSearch, development) is running:', ...server.links, '', 'Stop with Ctrl-C (stops what was started for this session).', ''].join('\n'));
 }

@@ -89,13 +89,23 @@ async function startLocalDevNode(env: Readonly<Record<string, string | undefined
   const dir = localNodeDir(env);
   const port = Number(env['WI_OPENSEARCH_PORT'] ?? DEFAULT_HTTP_PORT);
   const heap = env['WI_OPENSEARCH_HEAP'] ?? DEFAULT_HEAP;
+  const ranBefore = runningPid(localNodePaths(dir)) !== undefined;
+  const url = localNodeUrl(port);
+  const settings: OpenSearchConnectionSettings = { node: url, username: undefined, password: undefined, caFile: undefined };
+  if (ranBefore) {
+    // A node that already runs serves development as soon as it answers: yellow (an index of someone else's with a
+    // replica nowhere to go) is no reason to wait for green, as `npm run opensearch -- start` does.
+    const health = await clusterHealth(url);
+    if (health?.status === 'green' || health?.status === 'yellow') {
+      log(`OpenSearch already runs from ${dir} (cluster ${health.status})`);
+      return { settings, description: `the local node that already ran from ${dir} (${url}), left running on exit`, stop: async () => undefined, stopNow: () => undefined };
+    }
+  }
   // A JVM on a busy machine takes from seconds to minutes to be green: say every 10 s that it is still coming.
   const began = Date.now();
-  const url = localNodeUrl(port);
   const ticker = setInterval(() => {
     void clusterHealth(url, '', 2000).then((health) => log(`  … OpenSearch is starting (${Math.round((Date.now() - began) / 1000)} s, ${health ? `cluster ${health.status}` : 'not answering yet'}; log ${localNodePaths(dir).log})`));
   }, 10_000);
-  const ranBefore = runningPid(localNodePaths(dir)) !== undefined;
   let started: Awaited<ReturnType<typeof startLocalNode>>;
   try {
     const starting = startLocalNode({
@@ -123,7 +133,6 @@ async function startLocalDevNode(env: Readonly<Record<string, string | undefined
   } finally {
     clearInterval(ticker);
   }
-  const settings: OpenSearchConnectionSettings = { node: started.url, username: undefined, password: undefined, caFile: undefined };
   if (started.state !== 'started') {
     const whose = started.state === 'foreign' ? 'a node that already answered there' : `the local node that already ran from ${dir}`;
     return { settings, description: `${whose} (${started.url}), left running on exit`, stop: async () => undefined, stopNow: () => undefined };

@@ -1,17 +1,21 @@
-// The GraphQL server and UI of development mode on OpenSearch: the backend-neutral app (server/core) over the
-// OpenSearch reader, in development mode (GraphiQL UI, /docs, loopback 127.0.0.1:8080 unless HTTP_HOST/HTTP_PORT
-// say otherwise), with the in-process normalizer's metrics on the same /q/metrics.
-import { createApp } from '@workflow-index/core/app';
-import { loadCoreConfig } from '@workflow-index/core/config';
-import { startHttpServer } from '@workflow-index/core/http-server';
-import { createLogger } from '@workflow-index/core/logger';
+// The GraphQL server and UI of development mode on OpenSearch: the production server's start-up
+// (opensearch-server.ts) with its configuration loaded in development mode (GraphiQL UI, /docs, loopback
+// 127.0.0.1:8080 unless HTTP_HOST/HTTP_PORT say otherwise), pointed at the node dev-main started and sharing its
+// client, with the in-process normalizer's metrics on the same /q/metrics. Invalid settings (HTTP_PORT=abc, …) are
+// reported all at once, as `npm start` does.
+import type { Client } from '@opensearch-project/opensearch';
 import type { Metric } from 'prom-client';
+import { ConfigError } from '@workflow-index/core/config';
+import { createLogger } from '@workflow-index/core/logger';
 import type { OpenSearchNormalizer } from '../normalizer-job.js';
-import { openSearchClient, type OpenSearchConnectionSettings } from '../opensearch-connection-settings.js';
-import { createOpenSearchReader } from '../reader/opensearch-reader.js';
+import type { OpenSearchConnectionSettings } from '../opensearch-connection-settings.js';
+import { loadOpenSearchServerConfig } from '../opensearch-server-config.js';
+import { startOpenSearchServer } from '../opensearch-server.js';
+import { DevNodeError } from './dev-node.js';
 
 export interface DevServerOptions {
   readonly settings: OpenSearchConnectionSettings;
+  readonly client: Client;
   readonly prefix: string;
   readonly normalizer: OpenSearchNormalizer;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -24,25 +28,41 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
+/** The OPENSEARCH_* variables that name `settings` (the node dev-main chose may not be the environment's). */
+function connectionEnv(settings: OpenSearchConnectionSettings): Record<string, string | undefined> {
+  const url = new URL(settings.node);
+  return {
+    OPENSEARCH_HOST: url.hostname,
+    OPENSEARCH_PORT: url.port || (url.protocol === 'https:' ? '443' : '80'),
+    OPENSEARCH_PROTOCOL: url.protocol.replace(':', ''),
+    OPENSEARCH_USERNAME: settings.username,
+    OPENSEARCH_PASSWORD: settings.password,
+    OPENSEARCH_CA_FILE: settings.caFile,
+  };
+}
+
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  // Development mode whatever NODE_ENV says: this command is for a developer's machine.
-  const config = loadCoreConfig({ ...options.env, NODE_ENV: 'development' });
-  const logger = createLogger(config);
-  const reader = createOpenSearchReader({ client: openSearchClient(options.settings), prefix: options.prefix });
-  const app = createApp({ config, reader, logger, backend: 'opensearch' });
-  // One scrape shows the server and the normalizer (the production normalizer serves the same metrics on its own port).
-  for (const metric of options.normalizer.metrics.registry.getMetricsAsArray()) app.registry.registerMetric(metric as unknown as Metric);
-  let http;
+  let config;
   try {
-    http = await startHttpServer(app, config, logger);
+    config = loadOpenSearchServerConfig({
+      ...options.env,
+      ...connectionEnv(options.settings),
+      // Development mode whatever NODE_ENV says: this command is for a developer's machine.
+      NODE_ENV: 'development',
+      WI_OPENSEARCH_INDEX_PREFIX: options.prefix,
+      // dev-main applied the schema before the demo events and the normalizer.
+      OPENSEARCH_SCHEMA_INIT: 'false',
+    });
   } catch (error) {
-    await app.dispose();
-    await reader.close();
+    if (error instanceof ConfigError) throw new DevNodeError(`invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
     throw error;
   }
-  const running = http;
-  const baseUrl = `http://${config.http.host === null || config.http.host === '0.0.0.0' ? 'localhost' : config.http.host}:${running.httpPort}`;
-  let closed: Promise<void> | undefined;
+  const logger = createLogger(config.core);
+  const server = await startOpenSearchServer(config, logger, { client: options.client });
+  // One scrape shows the server and the normalizer (the production normalizer serves the same metrics on its own port).
+  for (const metric of options.normalizer.metrics.registry.getMetricsAsArray()) server.app.registry.registerMetric(metric as unknown as Metric);
+  const host = config.core.http.host === null || config.core.http.host === '0.0.0.0' ? 'localhost' : config.core.http.host;
+  const baseUrl = `http://${host}:${server.http.httpPort}`;
   return {
     baseUrl,
     links: [
@@ -51,10 +71,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       `  GraphQL API   ${baseUrl}/graphql  (POST)`,
       `  Health        ${baseUrl}/q/health   Metrics ${baseUrl}/q/metrics (normalizer included)`,
     ],
-    close: () => (closed ??= (async () => {
-      await running.close();
-      await app.dispose();
-      await reader.close();
-    })()),
+    close: () => server.close(),
   };
 }
