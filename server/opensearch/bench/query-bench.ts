@@ -1,0 +1,339 @@
+// npm run bench:query -- --backend opensearch [--instances N --tasks-per-instance 10 --duration 10 --connections 10
+//   --url http://127.0.0.1:9200 --freshness-samples 40]
+//
+// Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (same nine
+// GraphQL queries, same variants, same measurements, same JSON summary). The dataset is written straight into the
+// normalized indices (query-dataset.ts) under a random prefix; the production server (server/opensearch/src/main.ts,
+// NODE_ENV=production) runs as a child process; autocannon measures each query at saturation (rps, p50, p99) and a
+// fixed 100 requests/s (p99). The floor, in the same run: a hand-written `_search` (or `_msearch`) per request sent
+// with the same client library at the same concurrency — what the node alone delivers. Then the freshness figure:
+// a workflow.started event sent in Fluent Bit's bulk shape, with the production normalizer (normalizer-main.ts) running
+// as a child process, until GraphQL serves its instance (p50/p99). The last line printed is one JSON object.
+import { Client } from '@opensearch-project/opensearch';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { encodeCursor } from '@workflow-index/core/cursor';
+import { seededRandom } from '../../postgresql/test/support/seeded-random.js';
+import { applyRawSchema } from '../src/apply-raw-schema.js';
+import { writeEventLines } from '../src/fluent-bit-bulk.js';
+import { PATH_SEPARATOR, VALUE_SEPARATOR } from '../src/json-leaves.js';
+import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
+import { type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from './http-load.js';
+import { BASE_TIME, CUSTOMERS, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES, benchInstanceId, writeDataset } from './query-dataset.js';
+
+const argv = yargs(hideBin(process.argv))
+  .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by backend-dispatch.ts' })
+  .option('instances', { type: 'number', default: 20_000, describe: 'workflow instances generated' })
+  .option('tasks-per-instance', { type: 'number', default: 10, describe: 'task executions per instance' })
+  .option('duration', { type: 'number', default: 10, describe: 'seconds per measurement' })
+  .option('warmup', { type: 'number', default: 2, describe: 'seconds of warm-up per query before measuring' })
+  .option('connections', { type: 'number', default: 10, describe: 'concurrent HTTP connections at saturation = floor concurrency' })
+  .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
+  .option('freshness-samples', { type: 'number', default: 40, describe: 'events timed from bulk request to GraphQL answer (0 skips)' })
+  .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
+  .option('url', { type: 'string', default: process.env['WI_TEST_OPENSEARCH_URL'] ?? 'http://127.0.0.1:9200', describe: 'the node' })
+  .strict()
+  .parseSync();
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SERVER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const NORMALIZER_MAIN = fileURLToPath(new URL('../src/normalizer-main.ts', import.meta.url));
+const PREFIX = `wi-bench-query-${randomBytes(4).toString('hex')}-`;
+const NAMES = normalizedIndexNames(PREFIX);
+const node = new URL(argv.url);
+const client = new Client({ node: argv.url, requestTimeout: 60_000 });
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+const FIELDS = ['id', 'name', 'namespace', 'version', 'status', 'start_time', 'end_time', 'last_update'];
+const TASK_FIELDS = ['id', 'instance_id', 'task_name', 'task_position', 'status', 'start_time', 'end_time'];
+const SERVED = { term: { placeholder: false } };
+const newestFirst = [{ start_time_us: { order: 'desc', missing: '_last' } }, { id: 'asc' }];
+const oldestFirst = [{ start_time_us: { order: 'asc', missing: '_last' } }, { id: 'asc' }];
+
+/** One hand-written search of the floor: `_search` on an index, or `_msearch` of several. */
+type FloorRequest = { readonly index: string; readonly body: Record<string, unknown> } | { readonly msearch: readonly { index: string; body: Record<string, unknown> }[] };
+
+interface QuerySpec {
+  readonly name: string;
+  readonly query: string;
+  readonly variables: ReadonlyArray<Record<string, unknown>>;
+  /** The search the node needs for these variables, written by hand (the floor). */
+  readonly floor: (variables: Record<string, unknown>) => FloorRequest;
+}
+
+interface CursorRow { readonly id: string; readonly start: string; readonly startUs: number }
+
+const micros = (iso: string): number => Date.parse(iso) * 1000;
+
+function querySpecs(instances: number, cursorRows: readonly CursorRow[]): QuerySpec[] {
+  const rnd = seededRandom(20260401); // the same request mix as the PostgreSQL benchmark
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  const VARIANTS = 200;
+  const rowOf = (v: Record<string, unknown>): CursorRow => {
+    const decoded = JSON.parse(Buffer.from(String(v['after']), 'base64url').toString('utf8')) as [string, string, string[], string[]];
+    return cursorRows.find((row) => row.id === decoded[3][1])!;
+  };
+  const instancesSearch = (filter: unknown[], sort: unknown[], extra: Record<string, unknown> = {}) => ({
+    index: NAMES.workflowInstances,
+    body: { size: 20, query: { bool: { filter: [SERVED, ...filter] } }, sort, _source: FIELDS, ...extra },
+  });
+  return [
+    {
+      name: 'instances-page',
+      query: `query Page($status: WorkflowInstanceStatus!, $namespace: String!) {
+        getWorkflowInstances(limit: 20, filter: {status: {eq: $status}, namespace: {eq: $namespace}}, orderBy: {startDate: DESC}) {
+          id name namespace version status startDate endDate lastUpdate } }`,
+      variables: STATUSES.flatMap((status) => Array.from({ length: NAMESPACES }, (_, n) => ({ status, namespace: `com.acme.ns${n}` }))),
+      floor: (v) => instancesSearch([{ term: { status: v['status'] } }, { term: { namespace: v['namespace'] } }], newestFirst),
+    },
+    {
+      name: 'instance-by-id-with-tasks',
+      query: `query One($id: ID!) { getWorkflowInstance(id: $id) {
+        id name namespace status startDate endDate error { type title status } taskExecutions { id taskName taskPosition status startDate endDate } } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ id: benchInstanceId(1 + Math.floor(rnd() * instances)) })),
+      floor: (v) => ({
+        msearch: [
+          { index: NAMES.workflowInstances, body: { size: 1, query: { bool: { filter: [SERVED, { term: { id: v['id'] } }] } }, _source: [...FIELDS, 'error'] } },
+          { index: NAMES.taskExecutions, body: { size: 1000, query: { bool: { filter: [SERVED, { term: { instance_id: v['id'] } }] } }, sort: [{ start_time_us: { order: 'asc', missing: '_last' } }, { end_time_us: { order: 'asc', missing: '_last' } }, { id: 'asc' }], _source: TASK_FIELDS } },
+        ],
+      }),
+    },
+    {
+      name: 'tasks-by-name-and-time',
+      query: `query Tasks($name: String!, $from: DateTime!, $to: DateTime!) {
+        getTaskExecutions(limit: 20, filter: {taskName: {eq: $name}, startDate: {between: {from: $from, to: $to}}}) {
+          id workflowInstanceId taskName status startDate endDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => {
+        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 3600)) * 1000;
+        return { name: pick(TASK_NAMES), from: iso(from), to: iso(from + 3600 * 1000) };
+      }),
+      floor: (v) => ({
+        index: NAMES.taskExecutions,
+        body: { size: 20, query: { bool: { filter: [SERVED, { term: { task_name: v['name'] } }, { range: { start_time_us: { gte: micros(String(v['from'])), lte: micros(String(v['to'])) } } }] } }, sort: newestFirst, _source: TASK_FIELDS },
+      }),
+    },
+    {
+      name: 'instances-oldest-first-offset',
+      query: `query Oldest($offset: Int!) { getWorkflowInstances(limit: 20, offset: $offset, orderBy: {startDate: ASC}) { id name status startDate } }`,
+      variables: Array.from({ length: VARIANTS }, (_, k) => ({ offset: 5000 + k })),
+      floor: (v) => instancesSearch([], oldestFirst, { from: Number(v['offset']) }),
+    },
+    {
+      name: 'instances-oldest-first-cursor',
+      query: `query OldestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after, orderBy: {startDate: ASC}) { id name status startDate cursor } }`,
+      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'ASC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
+      floor: (v) => instancesSearch([], oldestFirst, { search_after: [rowOf(v).startUs, rowOf(v).id] }),
+    },
+    {
+      name: 'instances-newest-first-cursor',
+      query: `query NewestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after) { id name status startDate cursor } }`,
+      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'DESC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
+      floor: (v) => instancesSearch([], newestFirst, { search_after: [rowOf(v).startUs, rowOf(v).id] }),
+    },
+    {
+      name: 'instances-name-like',
+      query: `query Like($pattern: String!) { getWorkflowInstances(limit: 20, filter: {name: {like: $pattern}}) { id name status startDate } }`,
+      variables: Array.from({ length: 17 }, (_, k) => ({ pattern: `flow-${k}*` })),
+      floor: (v) => instancesSearch([{ prefix: { name: String(v['pattern']).slice(0, -1) } }], newestFirst),
+    },
+    {
+      name: 'tasks-of-instance',
+      query: `query TasksOf($id: ID!) { getTaskExecutionsByWorkflowInstance(workflowInstanceId: $id) { id taskName taskPosition status startDate endDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ id: benchInstanceId(1 + Math.floor(rnd() * instances)) })),
+      floor: (v) => ({
+        index: NAMES.taskExecutions,
+        body: { size: 1000, query: { bool: { filter: [SERVED, { term: { instance_id: v['id'] } }] } }, sort: [{ start_time_us: { order: 'asc', missing: '_last' } }, { end_time_us: { order: 'asc', missing: '_last' } }, { id: 'asc' }], _source: TASK_FIELDS },
+      }),
+    },
+    {
+      name: 'instances-json-input',
+      query: `query Json($customer: String!) {
+        getWorkflowInstances(limit: 20, filter: {input: {eq: [{key: "customer.id", value: $customer}]}}) { id name status startDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ customer: `C-${Math.floor(rnd() * CUSTOMERS)}` })),
+      floor: (v) => instancesSearch([{ term: { input_leaves: `customer${PATH_SEPARATOR}id${VALUE_SEPARATOR}s:${String(v['customer'])}` } }], newestFirst),
+    },
+  ];
+}
+
+async function runFloor(request: FloorRequest): Promise<void> {
+  if ('msearch' in request) {
+    const bulkBody = request.msearch.map((s) => `${JSON.stringify({ index: s.index })}\n${JSON.stringify(s.body)}\n`).join('');
+    const response = await client.transport.request({ method: 'POST', path: '/_msearch', bulkBody });
+    const body = response.body as { responses: { hits?: { hits: unknown[] }; error?: unknown }[] };
+    if (body.responses.some((r) => r.error !== undefined)) throw new Error(JSON.stringify(body).slice(0, 300));
+    return;
+  }
+  await client.transport.request({ method: 'POST', path: `/${request.index}/_search`, body: request.body });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+const nodeEnv = { OPENSEARCH_HOST: node.hostname, OPENSEARCH_PORT: node.port || '9200', OPENSEARCH_PROTOCOL: node.protocol.replace(':', ''), WI_OPENSEARCH_INDEX_PREFIX: PREFIX };
+
+/** Starts `entry` from source with the production environment and waits until `readyUrl` answers 200. */
+async function startChild(entry: string, env: Record<string, string>, readyUrl: string, what: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', entry], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...nodeEnv, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const readyBy = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} during start-up`);
+    const status = await fetch(readyUrl).then((r) => r.status, () => 0);
+    if (status === 200) return child;
+    if (Date.now() > readyBy) throw new Error(`${what} did not become ready within 120 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function graphqlData(baseUrl: string, body: string): Promise<{ data?: Record<string, unknown>; errors?: unknown }> {
+  return (await (await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { data?: Record<string, unknown>; errors?: unknown };
+}
+
+/** Event sent in Fluent Bit's bulk shape → its instance served by GraphQL, with the production normalizer running. */
+async function freshness(baseUrl: string, samples: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const id = `fresh-${i}-${randomBytes(3).toString('hex')}`;
+    const sent = Date.now();
+    const seconds = sent / 1000;
+    const line = `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":${seconds},"startTime":${seconds},"workflowNamespace":"bench","workflowName":"freshness","workflowVersion":"1.0.0","status":"RUNNING","input":{"n":${i}}}`;
+    const result = await writeEventLines(client, [{ line, recordTimeMs: sent }], PREFIX);
+    if (result.errors) throw new Error(`bulk failed: ${JSON.stringify(result.items)}`);
+    const body = JSON.stringify({ query: 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', variables: { id } });
+    for (;;) {
+      const answer = await graphqlData(baseUrl, body);
+      if ((answer.data?.['getWorkflowInstance'] as { id?: string } | null | undefined)?.id === id) break;
+      if (Date.now() - sent > 60_000) throw new Error(`instance ${id} not served within 60 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    latencies.push(Date.now() - sent);
+    await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  try {
+    await applyRawSchema(client, { prefix: PREFIX });
+    await applyNormalizedIndices(client, PREFIX);
+    log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, documents from the normalizer's own function bulk-indexed straight into ${NAMES.workflowInstances} and ${NAMES.taskExecutions} (a query benchmark: the ingestion path is bench:ingest's)`);
+    const genStart = performance.now();
+    const written = await writeDataset(client, NAMES, argv.instances, argv['tasks-per-instance']);
+    log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s: ${written.instances} instances, ${written.executions} task executions`);
+
+    const picks = seededRandom(20261124);
+    const cursorIds = [...new Set(Array.from({ length: 200 }, () => benchInstanceId(1 + Math.floor(picks() * argv.instances))))].sort();
+    const found = await client.transport.request({ method: 'POST', path: `/${NAMES.workflowInstances}/_search`, body: { size: cursorIds.length, query: { ids: { values: cursorIds } }, _source: ['id', 'start_time', 'start_time_us'] } });
+    const cursorRows = (found.body as { hits: { hits: { _source: { id: string; start_time: string; start_time_us: number } }[] } }).hits.hits
+      .map((h) => ({ id: h._source.id, start: h._source.start_time, startUs: h._source.start_time_us }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    const specs = querySpecs(argv.instances, cursorRows);
+
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const server = await startChild(SERVER_MAIN, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0' }, `${baseUrl}/q/health/ready`, 'the server');
+    const pid = server.pid as number;
+    log(`server pid ${pid} on ${baseUrl}: src/main.ts via tsx, production mode, LOG_LEVEL ${argv['log-level']}`);
+    log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s; floor: a hand-written _search/_msearch per request through the same client library, ${argv.connections} concurrent, ${argv.duration} s`);
+
+    // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
+    for (const spec of specs) {
+      const answer = await graphqlData(baseUrl, JSON.stringify({ query: spec.query, variables: spec.variables[0] }));
+      if (answer.errors !== undefined || answer.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(answer).slice(0, 500)}`);
+      await runFloor(spec.floor(spec.variables[0] as Record<string, unknown>));
+    }
+
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
+    const bodiesOf = (spec: QuerySpec): string[] => spec.variables.map((variables) => JSON.stringify({ query: spec.query, variables }));
+    const floorOf = (spec: QuerySpec): FloorRequest[] => spec.variables.map((v) => spec.floor(v));
+    for (const spec of specs) {
+      await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.warmup });
+      await measureLoop(floorOf(spec), runFloor, argv.connections, argv.warmup);
+    }
+    for (const spec of specs) {
+      const saturated = await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.duration });
+      const fixed = await measureFixedRate(baseUrl, bodiesOf(spec), argv.rate, argv.duration);
+      const floor: Measurement = await measureLoop(floorOf(spec), runFloor, argv.connections, argv.duration);
+      const row = {
+        name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
+        floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3),
+        failures: saturated.failures + fixed.failures + floor.failures,
+      };
+      results.push(row);
+      log(`${spec.name.padEnd(30)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
+    }
+    const peakRss = peakRssMiB(pid);
+
+    let fresh: number[] = [];
+    if (argv['freshness-samples'] > 0) {
+      const metricsPort = await freePort();
+      await startChild(NORMALIZER_MAIN, { NORMALIZER_HTTP_PORT: String(metricsPort), LOG_LEVEL: 'warn' }, `http://127.0.0.1:${metricsPort}/q/health/ready`, 'the normalizer');
+      fresh = await freshness(baseUrl, argv['freshness-samples']);
+      log(`freshness (bulk request sent → instance served by GraphQL, production normalizer and server as child processes): ${fresh.length} samples, p50 ${percentile(fresh, 50)} ms, p99 ${percentile(fresh, 99)} ms, max ${fresh[fresh.length - 1]} ms`);
+    }
+
+    const page = results.find((r) => r.name === 'instances-page');
+    log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s`);
+    log(`targets: page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); freshness p99 ≤ 5 s: ${fresh.length === 0 ? 'not measured' : percentile(fresh, 99) <= 5000 ? 'met' : 'NOT met'}; p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => r.p99At100RpsMs < 50) ? 'met' : 'NOT met'}`);
+    log(JSON.stringify({
+      backend: 'opensearch',
+      instances: argv.instances,
+      taskExecutions: written.executions,
+      connections: argv.connections,
+      durationSeconds: argv.duration,
+      fixedRate: argv.rate,
+      server: 'source',
+      dataset: 'normalizer documents bulk-indexed into the normalized indices',
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
+      peakRssMiB: peakRss,
+      ...(fresh.length > 0 ? { freshnessP50Ms: percentile(fresh, 50), freshnessP99Ms: percentile(fresh, 99), freshnessSamples: fresh.length } : {}),
+    }));
+  } finally {
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    }
+    await client.transport.request({ method: 'DELETE', path: `/${PREFIX}*`, querystring: { allow_no_indices: 'true', expand_wildcards: 'all' } }, { ignore: [404] });
+    await client.transport.request({ method: 'DELETE', path: `/_index_template/${PREFIX}*` }, { ignore: [404] });
+    await client.transport.request({ method: 'DELETE', path: `/_ingest/pipeline/${PREFIX}*` }, { ignore: [404] });
+    await client.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:query --backend opensearch failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
