@@ -2,7 +2,9 @@
 -- parse_events: one row per raw event with everything the normalizer needs, and `reason` (NULL when the
 -- event is accepted, else why it is rejected). Pure: no side effects, never raises on content (see above).
 -- ------------------------------------------------------------------------------------------------
-CREATE OR REPLACE FUNCTION workflow_index.parse_events(p_ids BIGINT[], p_data JSONB[])
+-- (Dropped first: its result columns grow now and then, which CREATE OR REPLACE cannot do.)
+DROP FUNCTION IF EXISTS workflow_index.parse_events(BIGINT[], JSONB[]);
+CREATE FUNCTION workflow_index.parse_events(p_ids BIGINT[], p_data JSONB[])
 RETURNS TABLE (
   raw_id BIGINT, instance_id TEXT, event_type TEXT, kind TEXT, action TEXT, ts TIMESTAMPTZ, reason TEXT,
   -- workflow events
@@ -12,7 +14,9 @@ RETURNS TABLE (
   -- task events
   task_position TEXT, task_name TEXT, task_status TEXT, at_time TIMESTAMPTZ,
   -- the event's identity within its (instance, position, time, kind): see 045-event-identity.sql
-  content_hash BIGINT)
+  content_hash BIGINT,
+  -- the event as given, for the event store (048-event-store.sql)
+  document JSONB)
 LANGUAGE sql STABLE
 AS $$
   -- Five levels, each fenced with OFFSET 0 so the planner does not flatten them and re-evaluate a derived column
@@ -82,7 +86,8 @@ AS $$
                   WHEN c.action IN ('completed', 'faulted', 'cancelled') THEN c.t_end END, c.ts),
     CASE WHEN c.kind = 'task' THEN workflow_index.task_event_content_hash(
       coalesce(c.j_tname #>> '{}', regexp_replace(c.j_pos #>> '{}', '^.*/', '')), c.j_status #>> '{}',
-      workflow_index.canonical_json_text(c.input_text), workflow_index.canonical_json_text(c.output_text), c.j_error) END
+      workflow_index.canonical_json_text(c.input_text), workflow_index.canonical_json_text(c.output_text), c.j_error) END,
+    c.doc
   FROM (
     SELECT t.*, t.m[1] AS kind, t.m[2] AS action,
            workflow_index.normalize_workflow_status(coalesce(
@@ -109,7 +114,7 @@ AS $$
        SELECT e.*, workflow_index.json_number_double(e.j_ts) AS n_ts, workflow_index.json_number_double(e.j_start) AS n_start,
               workflow_index.json_number_double(e.j_end) AS n_end, workflow_index.json_number_double(e.j_last) AS n_last
        FROM (
-        SELECT u.raw_id, coalesce(jsonb_typeof(u.d), 'nothing') AS dtype,
+        SELECT u.raw_id, u.d AS doc, coalesce(jsonb_typeof(u.d), 'nothing') AS dtype,
                o.d -> 'eventType' AS j_et, o.d -> 'instanceId' AS j_iid, o.d -> 'timestamp' AS j_ts,
                o.d -> 'startTime' AS j_start, o.d -> 'endTime' AS j_end, o.d -> 'lastUpdateTime' AS j_last,
                o.d -> 'status' AS j_status, o.d -> 'taskPosition' AS j_pos, o.d -> 'taskName' AS j_tname,

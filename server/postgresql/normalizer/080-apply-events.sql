@@ -25,14 +25,14 @@ BEGIN
     -- 1. Parse once; record rejected events; keep accepted ones in the event store (048); merge workflow events;
     --    store task events (deduplicated).
     WITH parsed AS MATERIALIZED (
-      SELECT * FROM parse_events(p_ids, p_data)
-    ), accepted AS MATERIALIZED (
       -- A run deleted by instance retention stays deleted: its late events are ignored (pruned_instances).
-      SELECT p.* FROM parsed p
-      WHERE p.reason IS NULL
-        AND NOT EXISTS (SELECT 1 FROM pruned_instances t WHERE t.id = p.instance_id)
+      SELECT p.*, EXISTS (SELECT 1 FROM pruned_instances t WHERE t.id = p.instance_id) AS pruned
+      FROM parse_events(p_ids, p_data) p
+    ), accepted AS NOT MATERIALIZED (
+      SELECT * FROM parsed p WHERE p.reason IS NULL AND NOT p.pruned
     ), identified AS (
-      SELECT a.instance_id, a.kind, a.raw_id, stored_event_document(d.doc) AS document,
+      SELECT a.instance_id, a.kind, a.raw_id, stored_event_document(a.document) AS document,
+             CASE WHEN a.kind = 'task' THEN jsonb_build_array(coalesce(a.input, 'null'::JSONB), coalesce(a.output, 'null'::JSONB)) END AS payload,
              hashtextextended(CASE WHEN a.kind = 'task'
                THEN jsonb_build_array('task', a.task_position, epoch_us(a.ts), a.action, a.content_hash)
                ELSE jsonb_build_array('workflow', a.action, epoch_us(a.ts), a.namespace, a.name, a.version, a.status,
@@ -40,7 +40,6 @@ BEGIN
                       a.output, a.has_error, a.error_type, a.error_title, a.error_detail, a.error_status, a.error_instance)
                END::TEXT, 0) AS identity_hash
       FROM accepted a
-      JOIN unnest(p_ids, p_data) AS d(raw_id, doc) ON d.raw_id = a.raw_id
     ), kept AS (
       -- One row per identity within the flush (an ON CONFLICT DO UPDATE may not touch a row twice): the greatest
       -- task payload, the first raw id.
@@ -49,7 +48,7 @@ BEGIN
              min(i.raw_id) OVER (PARTITION BY i.instance_id, i.identity_hash), i.document
       FROM identified i
       ORDER BY i.instance_id, i.identity_hash,
-               CASE WHEN i.kind = 'task' THEN stored_task_payload(i.document) END DESC NULLS LAST, i.raw_id
+               i.payload DESC NULLS LAST, i.raw_id  -- payload: what stored_task_payload reads from the document
       ON CONFLICT (instance_id, identity_hash) DO UPDATE
         SET document = EXCLUDED.document
         WHERE e.kind = 'task' AND stored_task_payload(EXCLUDED.document) > stored_task_payload(e.document)

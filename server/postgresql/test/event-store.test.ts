@@ -160,9 +160,9 @@ describe.skipIf(!available)('event store: raw events are an inbox with retention
           expect(await snapshot(db.pool)).toEqual(canonical);
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 20 },
     );
-  });
+  }, 240_000);
 
   it('both spellings of every real event (the producer\'s and Fluent Bit\'s re-print), any order and split, pruned at any horizon: late events merge and a rebuild gives the same rows (fast-check)', async () => {
     // The store keeps one spelling per task event (the greater payload, as task_events does); the replay of that
