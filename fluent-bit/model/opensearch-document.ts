@@ -1,11 +1,22 @@
 // TypeScript twin of fluent-bit/opensearch/opensearch-document.lua (the OpenSearch document rule: the last of
 // repeated member names is kept, top-level names OpenSearch takes as metadata or refuses are renamed
-// `wi_event_<name>`; see the script's header for each case). The model runs this twin; fluent-bit/test/
+// `wi_event_<name>`, a member whose name is over 50,000 bytes becomes `"wi_event_long_name":"<its text>"`; see the
+// script's header for each case). The model runs this twin; fluent-bit/test/
 // opensearch-document-lua.test.ts runs the real script under luajit and holds both to the same bytes.
 // Works on bytes (a latin1 string: one character per byte), as the Lua script does.
 
 const RENAME_PREFIX = 'wi_event_';
 const RESERVED = new Set(['@timestamp', 'wi', 'kubernetes']);
+/** OpenSearch's parser refuses longer names (StreamReadConstraints maxNameLength, in UTF-8 bytes). */
+export const MAX_NAME_BYTES = 50_000;
+const LONG_NAME = `${RENAME_PREFIX}long_name`;
+const QUOTE_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+
+/** JSON string of a member's text (bytes as latin1; the spelling of the script's json_quote). */
+function jsonQuote(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what JSON strings must escape
+  return `"${text.replace(/[\x00-\x1f"\\]/g, (c) => QUOTE_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+}
 const SHORT: Readonly<Record<number, string>> = { 34: '"', 92: '\\', 47: '/', 98: '\b', 102: '\f', 110: '\n', 114: '\r', 116: '\t' };
 
 /** UTF-8 bytes of a code point, as a latin1 string. */
@@ -72,6 +83,9 @@ interface Frame {
   readonly object: boolean;
   readonly members: number[];
   readonly names: Map<string, number>;
+  /** D3: members with a too long name so far, and the one not yet ended (its key's offset and new name). */
+  long: number;
+  pending?: { readonly from: number; readonly name: string };
 }
 
 interface Edit {
@@ -90,6 +104,13 @@ function plan(s: string): Edit[] | undefined {
   const deletions: [Frame, number][] = [];
   const edits: Edit[] = [];
   let expectKey = false;
+  const finishLong = (frame: Frame, at: number): void => {
+    const pending = frame.pending!;
+    frame.pending = undefined;
+    let last = at - 1;
+    while (last > pending.from && isSpace(s.charCodeAt(last))) last--;
+    edits.push({ from: pending.from, to: last + 1, text: `"${pending.name}":${jsonQuote(s.slice(pending.from, last + 1))}` });
+  };
   while (i < len) {
     const c = s.charCodeAt(i);
     if (c === 34) {
@@ -109,7 +130,11 @@ function plan(s: string): Edit[] | undefined {
       if (frame?.object && expectKey) {
         const raw = s.slice(i + 1, j);
         let name = decodeKey(raw);
-        if (stack.length === 1) {
+        if (name.length > MAX_NAME_BYTES) {
+          frame.long++;
+          name = frame.long === 1 ? LONG_NAME : `${LONG_NAME}_${frame.long}`;
+          frame.pending = { from: i, name };
+        } else if (stack.length === 1) {
           const renamed = topLevelRename(name, raw);
           if (renamed !== undefined) {
             edits.push({ from: i + 1, to: j, text: renamed });
@@ -124,12 +149,13 @@ function plan(s: string): Edit[] | undefined {
       }
       i = j + 1;
     } else if (c === 123 || c === 91) {
-      stack.push({ object: c === 123, members: [], names: new Map() });
+      stack.push({ object: c === 123, members: [], names: new Map(), long: 0 });
       expectKey = c === 123;
       i++;
     } else if (c === 125 || c === 93) {
       const frame = stack.pop();
       if (!frame || frame.object !== (c === 125)) return undefined;
+      if (frame.pending) finishLong(frame, i);
       i++;
       if (stack.length === 0) {
         while (i < len && isSpace(s.charCodeAt(i))) i++;
@@ -138,6 +164,7 @@ function plan(s: string): Edit[] | undefined {
     } else if (c === 44) {
       const frame = stack[stack.length - 1];
       if (!frame) return undefined;
+      if (frame.pending) finishLong(frame, i);
       expectKey = frame.object;
       i++;
     } else {
@@ -155,9 +182,9 @@ export function opensearchDocumentLine(line: Buffer): Buffer | undefined {
   const s = line.toString('latin1');
   const edits = plan(s);
   if (!edits || edits.length === 0) return undefined;
-  // Stable sort by start, as the Lua table.sort sees no two edits with the same start (a rename starts after
-  // its member's key quote, a deletion at it).
-  edits.sort((a, b) => a.from - b.from);
+  // By start, the longer first: the script's order (a rename starts after its member's key quote, a deletion at
+  // it; a deleted member's span contains a D3 edit of the same member, which is then skipped).
+  edits.sort((a, b) => a.from - b.from || b.to - a.to);
   let out = '';
   let copied = 0;
   for (const e of edits) {

@@ -20,6 +20,14 @@
 --        an empty name, or a name with an empty dot segment (`.a`, `a..b`, `.`): refused (400); their dots
 --                                   become `_` in the new name, which would otherwise still be refused.
 --      Renaming happens before D1, so a renamed member that meets a member of its new name keeps the last.
+--   D3 a member name (at any depth) longer than 50,000 bytes once decoded to UTF-8 -> the member becomes
+--      `"wi_event_long_name":"<the member's exact text, name and value>"` (`wi_event_long_name_2`, `_3`, ... for
+--      further ones in the same object): OpenSearch's parser refuses such a name (StreamReadConstraints
+--      maxNameLength, measured in UTF-8 bytes). Nothing is lost: the text is kept as a string value.
+--
+-- Depth needs no rule here: repair-line.lua (R5) turns any container deeper than 1000 into a string, which is
+-- exactly what the parser accepts (maxNestingDepth 1000), and the raw templates set index.mapping.depth.limit to
+-- 1000 (its default 20 refuses a top-level array nested deeper than 20).
 --
 -- Applies only to a line that is one complete JSON object (after JSON whitespace); anything else is left as it is
 -- and reaches OpenSearch as an unparsed line under `log`. Nothing to change: return code 0 (the record is kept
@@ -32,6 +40,19 @@ local concat = table.concat
 
 local RENAME_PREFIX = "wi_event_"
 local RESERVED = { ["@timestamp"] = true, wi = true, kubernetes = true }
+local MAX_NAME_BYTES = 50000
+local LONG_NAME = RENAME_PREFIX .. "long_name"
+
+-- JSON string escaping of a member's text (the spelling of JSON.stringify, as repair-line.lua's R5).
+local QUOTE_ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\t"] = "\\t", ["\n"] = "\\n", ["\f"] = "\\f", ["\r"] = "\\r" }
+for b = 0, 31 do
+  local c = string.char(b)
+  if not QUOTE_ESCAPES[c] then QUOTE_ESCAPES[c] = string.format("\\u%04x", b) end
+end
+
+local function json_quote(text)
+  return '"' .. string.gsub(text, '[%z\1-\31"\\]', QUOTE_ESCAPES) .. '"'
+end
 
 local SHORT = { [34] = '"', [92] = "\\", [47] = "/", [98] = "\b", [102] = "\f", [110] = "\n", [114] = "\r", [116] = "\t" }
 
@@ -102,7 +123,8 @@ local function is_space(c) return c == 32 or c == 9 or c == 10 or c == 13 end
 
 -- One pass over the line: strings are skipped with plain finds, containers tracked on a stack. For each object the
 -- members (key start, decoded name) are kept; a repeated name marks the earlier member for deletion (from its key
--- up to the next member's key, so its comma goes with it). Returns nil when the line is not one JSON object.
+-- up to the next member's key, so its comma goes with it). A member with a too long name (D3) is pending until
+-- the `,` or `}` that ends it in its object. Returns nil when the line is not one JSON object.
 local function plan(s)
   local len = #s
   local i = 1
@@ -112,6 +134,14 @@ local function plan(s)
   local depth = 0
   local deletions, renames = {}, {}
   local expect_key = false
+  -- D3: the member ends before `at` (trailing JSON whitespace left where it is).
+  local function finish_long(frame, at)
+    local pending = frame.pending
+    frame.pending = nil
+    local last = at - 1
+    while last > pending[1] and is_space(byte(s, last)) do last = last - 1 end
+    renames[#renames + 1] = { pending[1], last, '"' .. pending[2] .. '":' .. json_quote(sub(s, pending[1], last)) }
+  end
   while i <= len do
     local c = byte(s, i)
     if c == 34 then
@@ -128,7 +158,11 @@ local function plan(s)
       if frame and frame.object and expect_key then
         local raw = sub(s, i + 1, j - 1)
         local name = decode(raw)
-        if depth == 1 then
+        if #name > MAX_NAME_BYTES then
+          frame.long = (frame.long or 0) + 1
+          name = frame.long == 1 and LONG_NAME or LONG_NAME .. "_" .. frame.long
+          frame.pending = { i, name }
+        elseif depth == 1 then
           local renamed = top_level_rename(name, raw)
           if renamed then
             renames[#renames + 1] = { i + 1, j - 1, renamed }
@@ -151,6 +185,7 @@ local function plan(s)
     elseif c == 125 or c == 93 then
       local frame = stack[depth]
       if not frame or frame.object ~= (c == 125) then return nil end
+      if frame.pending then finish_long(frame, i) end
       stack[depth] = nil
       depth = depth - 1
       i = i + 1
@@ -161,6 +196,7 @@ local function plan(s)
     elseif c == 44 then
       local frame = stack[depth]
       if not frame then return nil end
+      if frame.pending then finish_long(frame, i) end
       expect_key = frame.object
       i = i + 1
     else
@@ -182,7 +218,9 @@ local function apply(s, deletions, renames)
     edits[#edits + 1] = { from, to, "" }
   end
   for _, r in ipairs(renames) do edits[#edits + 1] = { r[1], r[2], r[3] } end
-  table.sort(edits, function(a, b) return a[1] < b[1] end)
+  -- A deleted member's span starts where a D3 edit of the same member does and reaches further: it goes first,
+  -- and the D3 edit inside it is skipped (the order is total, so the twin applies the same edits).
+  table.sort(edits, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[2] > b[2]) end)
   local out, n, copied = {}, 0, 1
   for _, e in ipairs(edits) do
     if e[1] >= copied then

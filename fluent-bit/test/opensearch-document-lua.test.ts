@@ -67,6 +67,12 @@ function runLua(lines: readonly Buffer[]): LuaResult[] {
 const UNCHANGED_REST = '1778578000.5 stdout2026-05-12T09:26:40.123456789ZF';
 const E = '"eventType":"io.serverlessworkflow.workflow.started.v1"';
 
+// D3: names over 50,000 bytes once decoded (the node's limit, in UTF-8 bytes).
+const LIMIT = 'n'.repeat(50_000);
+const OVER = 'n'.repeat(50_001);
+const OVER_2BYTE = 'é'.repeat(25_001); // 50,002 bytes in 25,001 characters
+const quoted = (text: string): string => JSON.stringify(text);
+
 /** [line, expected line after the rule] */
 const CASES: readonly [string, string, string][] = [
   ['an ordinary event: unchanged', `{${E},"instanceId":"A","input":{"a.b":1,"_id":2}}`, `{${E},"instanceId":"A","input":{"a.b":1,"_id":2}}`],
@@ -81,6 +87,13 @@ const CASES: readonly [string, string, string][] = [
   ['not one JSON object: unchanged', `{${E},"_id":1`, `{${E},"_id":1`],
   ['text after the object: unchanged', `{${E},"_id":1} x`, `{${E},"_id":1} x`],
   ['an array line: unchanged', '[{"_id":1,"_id":2}]', '[{"_id":1,"_id":2}]'],
+  ['a name of exactly 50,000 bytes: unchanged', `{${E},"${LIMIT}":1,"i":{"${LIMIT}":2}}`, `{${E},"${LIMIT}":1,"i":{"${LIMIT}":2}}`],
+  ['a top-level name over 50,000 bytes: the member kept as text', `{${E},"${OVER}" : {"a":[1,"}"]} ,"b":2}`, `{${E},"wi_event_long_name":${quoted(`"${OVER}" : {"a":[1,"}"]}`)} ,"b":2}`],
+  ['nested, counted in UTF-8 bytes, spelled with escapes, several in one object', `{${E},"input":{"${OVER_2BYTE}":"v\n","${'\u006e'.repeat(50_001)}":null}}`,
+    `{${E},"input":{"wi_event_long_name":${quoted(`"${OVER_2BYTE}":"v\n"`)},"wi_event_long_name_2":${quoted(`"${'\u006e'.repeat(50_001)}":null`)}}}`],
+  ['a too long name starting with _ at the top level: the long-name rule, not the rename', `{${E},"_${OVER}":1}`, `{${E},"wi_event_long_name":${quoted(`"_${OVER}":1`)}}`],
+  ['a too long name repeated: the last one stays', `{${E},"${OVER}":1,"${OVER}":2}`, `{${E},"wi_event_long_name":${quoted(`"${OVER}":1`)},"wi_event_long_name_2":${quoted(`"${OVER}":2`)}}`],
+  ['a long-name member meeting its new name: the last stays', `{${E},"${OVER}":1,"wi_event_long_name":2}`, `{${E},"wi_event_long_name":2}`],
 ];
 
 describe('the OpenSearch document rule (TypeScript twin)', () => {
@@ -90,12 +103,15 @@ describe('the OpenSearch document rule (TypeScript twin)', () => {
   });
 
   it('leaves valid JSON valid, with no repeated names and no refused top-level name, and every kept value as it was', () => {
-    const key = fc.oneof(fc.constantFrom('a', 'b', '_id', '_routing', '@timestamp', 'wi', 'kubernetes', '', '.', 'a..b', 'a.b', 'é'), fc.string({ maxLength: 3 }));
+    const key = fc.oneof(fc.constantFrom('a', 'b', '_id', '_routing', '@timestamp', 'wi', 'kubernetes', '', '.', 'a..b', 'a.b', 'é', OVER, OVER_2BYTE), fc.string({ maxLength: 3 }));
     const members = fc.array(fc.tuple(key, fc.jsonValue({ maxDepth: 2 })), { maxLength: 8 });
+    const longNames = (value: unknown): boolean =>
+      Array.isArray(value) ? value.some(longNames) : value !== null && typeof value === 'object' ? Object.entries(value).some(([k, v]) => Buffer.byteLength(k) > 50_000 || longNames(v)) : false;
     fc.assert(fc.property(members, (entries) => {
       const line = `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
       const out = (opensearchDocumentLine(Buffer.from(line)) ?? Buffer.from(line)).toString();
       const parsed = JSON.parse(out) as Record<string, unknown>;
+      expect(longNames(parsed)).toBe(false);
       const names = [...out.matchAll(/"((?:[^"\\]|\\.)*)"\s*:/g)].length;
       expect(names).toBeGreaterThanOrEqual(Object.keys(parsed).length);
       for (const name of Object.keys(parsed)) {
@@ -103,7 +119,10 @@ describe('the OpenSearch document rule (TypeScript twin)', () => {
       }
       // The last value of each ordinary name survives (what PostgreSQL's jsonb keeps).
       const last = new Map(entries.map(([k, v]) => [k, v]));
-      for (const [k, v] of last) if (/^[a-zé]/.test(k) && k !== 'wi' && k !== 'kubernetes' && !k.includes('..') && !k.startsWith('wi_event_')) expect(parsed[k]).toEqual(v);
+      for (const [k, v] of last) if (/^[a-zé]/.test(k) && k !== 'wi' && k !== 'kubernetes' && !k.includes('..') && !k.startsWith('wi_event_') && Buffer.byteLength(k) <= 50_000) expect(parsed[k]).toEqual(v);
+      // A too long name's member is kept whole as text (unless a later member of the new name replaced it).
+      const kept = Object.entries(parsed).filter(([k]) => k.startsWith('wi_event_long_name')).map(([, v]) => JSON.parse(`{${v as string}}`) as Record<string, unknown>);
+      for (const member of kept) expect(Object.keys(member).every((k) => Buffer.byteLength(k) > 50_000)).toBe(true);
     }), { numRuns: 300 });
   });
 });
@@ -125,7 +144,8 @@ describe.skipIf(!available)('opensearch-document.lua under luajit', () => {
   // Fragments glued without regard for JSON structure, so both implementations must agree on broken input too.
   const fragment = fc.oneof(
     fc.constantFrom('"', '\\', '\\"', '\\\\', '{', '}', '[', ']', ':', ',', ' ', '"_id":', '"a":', '"a" :', '"\\u0061":', '"@timestamp":', '"wi":',
-      '"kubernetes":', '"":', '".":', '"a..b":', '"a.":', '"\\u005f":', '"\\ud800":', '"\\uD83D\\uDE00":', '"\\u12G4":', '"\\u00":', '1', 'null', '"x"', 'é', '📦')
+      '"kubernetes":', '"":', '".":', '"a..b":', '"a.":', '"\\u005f":', '"\\ud800":', '"\\uD83D\\uDE00":', '"\\u12G4":', '"\\u00":', '1', 'null', '"x"', 'é', '📦',
+      `"${LIMIT}":`, `"${OVER}":`, `"${OVER}"`, '"wi_event_long_name":', '\n')
       .map((t) => Buffer.from(t, 'utf8')),
     fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b)),
   );

@@ -25,7 +25,7 @@ import { eventStoreIndex } from '@workflow-index/opensearch/event-store';
 import { DEFAULT_RETENTION_RULE, RETENTION_RULE_ID, type RetentionRule, readRetentionRule, writeRetentionRule } from '@workflow-index/opensearch/retention/retention-rule';
 
 export type ObjectAction = 'created' | 'updated' | 'unchanged';
-export type ObjectKind = 'ingest pipeline' | 'index template' | 'index' | 'normalization job' | 'retention rule';
+export type ObjectKind = 'ingest pipeline' | 'index template' | 'existing raw indices' | 'index' | 'normalization job' | 'retention rule';
 
 export interface ObjectResult {
   readonly kind: ObjectKind;

@@ -1,17 +1,18 @@
 // Creates or updates the raw-event schema objects (the ingest pipeline, then the two index templates that name it)
 // and says, per object, what it did. Idempotent: an object whose stored definition already matches is left alone,
-// so `opensearch-setup` can run on every deployment. Templates shape only indices created after them; existing
-// daily indices keep their settings until the next day's index.
+// so `opensearch-setup` can run on every deployment. Templates shape only indices created after them, so the
+// settings that can change on an open index (RAW_INDEX_DYNAMIC_SETTINGS) are also set on the daily raw indices that
+// already exist (today's included); the others (shards, default pipeline) wait for the next day's index.
 import type { Client } from '@opensearch-project/opensearch';
 import { isDeepStrictEqual } from 'node:util';
 import { createHash } from 'node:crypto';
 import { rawEventPipeline, rawEventPipelineName } from './raw-event-pipeline.js';
-import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexTemplate, rawTemplateName } from './raw-index-templates.js';
+import { RAW_INDEX_DYNAMIC_SETTINGS, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexPattern, rawIndexTemplate, rawTemplateName } from './raw-index-templates.js';
 
 export type SchemaAction = 'created' | 'updated' | 'unchanged';
 
 export interface SchemaObjectResult {
-  readonly kind: 'ingest pipeline' | 'index template';
+  readonly kind: 'ingest pipeline' | 'index template' | 'existing raw indices';
   readonly name: string;
   readonly action: SchemaAction;
 }
@@ -57,6 +58,25 @@ async function applyTemplate(client: Client, name: string, definition: Record<st
   return stored === undefined ? 'created' : 'updated';
 }
 
+/** `{ mapping: { depth: { limit: 1000 } } }` as flat settings: `{ 'index.mapping.depth.limit': '1000' }`. */
+function flatSettings(value: unknown, path: string): [string, string][] {
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => flatSettings(v, `${path}.${k}`));
+  return [[path, String(value)]];
+}
+
+/** Sets RAW_INDEX_DYNAMIC_SETTINGS on the open indices of `pattern` that differ ('unchanged' when none do or none exist). */
+async function applyExistingIndexSettings(client: Client, pattern: string, dryRun: boolean): Promise<SchemaAction> {
+  const wanted = flatSettings(RAW_INDEX_DYNAMIC_SETTINGS, 'index');
+  const current = await client.transport.request({ method: 'GET', path: `/${pattern}/_settings`, querystring: { flat_settings: 'true', expand_wildcards: 'open' } });
+  const indices = Object.entries(current.body as Record<string, { settings: Record<string, unknown> }>);
+  const stale = indices.filter(([, { settings }]) => wanted.some(([key, value]) => settings[key] !== value)).map(([name]) => name);
+  if (stale.length === 0) return 'unchanged';
+  if (!dryRun) {
+    await client.transport.request({ method: 'PUT', path: `/${stale.map(encodeURIComponent).join(',')}/_settings`, body: Object.fromEntries(wanted) });
+  }
+  return 'updated';
+}
+
 export async function applyRawSchema(client: Client, options: RawSchemaOptions = {}): Promise<SchemaObjectResult[]> {
   const prefix = options.prefix ?? '';
   const dryRun = options.dryRun ?? false;
@@ -67,6 +87,11 @@ export async function applyRawSchema(client: Client, options: RawSchemaOptions =
   for (const raw of [WORKFLOW_RAW_PREFIX, TASK_RAW_PREFIX] as const) {
     const name = rawTemplateName(raw, prefix);
     results.push({ kind: 'index template', name, action: await applyTemplate(client, name, rawIndexTemplate(raw, prefix), dryRun) });
+  }
+  // Reported only when some existing index had to change (an upgrade): a fresh cluster has none.
+  for (const raw of [WORKFLOW_RAW_PREFIX, TASK_RAW_PREFIX] as const) {
+    const pattern = rawIndexPattern(raw, prefix);
+    if ((await applyExistingIndexSettings(client, pattern, dryRun)) === 'updated') results.push({ kind: 'existing raw indices', name: pattern, action: 'updated' });
   }
   return results;
 }

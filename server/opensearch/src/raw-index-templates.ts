@@ -8,6 +8,16 @@ export const WORKFLOW_RAW_PREFIX = 'workflow-instance-events-raw';
 export const TASK_RAW_PREFIX = 'task-execution-events-raw';
 export type RawPrefix = typeof WORKFLOW_RAW_PREFIX | typeof TASK_RAW_PREFIX;
 
+/**
+ * Settings of the raw indices that can change on an open index, so `applyRawSchema` also sets them on the daily
+ * indices that already exist (a template shapes only indices created after it).
+ * - mapping.depth.limit: the default 20 refuses a document with a top-level array nested deeper than 20 (even
+ *   unmapped), and Fluent Bit would retry its chunk for ever. 1000 is the parser's own nesting limit
+ *   (StreamReadConstraints maxNestingDepth), and repair-line.lua turns every container deeper than 1000 into a
+ *   string: so every line is accepted (fluent-bit/test/opensearch-limits.test.ts).
+ */
+export const RAW_INDEX_DYNAMIC_SETTINGS = { mapping: { depth: { limit: 1000 } } } as const;
+
 export function rawTemplateName(raw: RawPrefix, prefix = ''): string {
   return `${prefix}${raw}-template`;
 }
@@ -28,6 +38,7 @@ export function rawIndexTemplate(raw: RawPrefix, prefix = ''): Record<string, un
           // One replica where the cluster has a second node, none on a single node (which stays green).
           auto_expand_replicas: '0-1',
           default_pipeline: rawEventPipelineName(prefix),
+          ...RAW_INDEX_DYNAMIC_SETTINGS,
         },
       },
       mappings: {
