@@ -74,10 +74,21 @@ async function loadPair(ns: TestNamespace, name: string, lines: readonly string[
   };
 }
 
+/**
+ * What is the backend's own by definition, and so left out of the comparison: `indexStatus.backend` (its name) and
+ * `indexStatus.lagSeconds` (measured on the clock when each answered).
+ */
+function comparable(result: Awaited<ReturnType<GraphQLClient['send']>>): string {
+  const status = result.data?.['indexStatus'];
+  if (status === null || typeof status !== 'object') return JSON.stringify(result);
+  const { backend: _backend, lagSeconds: _lag, ...rest } = status as Record<string, unknown>;
+  return JSON.stringify({ ...result, data: { ...result.data, indexStatus: rest } });
+}
+
 /** Both answers of one request: HTTP status and the body as JSON text. */
 async function answers(pair: Pair, query: string, variables?: Variables): Promise<{ postgresql: string; opensearch: string }> {
   const [p, o] = await Promise.all([pair.postgresql.client.send(query, variables), pair.opensearch.client.send(query, variables)]);
-  return { postgresql: JSON.stringify(p), opensearch: JSON.stringify(o) };
+  return { postgresql: comparable(p), opensearch: comparable(o) };
 }
 
 /** What the generated requests were answered with, so the test proves they matched rows and not only errors. */
@@ -131,7 +142,17 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
   it('every request of the conformance suite gets the same answer from both backends', async () => {
     expect(recorded.size).toBeGreaterThan(300);
-    for (const { query, variables } of recorded.values()) await expectSame(conformance!, query, variables);
+    // The queries beyond the contract (issue 9) that the OpenSearch reader does not implement yet (no Reader.extended)
+    // answer BAD_USER_INPUT there by design; every other request must be identical.
+    const notYet = /is not supported by the opensearch backend yet/;
+    let compared = 0;
+    for (const { query, variables } of recorded.values()) {
+      const answer = await conformance!.opensearch.client.send(query, variables);
+      if (answer.errors.length > 0 && answer.errors.every((e) => notYet.test(e.message))) continue;
+      await expectSame(conformance!, query, variables);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(300);
   }, 300_000);
 
   describe('generated queries over conformance, real, loop-stream and generated events', () => {

@@ -49,6 +49,7 @@ export interface OpenSearchReaderOptions {
 const SERVED: Query = term('placeholder', false);
 
 export class OpenSearchReader implements Reader {
+  readonly backendName = 'opensearch';
   readonly names: NormalizedIndexNames;
   readonly #client: Client;
   readonly #prefix: string;
