@@ -104,7 +104,7 @@ async function throughput(prefix: string): Promise<{ events: number; instances: 
   for (let run = 0; run < RUNS; run++) {
     const normalizer = new OpenSearchNormalizer({ client, prefix, holder: `bench-throughput-${run}` });
     const n = normalizer.names;
-    await client.transport.request({ method: 'DELETE', path: `/${[n.workflowInstances, n.taskExecutions, n.ingestErrors, n.normalizerState].join(',')}`, querystring: { ignore_unavailable: 'true' } });
+    await client.transport.request({ method: 'DELETE', path: `/${[n.workflowInstances, n.taskExecutions, n.ingestErrors, n.normalizerState, n.eventStore].join(',')}`, querystring: { ignore_unavailable: 'true' } });
     await normalizer.setup();
     if (!(await normalizer.acquire())) throw new Error('lease not acquired');
     const started = performance.now();

@@ -39,6 +39,8 @@ export interface NormalizerOptions {
   readonly leaseTtlMs?: number;
   /** Instances recomputed per bulk request. */
   readonly batchSize?: number;
+  /** Batches in flight at once. */
+  readonly concurrency?: number;
   readonly maxBackoffMs?: number;
   readonly metrics?: NormalizerMetrics;
   readonly logger?: NormalizerLogger;
@@ -85,6 +87,7 @@ export class OpenSearchNormalizer {
   private readonly overlapMs: number;
   private readonly leaseTtlMs: number;
   private readonly batchSize: number;
+  private readonly concurrency: number;
   private readonly maxBackoffMs: number;
   private readonly logger: NormalizerLogger;
   private readonly refresh: boolean;
@@ -116,6 +119,7 @@ export class OpenSearchNormalizer {
     this.overlapMs = options.overlapMs ?? 10_000;
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
     this.batchSize = options.batchSize ?? 200;
+    this.concurrency = options.concurrency ?? 2;
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.metrics = options.metrics ?? createNormalizerMetrics();
     this.logger = options.logger ?? SILENT;
@@ -175,15 +179,24 @@ export class OpenSearchNormalizer {
       if (list) list.push(m);
       else freshOf.set(m.instanceId, [m]);
     }
-    for (let i = 0; i < touched.length; i += this.batchSize) {
-      const hits = await rawEventsByKey(this.client, touched.slice(i, i + this.batchSize).flatMap((id) => freshOf.get(id)!));
-      const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh });
-      this.unrefreshed ||= !this.refresh;
-      instances += result.instances;
-      executions += result.executions;
-      deleted += result.deletedExecutions;
-      rejected += result.rejectedEvents;
-    }
+    // Batches hold disjoint instances, so a few run at once: one batch's reads overlap another's bulk write.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < touched.length) {
+        const batch = touched.slice(next, (next += this.batchSize));
+        const hits = await rawEventsByKey(this.client, batch.flatMap((id) => freshOf.get(id)!));
+        const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh });
+        this.unrefreshed ||= !this.refresh;
+        instances += result.instances;
+        executions += result.executions;
+        deleted += result.deletedExecutions;
+        rejected += result.rejectedEvents;
+      }
+    };
+    // Every worker is finished before a failure is thrown, so nothing of this cycle still writes during the next.
+    const settled = await Promise.allSettled(Array.from({ length: this.concurrency }, worker));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     rejected += await this.recordUntracked(untracked);
 
     const counted = fresh.filter((m) => m.ingestTimeMs > this.countedUpTo!).length;
