@@ -33,7 +33,8 @@
 -- and reaches OpenSearch as an unparsed line under `log`. Nothing to change: return code 0 (the record is kept
 -- untouched). Otherwise only record["log"] is replaced: the record holds only strings here, so the Lua<->msgpack
 -- round trip of code 2 loses nothing (see repair-line.lua for why this must run before the parser).
--- The TypeScript twin is fluent-bit/model/opensearch-document.ts (proved equal under luajit).
+-- The TypeScript twin is server/opensearch/src/opensearch-document.ts (proved equal under luajit; the Fluent Bit
+-- model and the bulk writer of server/opensearch both run it).
 
 local byte, sub, find, char = string.byte, string.sub, string.find, string.char
 local concat = table.concat

@@ -7,10 +7,15 @@
 // 409 per item; a re-delivery with another record time is a new document (the normalizer dedupes by content).
 // Fluent Bit hashes with XXH3-128; we use SHA-256 in the same UUID-like layout: ids are opaque, what matters is
 // that the same record and time always give the same id.
+// Before printing, each line goes through the OpenSearch document rule our Fluent Bit configuration runs
+// (opensearch-document.lua, whose TypeScript twin is ./opensearch-document.ts): the last of repeated names, top-level
+// names OpenSearch takes or refuses (`_id`, `@timestamp`, `wi`, ...) renamed `wi_event_<name>`, too long names kept
+// as text. So an event's own `@timestamp` never replaces the record time, and no document is refused for its names.
 // Everything that stands in for Fluent Bit (tests, init-job ingest, dev-mode demo data, benchmarks) writes here.
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
 import { fluentBitMembers, printFluentBitObject } from './fluent-bit-json.js';
+import { opensearchDocumentLine } from './opensearch-document.js';
 import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, type RawPrefix } from './raw-index-templates.js';
 
 export const FLUENT_BIT_TIME_KEY = '@timestamp';
@@ -56,9 +61,14 @@ export interface BulkDocument {
   readonly source: string;
 }
 
+/** The event line after the OpenSearch document rule (unchanged when the rule has nothing to do). */
+export function documentRuleLine(line: string): string {
+  return opensearchDocumentLine(Buffer.from(line, 'utf8'))?.toString('utf8') ?? line;
+}
+
 export function fluentBitDocument(logstashPrefix: string, record: FluentBitRecord): BulkDocument {
-  const members = fluentBitMembers(record.line);
-  // The time key goes first; should the event carry its own @timestamp, Fluent Bit prints only the last one.
+  const members = fluentBitMembers(documentRuleLine(record.line));
+  // The time key goes first; the event's own @timestamp was renamed by the document rule.
   const source = printFluentBitObject([[FLUENT_BIT_TIME_KEY, JSON.stringify(fluentBitTimestamp(record.recordTimeMs))], ...members]);
   return { index: logstashIndexName(logstashPrefix, record.recordTimeMs), id: generatedId(source), source };
 }
