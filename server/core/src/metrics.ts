@@ -5,7 +5,9 @@ import { methodLabel, outcomeLabel, statusLabel, uriLabel } from './http-labels.
 import { MonotonicTotal } from './monotonic-total.js';
 import { DEFAULT_OPERATION_NAME_LABELS, OperationNameLabels } from './operation-name-labels.js';
 import type { OperationNameLimits } from './operation-name-labels.js';
+import { countExactLimitOf } from './count-limit.js';
 import type { IngestionStats, Reader } from './reader.js';
+import { StatusCountsCache } from './status-counts-cache.js';
 import { withTimeout } from './timeout.js';
 import { WindowMax } from './window-max.js';
 
@@ -179,14 +181,26 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   ingestionGauge('workflow_index_placeholder_instances', 'Instances with events but no workflow.started yet (not served).', (s) => s.placeholderInstances);
   ingestionGauge('workflow_index_instances', 'Workflow instances served.', (s) => s.instances);
   ingestionGauge('workflow_index_task_executions', 'Task executions stored.', (s) => s.taskExecutions);
+  // The per-status counts of workflowInstanceStatusCounts (exact up to COUNT_EXACT_LIMIT, the backend's estimate
+  // above), read at most every STATUS_COUNTS_MAX_AGE_MS and within METRICS_BACKEND_TIMEOUT_MS; a backend without
+  // them may still report instancesByStatus with its ingestion statistics.
+  const statusCounts = new StatusCountsCache(reader, {
+    exactLimit: countExactLimitOf(config),
+    timeoutMs: config.metrics.backendTimeoutMs,
+    onError: (error) => logger.warn({ err: error }, 'metrics: instances by status unavailable; reporting the last values'),
+  });
   new Gauge({
     name: 'workflow_index_instances_by_status',
-    help: 'Workflow instances served, by status (when the backend reports it).',
+    help: 'Workflow instances served, by status: exact up to COUNT_EXACT_LIMIT per status, the backend\'s estimate above; refreshed at most every 15 s.',
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      await stats();
-      const byStatus = (last as IngestionStatsWithStatus | null)?.instancesByStatus;
+      const counted = await statusCounts.get();
+      let byStatus: Readonly<Record<string, number>> | undefined = counted ?? undefined;
+      if (byStatus === undefined) {
+        await stats();
+        byStatus = (last as IngestionStatsWithStatus | null)?.instancesByStatus;
+      }
       if (byStatus === undefined) return;
       this.reset();
       for (const [status, count] of Object.entries(byStatus)) this.set({ status }, count);

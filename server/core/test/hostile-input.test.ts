@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReaderCall } from './recording-reader.js';
+import { ExtendedRecordingReader } from './extended-recording-reader.js';
 import { codes, postGraphQL, testApp } from './helpers.js';
 import type { TestApp } from './helpers.js';
 
@@ -194,7 +195,21 @@ const dateFilter = fc.oneof(
   partial({ eq: text, ne: text, gt: text, gte: text, lt: text, lte: text, between: fc.record({ from: text, to: text }), isNull: fc.boolean() }),
 );
 const intFilter = partial({ eq: fc.integer(), ne: fc.integer(), gt: fc.integer(), lte: fc.integer(), in: fc.array(fc.integer(), { maxLength: 3 }) });
-const jsonFilter = fc.record({ eq: fc.array(fc.record({ key: text, value: text }), { maxLength: 3 }) });
+const jsonPairs = fc.array(fc.record({ key: text, value: text }), { maxLength: 3 });
+// eq, and the operators of issue 9 (ne … contains with {key, value}, in with {key, values}, exists with a Boolean)
+const jsonFilter = partial({
+  eq: jsonPairs,
+  ne: jsonPairs,
+  gt: jsonPairs,
+  gte: jsonPairs,
+  lt: jsonPairs,
+  lte: jsonPairs,
+  contains: jsonPairs,
+  in: fc.array(fc.record({ key: text, values: fc.array(text, { maxLength: 3 }) }), { maxLength: 2 }),
+  exists: fc.array(fc.record({ key: text, value: fc.boolean() }), { maxLength: 2 }),
+});
+const milliseconds = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(9e12, -9e12, 9.000000000001e12, 1e300, 0.0005, 1.001));
+const durationFilter = partial({ gt: milliseconds, gte: milliseconds, lt: milliseconds, lte: milliseconds, isNull: fc.boolean() });
 const errorFilter = partial({ type: maybeWrong(stringFilter), title: maybeWrong(stringFilter), detail: maybeWrong(stringFilter), status: maybeWrong(intFilter), instance: maybeWrong(stringFilter) });
 const instanceStatus = fc.constantFrom('RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED', 'FAILED', 'nope');
 const taskStatus = fc.oneof(fc.constantFrom('RUNNING', 'COMPLETED', 'FAULTED', 'FAILED', 'CANCELLED', 'SUSPENDED'), text);
@@ -213,6 +228,7 @@ const instanceLeaves = {
   input: maybeWrong(jsonFilter),
   output: maybeWrong(jsonFilter),
   error: maybeWrong(errorFilter),
+  duration: maybeWrong(durationFilter),
 };
 const taskLeaves = {
   id: maybeWrong(stringFilter),
@@ -227,7 +243,13 @@ const taskLeaves = {
   inputArgs: maybeWrong(jsonFilter),
   outputArgs: maybeWrong(jsonFilter),
   error: maybeWrong(errorFilter),
+  duration: maybeWrong(durationFilter),
+  workflowName: maybeWrong(stringFilter),
+  workflowNamespace: maybeWrong(stringFilter),
+  workflowVersion: maybeWrong(stringFilter),
 };
+// Runs filtered by their tasks: any task filter (with and/or/not) inside an instance filter.
+const instanceLeavesWithTasks = { ...instanceLeaves, taskExecutions: fc.constant(null).chain(() => filterOf(taskLeaves)) };
 
 function filterOf(leaves: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
   const { filter } = fc.letrec<{ filter: unknown }>((tie) => ({
@@ -249,11 +271,22 @@ function filterOf(leaves: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<u
 const request = fc.oneof(
   fc.record({
     query: fc.constant('query ($f: WorkflowInstanceFilterInput, $l: Int, $o: Int, $s: WorkflowInstanceOrderByInput) { getWorkflowInstances(filter: $f, limit: $l, offset: $o, orderBy: $s) { id taskExecutions { id } } }'),
-    variables: partial({ f: filterOf(instanceLeaves), l: maybeWrong(fc.integer({ min: -5, max: 1005 })), o: maybeWrong(fc.integer({ min: -5, max: 50 })), s: maybeWrong(partial({ name: fc.constantFrom('ASC', 'DESC'), startTime: fc.constantFrom('ASC', 'DESC') })) }),
+    variables: partial({
+      f: filterOf(instanceLeavesWithTasks),
+      l: maybeWrong(fc.integer({ min: -5, max: 1005 })),
+      o: maybeWrong(fc.integer({ min: -5, max: 50 })),
+      s: maybeWrong(partial({ name: fc.constantFrom('ASC', 'DESC'), duration: fc.constantFrom('ASC', 'DESC'), startTime: fc.constantFrom('ASC', 'DESC') })),
+    }),
   }),
   fc.record({
-    query: fc.constant('query ($f: TaskExecutionFilterInput, $l: Int) { getTaskExecutions(filter: $f, limit: $l) { id } }'),
-    variables: partial({ f: filterOf(taskLeaves), l: maybeWrong(fc.integer({ min: -5, max: 1005 })) }),
+    query: fc.constant('query ($f: TaskExecutionFilterInput, $l: Int, $s: TaskExecutionOrderByInput) { getTaskExecutions(filter: $f, limit: $l, orderBy: $s) { id durationMs workflowInstance { id } } }'),
+    variables: partial({ f: filterOf(taskLeaves), l: maybeWrong(fc.integer({ min: -5, max: 1005 })), s: maybeWrong(partial({ duration: fc.constantFrom('ASC', 'DESC') })) }),
+  }),
+  fc.record({
+    query: fc.constant(
+      'query ($f: WorkflowInstanceFilterInput, $t: TaskExecutionFilterInput) { countWorkflowInstances(filter: $f) { value exact } countTaskExecutions(filter: $t) { value } workflowInstanceStatusCounts(filter: $f) { status } }',
+    ),
+    variables: partial({ f: filterOf(instanceLeavesWithTasks), t: filterOf(taskLeaves) }),
   }),
   fc.record({
     query: fc.constant('query ($i: ID!, $t: ID!) { getWorkflowInstance(id: $i) { id } getTaskExecution(id: $t) { id } getTaskExecutionsByWorkflowInstance(workflowInstanceId: $i) { id } }'),
@@ -277,15 +310,19 @@ function filterDepth(node: unknown): number {
   const n = node as { kind: string; nodes?: unknown[]; node?: unknown };
   if (n.kind === 'not') return 1 + filterDepth(n.node);
   if (n.kind === 'and' || n.kind === 'or') return 1 + Math.max(0, ...(n.nodes ?? []).map(filterDepth));
+  // relation filters (issue 9) nest a whole filter: one level more
+  if (n.kind === 'tasks' || n.kind === 'instance') return 1 + filterDepth(n.node);
   return 0;
 }
 
 describe('fuzz: no filter input yields an internal error', () => {
   it('every answer is data or BAD_USER_INPUT; the Reader never sees a NUL, a lone surrogate or a filter deeper than the limit', async () => {
-    const t = testApp();
+    const reader = new ExtendedRecordingReader();
+    const t = testApp({ reader });
     await fc.assert(
       fc.asyncProperty(request, async ({ query, variables }) => {
         t.reader.calls.length = 0;
+        reader.extendedCalls.length = 0;
         const { status, body } = await postGraphQL(t.app, query, variables as Record<string, unknown>);
         expect([200, 400]).toContain(status);
         for (const code of codes(body)) expect(code).toBe('BAD_USER_INPUT');
@@ -293,6 +330,14 @@ describe('fuzz: no filter input yields an internal error', () => {
         for (const call of t.reader.calls as ReaderCall[]) {
           for (const s of stringsIn(call)) expect(FORBIDDEN_TEXT.test(s), JSON.stringify(s)).toBe(false);
           if (call.method === 'listInstances' || call.method === 'listTasks') expect(filterDepth(call.query.filter)).toBeLessThanOrEqual(33);
+        }
+        for (const call of reader.extendedCalls) {
+          for (const s of stringsIn(call)) expect(FORBIDDEN_TEXT.test(s), JSON.stringify(s)).toBe(false);
+          expect(filterDepth('query' in call ? call.query.filter : call.filter)).toBeLessThanOrEqual(33);
+          // durations reach the backend as finite milliseconds within the documented range
+          for (const match of JSON.stringify(call).matchAll(/"kind":"duration","predicate":\{"op":"(?:gt|gte|lt|lte)","value":([^}]+)\}/g)) {
+            expect(Math.abs(Number(match[1]))).toBeLessThanOrEqual(9e12);
+          }
         }
       }),
       { numRuns: 400 },
