@@ -10,6 +10,7 @@ import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { type FluentBitRecord, writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { rawIndices } from '../src/raw-event-source.js';
+import { readStatus } from '../src/normalizer-checkpoint.js';
 import { writeRetentionRule } from '../src/retention/retention-rule.js';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
@@ -184,6 +185,49 @@ describe.skipIf(!available)('OpenSearch retention', () => {
     expect(expected.instances.filter((i) => !i.placeholder).length).toBe(instanceIds.length + flushes.length / 2);
     expect(await openSearchState(ns.client, busy.names)).toEqual(expected);
   }, 300_000);
+
+  it('the running normalizer applies the rule periodically, reports it in its status and metrics, and a broken rule fails retention only', async () => {
+    const prefix = `${ns.prefix}loop-`;
+    await applyRawSchema(ns.client, { prefix });
+    const n = new OpenSearchNormalizer({ client: ns.client, prefix, intervalMs: 100, overlapMs: 200, retentionIntervalMs: 300 });
+    await n.setup();
+    // an operator's rule: horizon 0 days, so every processed raw index is due
+    await writeRetentionRule(ns.client, n.names.normalizerState, { raw_events_retention_days: 0, instance_retention_days: null });
+    await writeEventLines(ns.client, records(lines, DAY_ONE), prefix);
+    const controller = new AbortController();
+    const running = n.run(controller.signal);
+    const until = async (what: string, check: () => Promise<boolean>): Promise<void> => {
+      for (let i = 0; i < 600 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+      if (!(await check())) throw new Error(`timed out waiting for ${what}`);
+    };
+    const metric = async (name: string, labels: Record<string, string> = {}): Promise<number> => {
+      const m = (await n.metrics.registry.getMetricsAsJSON()).find((x) => x.name === name);
+      return Number(m?.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0);
+    };
+    try {
+      await until('the fixture normalized', async () => (await openSearchState(ns.client, n.names)).instances.length === instanceIds.length);
+      await waitPast(200);
+      // a later event moves the checkpoint past day one; the next retention pass deletes day one's indices
+      await writeEventLines(ns.client, records([`{"instanceId":"tick","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"tick"}`], DAY_TWO), prefix);
+      await until('day one deleted', async () => !(await rawIndexNames(ns, prefix)).some((i) => i.endsWith('2026.05.12')));
+      // the status shows the last pass (later passes find nothing more to delete); the counter adds them up
+      await until('the status reporting a pass', async () => (await readStatus(ns.client, n.names.normalizerState))?.retention !== undefined);
+      expect(await metric('workflow_index_normalizer_retention_deleted_total', { kind: 'raw_index' })).toBe(2);
+      const status = await readStatus(ns.client, n.names.normalizerState);
+      expect(status?.retention).toMatchObject({ raw_events_retention_days: 0, instance_retention_days: null, last_error: null });
+
+      // a rule an operator broke: retention fails and says so, normalization goes on
+      await ns.client.transport.request({ method: 'PUT', path: `/${n.names.normalizerState}/_doc/retention`, querystring: { refresh: 'true' }, body: { kind: 'retention', raw_events_retention_days: 'a week' } });
+      await until('a failed retention pass', async () => (await metric('workflow_index_normalizer_retention_failures_total')) > 0);
+      await writeEventLines(ns.client, records([`{"instanceId":"after","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"after"}`], DAY_TWO), prefix);
+      await until('normalization going on', async () => (await openSearchState(ns.client, n.names)).instances.some((i) => i.id === 'after'));
+      await until('the status saying why', async () => ((await readStatus(ns.client, n.names.normalizerState))?.retention?.last_error ?? '').includes('raw_events_retention_days must be a whole number'));
+      expect(n.healthy).toBe(true);
+    } finally {
+      controller.abort();
+      await running;
+    }
+  }, 180_000);
 
   it('instance retention: finished runs older than the horizon go (dry run counts per workflow), RUNNING stays, a late event does not bring a run back, a second pass deletes nothing', async () => {
     const prefix = `${ns.prefix}instances-`;
