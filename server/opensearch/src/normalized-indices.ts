@@ -149,7 +149,14 @@ export async function applyNormalizedIndices(client: Client, prefix = ''): Promi
   ];
   const results: { name: string; action: IndexAction }[] = [];
   for (const [name, body] of wanted) {
-    const response = await client.transport.request({ method: 'PUT', path: `/${encodeURIComponent(name)}`, body }, { ignore: [400] });
+    const response = await client.transport.request({ method: 'PUT', path: `/${encodeURIComponent(name)}`, body }, { ignore: [400, 403] });
+    if (response.statusCode === 403) {
+      // Least privilege: the normalizer's user may not create indices (opensearch-setup does); it may read them.
+      const exists = await client.transport.request({ method: 'POST', path: `/${encodeURIComponent(name)}/_count` }, { ignore: [404] });
+      if (exists.statusCode === 404) throw new Error(`index ${name} does not exist and this user may not create it: run init-job opensearch-setup`);
+      results.push({ name, action: 'unchanged' });
+      continue;
+    }
     const error = (response.body as { error?: { type?: string } }).error;
     if (response.statusCode === 400 && error?.type !== 'resource_already_exists_exception') {
       throw new Error(`creating index ${name} failed: ${JSON.stringify(response.body)}`);
