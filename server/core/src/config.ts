@@ -43,6 +43,8 @@ export interface CoreConfig {
     readonly maxFilterDepth: number;
     /** Reader calls one request may have in flight at a time (the others wait their turn). */
     readonly maxConcurrentReads: number;
+    /** Counts are exact up to this many matching rows and estimated above (COUNT_EXACT_LIMIT). */
+    readonly countExactLimit: number;
   };
   readonly cors: {
     readonly enabled: boolean;
@@ -219,6 +221,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_MAX_COST', development: '20000', production: '20000', description: 'Most rows one request may read: the sum of the limits of its lists, nested taskExecutions counted per instance of their list (BAD_USER_INPUT above, before any read).' },
   { key: 'GRAPHQL_COST_TASKS_PER_INSTANCE', development: '10', production: '10', description: 'What one instance\'s taskExecutions (or one getTaskExecutionsByWorkflowInstance) counts in the cost.' },
   { key: 'GRAPHQL_MAX_FILTER_DEPTH', development: '32', production: '32', description: 'Deepest and/or/not nesting of a filter (BAD_USER_INPUT above).' },
+  { key: 'COUNT_EXACT_LIMIT', development: '10000', production: '10000', description: 'Counts (countWorkflowInstances, countTaskExecutions, workflowInstanceStatusCounts, the instances-by-status gauge) are exact up to this many matches and the backend\'s estimate above (exact: false); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.' },
   { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
   { key: 'HTTP_MAX_REQUESTS_PER_CLIENT', development: '8', production: '8', description: 'POST /graphql requests one client address may have in flight (429 TOO_MANY_REQUESTS above); 0 disables.' },
   { key: 'HTTP_CLIENT_ADDRESS_HEADER', development: '—', production: '—', description: 'Header a trusted proxy sets to the client address (e.g. X-Forwarded-For, last entry used); unset: the socket address.' },
@@ -307,6 +310,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       // Deeper trees would recurse in graphql-js coercion and in the backends' translators.
       maxFilterDepth: r.int('GRAPHQL_MAX_FILTER_DEPTH', 32, { min: 1, max: 200 }),
       maxConcurrentReads: r.int('GRAPHQL_MAX_CONCURRENT_READS', 4, { min: 1, max: 1000 }),
+      countExactLimit: r.int('COUNT_EXACT_LIMIT', 10_000, { min: 0, max: 100_000_000 }),
     },
     cors: { enabled: corsEnabled, origins: corsOrigins },
     log: {

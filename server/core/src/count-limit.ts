@@ -1,12 +1,11 @@
-// COUNT_EXACT_LIMIT: counts are exact up to this many matching rows, estimated above. Read from the configuration
-// when it carries the setting (graphql.countExactLimit), else the documented default.
+// COUNT_EXACT_LIMIT (graphql.countExactLimit): counts are exact up to this many matching rows, estimated above.
 import type { CoreConfig } from './config.js';
 
+/** The default of COUNT_EXACT_LIMIT. */
 export const DEFAULT_COUNT_EXACT_LIMIT = 10_000;
 
 export function countExactLimitOf(config: CoreConfig): number {
-  const configured = (config.graphql as { readonly countExactLimit?: number }).countExactLimit;
-  return configured ?? DEFAULT_COUNT_EXACT_LIMIT;
+  return config.graphql.countExactLimit;
 }
 
 /**
@@ -19,5 +18,5 @@ export function countCostOf(exactLimit: number): number {
 
 /** `config` with another COUNT_EXACT_LIMIT (tests and benchmarks that need estimates on small data). */
 export function withCountExactLimit(config: CoreConfig, countExactLimit: number): CoreConfig {
-  return { ...config, graphql: Object.assign({}, config.graphql, { countExactLimit }) };
+  return { ...config, graphql: { ...config.graphql, countExactLimit } };
 }

@@ -191,6 +191,26 @@ the tasks of one instance chronologically.</p>
 ${example('Name first, then newest first', `{ getWorkflowInstances(orderBy: {name: ASC, startDate: DESC}) { name startDate } }`)}
 ${example('Order from variables (the key order of the JSON counts)', `query Sorted($o: TaskExecutionOrderByInput) { getTaskExecutions(orderBy: $o, limit: 20) { taskName status startDate } }`, { o: { status: 'ASC', enter: 'DESC' } })}`;
 
+  const additions = `
+<h2 id="additions">Counts, durations, tasks with their runs, index status</h2>
+<p>Beyond the contract (issue 9). A backend that does not implement one of these yet answers BAD_USER_INPUT
+"… not supported by the &lt;backend&gt; backend yet"; the contract's queries keep working. Counts are
+<code>{value, exact}</code>: exact up to COUNT_EXACT_LIMIT matches, the backend's estimate above it
+(<code>exact: false</code>); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.</p>
+${example('How many runs match, and how many of each status, in one request', `{
+  countWorkflowInstances(filter: {namespace: "com.acme.orders"}) { value exact }
+  workflowInstanceStatusCounts(filter: {namespace: "com.acme.orders"}) { status count { value exact } }
+  countTaskExecutions(filter: {status: "FAULTED"}) { value exact }
+}`)}
+${example('The slowest runs: durationMs is endDate − startDate in milliseconds (µs fractions), null while running; runs without one sort last', `{ getWorkflowInstances(orderBy: {duration: DESC}, filter: {duration: {gt: 1000}}, limit: 5) { name startDate endDate durationMs } }`)}
+${example('Runs where a task faulted (taskExecutions: at least one task execution matches all its conditions)', `{ getWorkflowInstances(filter: {taskExecutions: {status: "FAULTED"}}) { id name status } }`)}
+${example('Tasks filtered by their run, each with its run (batched for the whole page)', `{ getTaskExecutions(filter: {taskName: "chargeCard", status: "FAULTED", workflowName: "payment-capture"}) {
+  id durationMs error { title } workflowInstance { id name version } } }`)}
+${example('JSON operators: ne, gt/gte/lt/lte (numbers numerically, other values as text), in, contains (strings), exists (false also matches a missing payload)', `{ getWorkflowInstances(filter: {input: {
+  gte: [{key: "items.0.price", value: "20"}], in: [{key: "shipTo.country", values: ["BR", "PT"]}],
+  exists: [{key: "giftNote", value: true}], ne: [{key: "customer.name", value: "nobody"}] }}) { id name } }`)}
+${example('Index freshness: the newest indexed event, the lag to now, ingestion counters', `{ indexStatus { backend newestEventTime lagSeconds rawEvents ingestErrors placeholders } }`)}`;
+
   const pagination = `
 <h2 id="pagination">Pagination</h2>
 <p><code>limit</code> (default ${g.defaultLimit}, at most ${g.maxLimit}) and <code>offset</code> (default 0):
@@ -273,7 +293,7 @@ table{border-collapse:collapse;width:100%;margin:8px 0 16px}td,th{border:1px sol
 th{background:#eef1f6}.example{margin:10px 0}.ex-title{font-weight:600}.vars{font-size:12px;color:#5a6478}
 .deprecated{color:#a3461b}.args{margin:4px 0 0;padding-left:18px}section.type h3{margin-bottom:2px}
 </style></head>
-<body><nav><a href="#operations">Operations</a><a href="#filters">Filters</a><a href="#shorthand">Shorthand</a><a href="#ordering">Ordering</a><a href="#pagination">Pagination</a><a href="#errors">Errors</a><a href="#endpoints">Endpoints</a><a href="#configuration">Configuration</a><a href="#reference">Schema</a><a href="/q/graphql-ui">GraphQL UI</a></nav>
+<body><nav><a href="#operations">Operations</a><a href="#filters">Filters</a><a href="#shorthand">Shorthand</a><a href="#ordering">Ordering</a><a href="#additions">Counts &amp; more</a><a href="#pagination">Pagination</a><a href="#errors">Errors</a><a href="#endpoints">Endpoints</a><a href="#configuration">Configuration</a><a href="#reference">Schema</a><a href="/q/graphql-ui">GraphQL UI</a></nav>
 <main>
 <h1>Workflow Index API</h1>
 <p>Read-only GraphQL over the execution history of Serverless Workflow applications: workflow instances and their task
@@ -285,6 +305,7 @@ ${operations}
 ${filters}
 ${shorthand}
 ${ordering}
+${additions}
 ${pagination}
 ${output}
 ${errors}
