@@ -17,7 +17,8 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
+import type { ExtendedReader, InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
+import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core/count-limit';
 import { migrate } from '../src/migrator.js';
 import { encodeCursor } from '@workflow-index/core/cursor';
 import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, recordStatements, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
@@ -34,6 +35,8 @@ const argv = yargs(hideBin(process.argv))
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', default: '', describe: 'NODE_OPTIONS for the server process, e.g. --max-old-space-size=128' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
+  .option('keep-database', { type: 'boolean', default: false, describe: 'keep the generated database at the end (its name is printed) for --reuse-database' })
+  .option('reuse-database', { type: 'string', describe: 'measure a database a previous --keep-database run generated (same --instances) instead of generating one' })
   .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? process.env['WI_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; a scratch database is created and dropped' })
   .strict()
   .parseSync();
@@ -173,14 +176,62 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
         orderBy: [], limit: 20, offset: 0, payloads: false,
       }),
     },
+    {
+      // 0.5 % to 7 % of the runs match: above COUNT_EXACT_LIMIT for most pairs at 1,000,000 runs (the exact count
+      // stops at the limit, then the planner's estimate answers), exact at 100,000 runs.
+      name: 'count-instances',
+      query: `query Count($status: WorkflowInstanceStatus!, $namespace: String!) {
+        countWorkflowInstances(filter: {status: {eq: $status}, namespace: {eq: $namespace}}) { value exact } }`,
+      variables: STATUSES.flatMap((status) => Array.from({ length: NAMESPACES }, (_, n) => ({ status, namespace: `com.acme.ns${n}` }))),
+      readerCalls: (reader, v) => extendedOf(reader).countInstances({ kind: 'and', nodes: [
+        { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
+        { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
+      ] }, { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    },
+    {
+      name: 'status-counts',
+      query: `query StatusCounts($namespace: String!) {
+        workflowInstanceStatusCounts(filter: {namespace: {eq: $namespace}}) { status count { value exact } } }`,
+      variables: Array.from({ length: NAMESPACES }, (_, n) => ({ namespace: `com.acme.ns${n}` })),
+      readerCalls: (reader, v) => extendedOf(reader).countInstancesByStatus(
+        { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
+        { exactLimit: DEFAULT_COUNT_EXACT_LIMIT },
+      ),
+    },
   ];
+}
+
+/**
+ * The heaviest request the default limits accept: 20 aliases × limit 1000 with both payloads = GRAPHQL_MAX_COST
+ * (20,000 rows), four reads at a time (GRAPHQL_MAX_CONCURRENT_READS). Measured apart, after the mix, for the RSS it
+ * costs at saturation.
+ */
+const HEAVY_ALIASES = 20;
+function heaviestSpec(): QuerySpec {
+  const fields = 'id name namespace version status startDate endDate lastUpdate inputData outputData error { type title detail status instance }';
+  const aliases = Array.from({ length: HEAVY_ALIASES }, (_, k) => `p${k}: getWorkflowInstances(limit: 1000, offset: ${k * 1000}, orderBy: {startDate: DESC}) { ${fields} }`);
+  return {
+    name: 'heaviest-legal-request',
+    query: `query Heaviest { ${aliases.join(' ')} }`,
+    variables: [{}],
+    readerCalls: async (reader) => {
+      for (let k = 0; k < HEAVY_ALIASES; k++) {
+        await reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: 1000, offset: k * 1000, payloads: true });
+      }
+    },
+  };
+}
+
+function extendedOf(reader: Reader): ExtendedReader {
+  if (reader.extended === undefined) throw new Error('the PostgreSQL reader has no extended queries (counts)');
+  return reader.extended;
 }
 
 /** Runs each spec's reader calls once on an instrumented pool, recording the statements of every variant. */
 async function captureVariants(url: string, specs: readonly QuerySpec[]): Promise<Map<string, Variant[]>> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   let recording: Statement[] = [];
-  recordStatements(pool, (statement) => recording.push(statement));
+  recordStatements(pool, (statement) => recording.push(statement), { plainText: true });
   const reader = createPostgresqlReader({ pool });
   const result = new Map<string, Variant[]>();
   try {
@@ -299,7 +350,13 @@ async function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurr
       const started = performance.now();
       const client = await pool.connect();
       try {
-        for (const s of variant.statements) await client.query(s.text, [...s.values]);
+        for (const s of variant.statements) {
+          // A count's exact attempt cut short by its own SET LOCAL statement_timeout is what the reader does too
+          // (it answers the estimate then): replayed, not failed.
+          await client.query(s.text, [...s.values]).catch((error: { code?: string }) => {
+            if (error.code !== '57014') throw error;
+          });
+        }
       } finally {
         client.release();
       }
@@ -330,10 +387,12 @@ function peakRssMiB(pid: number): number {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const dbName = `wi_bench_query_${randomBytes(4).toString('hex')}`;
+  const reuse = argv['reuse-database'];
+  if (reuse !== undefined && !/^wi_bench_query_[0-9a-f]{8}$/.test(reuse)) throw new Error(`--reuse-database takes a name a --keep-database run printed (wi_bench_query_xxxxxxxx), got ${reuse}`);
+  const dbName = reuse ?? `wi_bench_query_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: argv['database-url'] });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  if (reuse === undefined) await admin.query(`CREATE DATABASE ${dbName}`);
   await admin.query(`DO $$ BEGIN CREATE ROLE ${READER_ROLE} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
   await admin.query(`ALTER ROLE ${READER_ROLE} LOGIN PASSWORD '${READER_PASSWORD}'`);
   const ownerUrl = withDatabase(argv['database-url'], dbName);
@@ -343,12 +402,18 @@ async function main(): Promise<void> {
     const owner = new pg.Client({ connectionString: ownerUrl });
     await owner.connect();
     try {
-      await migrate(owner);
+      if (reuse === undefined) {
+        await migrate(owner);
+        const genStart = performance.now();
+        log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, written by bulk SQL straight into the normalized tables (a query benchmark: the ingestion path is bench:ingest's)`);
+        await generateDataset(owner, argv.instances, argv['tasks-per-instance']);
+        log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s`);
+      } else {
+        const count = (await owner.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_index.workflow_instances')).rows[0]?.n;
+        if (count !== argv.instances) throw new Error(`${dbName} holds ${count} instances, not --instances ${argv.instances}`);
+        log(`dataset: reusing ${dbName} (${count} instances)`);
+      }
       await admin.query(`GRANT workflow_index_reader TO ${READER_ROLE}`);
-      const genStart = performance.now();
-      log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, written by bulk SQL straight into the normalized tables (a query benchmark: the ingestion path is bench:ingest's)`);
-      await generateDataset(owner, argv.instances, argv['tasks-per-instance']);
-      log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s`);
     } finally {
       await owner.end();
     }
@@ -361,7 +426,8 @@ async function main(): Promise<void> {
       .query<{ id: string; start: string }>(`SELECT id, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start FROM workflow_index.workflow_instances WHERE id = ANY($1::text[]) ORDER BY id`, [cursorIds])
       .finally(() => cursorClient.end());
     const specs = querySpecs(argv.instances, cursorRows.rows);
-    const variants = await captureVariants(readerUrl, specs);
+    const heavy = heaviestSpec();
+    const variants = await captureVariants(readerUrl, [...specs, heavy]);
 
     let serverArgs = ['--conditions=source', '--import', 'tsx', MAIN_SOURCE];
     if (argv.server === 'dist') {
@@ -395,13 +461,14 @@ async function main(): Promise<void> {
     log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
-    for (const spec of specs) {
+    for (const spec of [...specs, heavy]) {
       const first = variants.get(spec.name)?.[0] as Variant;
       const response = (await (await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: first.body })).json()) as { data?: unknown; errors?: unknown };
       if (response.errors !== undefined || response.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(response).slice(0, 500)}`);
     }
 
     const floorPool = new pg.Pool({ connectionString: readerUrl, max: argv.connections });
+    let heavyRow: { rps: number; p50Ms: number; p99Ms: number; floorRps: number; ratio: number; failures: number; mixRssMiB: number; rssMiB: number } | null = null;
     const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
     try {
       // Warm every code path (JIT, plan caches, buffer cache) before the first measurement, not just its own.
@@ -423,12 +490,18 @@ async function main(): Promise<void> {
         results.push(row);
         log(`${spec.name.padEnd(26)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p50 ${fixed.p50Ms} ms p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
       }
+      const mixRss = peakRssMiB(pid);
+      const list = variants.get(heavy.name) as Variant[];
+      const saturated = await measureHttp(baseUrl, list, { connections: argv.connections, duration: argv.duration });
+      const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
+      heavyRow = { rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, floorRps: floor.rps, ratio: round(saturated.rps / floor.rps, 3), failures: saturated.failures, mixRssMiB: mixRss, rssMiB: peakRssMiB(pid) };
+      log(`${heavy.name.padEnd(26)} ${String(heavyRow.rps).padStart(8)} rps  p50 ${heavyRow.p50Ms} ms  p99 ${heavyRow.p99Ms} ms  | floor ${heavyRow.floorRps} rps  ratio ${heavyRow.ratio}${heavyRow.failures > 0 ? `  FAILURES ${heavyRow.failures}` : ''}  | peak RSS ${mixRss} MiB after the mix, ${heavyRow.rssMiB} MiB after this`);
     } finally {
       await floorPool.end();
     }
     const peakRss = peakRssMiB(pid);
     const page = results.find((r) => r.name === 'instances-page');
-    log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s`);
+    log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     log(`targets: p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => r.p99At100RpsMs < 50) ? 'met' : 'NOT met'}; page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); RSS < 200 MiB: ${peakRss < 200 ? 'met' : 'NOT met'}`);
     log(JSON.stringify({
       instances: argv.instances,
@@ -440,6 +513,8 @@ async function main(): Promise<void> {
       dataset: 'bulk SQL into the normalized tables',
       queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
       peakRssMiB: peakRss,
+      heaviestLegalRequest: heavyRow,
+      loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number),
     }));
   } finally {
     if (server !== null && server.exitCode === null) {
@@ -447,7 +522,8 @@ async function main(): Promise<void> {
       server.kill('SIGTERM');
       await exited;
     }
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    if (argv['keep-database']) log(`kept database ${dbName}: --reuse-database ${dbName} measures it again; DROP DATABASE ${dbName} when done`);
+    else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.query(`DROP ROLE IF EXISTS ${READER_ROLE}`).catch(() => undefined);
     await admin.end();
   }

@@ -74,12 +74,14 @@ export interface RecordedStatement { readonly text: string; readonly values: rea
 
 /** Makes every client of the pool report the parameterized statements it runs to `record` (the bench's floors and
  * the plan test replay exactly the reader's SQL). */
-export function recordStatements(pool: pg.Pool, record: (statement: RecordedStatement) => void): void {
+export function recordStatements(pool: pg.Pool, record: (statement: RecordedStatement) => void, options: { plainText?: boolean } = {}): void {
   pool.on('connect', (client) => {
     const original = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0] as { text?: unknown; values?: unknown[] } | string;
       if (typeof first === 'object' && typeof first.text === 'string') record({ text: first.text, values: first.values ?? [] });
+      // Plain-text statements too (BEGIN, SET LOCAL, COMMIT of a count): the floor replays the same round trips.
+      else if (options.plainText === true && typeof first === 'string') record({ text: first, values: Array.isArray(args[1]) ? (args[1] as unknown[]) : [] });
       return original(...args);
     };
   });
