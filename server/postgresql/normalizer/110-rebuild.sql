@@ -6,8 +6,9 @@
 --
 -- What it replays, in this order (each in first-delivery order: the workflow table's rows, then the task table's):
 --  1. the event store (048-event-store.sql): every event ever accepted, once per identity, including those whose
---     raw rows retention has deleted. The store itself is rebuilt too (the new rules may identify events
---     differently), so it is copied aside first.
+--     raw rows retention has deleted. The store is kept as it is: replaying an event that is stored finds it
+--     stored (an index probe, no write). A release whose rules identify events differently stores them again under
+--     the new identity; it cleans the old rows up in a migration.
 --  2. the raw rows still there, for what the store cannot hold: rejected events (the new rules may accept them,
 --     and ingest_errors is rebuilt from them) and fields the old rules did not read. Accepted ones are duplicates
 --     of stored events and change nothing.
@@ -30,28 +31,22 @@ DECLARE
   total BIGINT := 0;
 BEGIN
   LOCK TABLE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw IN SHARE ROW EXCLUSIVE MODE;
-  CREATE TEMP TABLE rebuild_stored_events ON COMMIT DROP AS
-    SELECT row_number() OVER (ORDER BY e.raw_table <> 'workflow_events_raw', e.raw_table, e.raw_id) AS seq,
-           e.raw_table, e.raw_id, e.document
-    FROM events e;
-  CREATE INDEX ON pg_temp.rebuild_stored_events (seq);
-  ANALYZE pg_temp.rebuild_stored_events;
-  TRUNCATE task_executions, task_events, workflow_instances, ingest_errors, events;
+  TRUNCATE task_executions, task_events, workflow_instances, ingest_errors;
 
-  -- 1. The store, in batches of one raw table each (apply_events records the table with each stored event).
-  last_id := 0;
-  LOOP
-    SELECT (array_agg(s.raw_table))[1] INTO v_table
-    FROM (SELECT r.raw_table FROM pg_temp.rebuild_stored_events r WHERE r.seq > last_id ORDER BY r.seq LIMIT 1) s;
-    EXIT WHEN v_table IS NULL;
-    SELECT array_agg(r.raw_id ORDER BY r.seq), array_agg(r.document ORDER BY r.seq), max(r.seq)
-    INTO ids, docs, last_id
-    FROM (SELECT * FROM pg_temp.rebuild_stored_events r
-          WHERE r.seq > last_id AND r.raw_table = v_table ORDER BY r.seq LIMIT p_batch_size) r;
-    PERFORM apply_events(v_table, ids, docs);
-    total := total + cardinality(ids);
+  FOREACH v_table IN ARRAY ARRAY['workflow_events_raw', 'task_events_raw'] LOOP
+    -- 1. The store, by the index on (raw_table, raw_id). Rows the replay itself adds carry the raw id being replayed,
+    --    so they are behind the cursor.
+    last_id := 0;
+    LOOP
+      SELECT array_agg(e.raw_id ORDER BY e.raw_id), array_agg(e.document ORDER BY e.raw_id) INTO ids, docs
+      FROM (SELECT s.raw_id, s.document FROM events s
+            WHERE s.raw_table = v_table AND s.raw_id > last_id ORDER BY s.raw_id LIMIT p_batch_size) e;
+      EXIT WHEN ids IS NULL;
+      PERFORM apply_events(v_table, ids, docs);
+      total := total + cardinality(ids);
+      last_id := ids[cardinality(ids)];
+    END LOOP;
   END LOOP;
-  DROP TABLE pg_temp.rebuild_stored_events;
 
   -- 2. The raw rows retention has not deleted yet.
   FOREACH v_table IN ARRAY ARRAY['workflow_events_raw', 'task_events_raw'] LOOP
