@@ -327,8 +327,9 @@ export const INSTANCE_SORT_SQL: Readonly<Record<ExtendedInstanceSortField, SortF
   startDate: { column: 'start_time', nullable: true, time: true, descIndexOnly: true },
   endDate: { column: 'end_time', nullable: true, time: true, descIndexOnly: true },
   lastUpdate: { column: 'last_update', nullable: true, time: true, descIndexOnly: true },
-  // (duration_us DESC NULLS LAST, id), read as the timestamps' indexes (migrations/0006_durations.sql).
-  duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: true, cast: 'int8' },
+  // One index per direction, (duration_us ASC|DESC NULLS LAST, id): durations repeat, so a backward scan would
+  // need a large reorder of equal values (migrations/0006_durations.sql, 0008_duration_ascending_indexes.sql).
+  duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: false, cast: 'int8' },
 };
 
 export const TASK_SORT_SQL: Readonly<Record<ExtendedTaskSortField, SortFieldSql>> = {
@@ -338,7 +339,7 @@ export const TASK_SORT_SQL: Readonly<Record<ExtendedTaskSortField, SortFieldSql>
   status: { column: 'status', nullable: false, time: false, descIndexOnly: false },
   startDate: { column: 'start_time', nullable: true, time: true, descIndexOnly: true },
   endDate: { column: 'end_time', nullable: true, time: true, descIndexOnly: true },
-  duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: true, cast: 'int8' },
+  duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: false, cast: 'int8' },
 };
 
 export interface ListStatement<F extends string> {

@@ -1,0 +1,158 @@
+// The query plans of the API additions (issue 9) on bench:query's dataset of 100,000 runs × 10 task executions, kept
+// apart from test/query-plans.test.ts: the duration orderings (both tables, both directions, cursor, deep offset) and
+// the relation filters plan no sequential scan and no sort of a table; every count statement is bounded by its
+// LIMIT (COUNT_EXACT_LIMIT + 1) and the estimate is an EXPLAIN. The SQL is the reader's own, captured from its pool.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, KeysetPosition } from '@workflow-index/core/reader';
+import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
+import { PostgresqlReader } from '../src/postgresql-reader.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+
+const available = await postgresReachable();
+const RUNS = 100_000;
+const MAX_SORTED_ROWS = RUNS / 10;
+const EXACT_LIMIT = 10_000;
+
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Plan Rows': number;
+  readonly 'Presorted Key'?: readonly string[];
+  readonly Plans?: readonly PlanNode[];
+}
+
+/** Sequential scans, and sorts of more than MAX_SORTED_ROWS rows (an incremental sort after id or a time sorts a row or two). */
+function planProblems(node: PlanNode): string[] {
+  const problems: string[] = [];
+  if (node['Node Type'] === 'Seq Scan') problems.push(`Seq Scan on ${node['Relation Name'] ?? '?'}`);
+  const smallGroups = node['Node Type'] === 'Incremental Sort' && (node['Presorted Key'] ?? []).some((k) => /start_time|end_time|last_update|\bid\b/.test(k));
+  if ((node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort') && !smallGroups) {
+    const input = node.Plans?.[0]?.['Plan Rows'] ?? node['Plan Rows'];
+    if (input > MAX_SORTED_ROWS) problems.push(`${node['Node Type']} of ${input} rows`);
+  }
+  for (const child of node.Plans ?? []) problems.push(...planProblems(child));
+  return problems;
+}
+
+const nodeTypesOf = (node: PlanNode): string[] => [node['Node Type'], ...(node.Plans ?? []).flatMap(nodeTypesOf)];
+const indexesOf = (node: PlanNode): string[] => [...(node['Index Name'] === undefined ? [] : [node['Index Name']]), ...(node.Plans ?? []).flatMap(indexesOf)];
+
+const page = { limit: 20, offset: 0, payloads: false, filter: null } as const;
+const at = (...values: (string | null)[]): KeysetPosition => ({ values });
+const faultedCharge: ExtendedTaskFilter = {
+  kind: 'and',
+  nodes: [
+    { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } },
+    { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } },
+  ],
+};
+const runsWhereChargeFaulted: ExtendedInstanceFilter = { kind: 'tasks', node: faultedCharge };
+const tasksOfFlow: ExtendedTaskFilter = { kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: 'flow-3' } } };
+
+const LISTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
+  ...(['ASC', 'DESC'] as const).flatMap((direction) => [
+    [`runs by duration ${direction}`, (r: ExtendedReader) => r.listInstances({ ...page, orderBy: [{ field: 'duration', direction }] })] as const,
+    [`tasks by duration ${direction}`, (r: ExtendedReader) => r.listTasks({ ...page, orderBy: [{ field: 'duration', direction }] })] as const,
+    [`runs by duration ${direction}, offset 5000`, (r: ExtendedReader) => r.listInstances({ ...page, offset: 5000, orderBy: [{ field: 'duration', direction }] })] as const,
+    [`runs by duration ${direction}, after a cursor`, (r: ExtendedReader) => r.listInstances({ ...page, orderBy: [{ field: 'duration', direction }], after: at('2000000', benchInstanceId(50_000)) })] as const,
+    [`tasks by duration ${direction}, after a cursor without a duration`, (r: ExtendedReader) => r.listTasks({ ...page, orderBy: [{ field: 'duration', direction }], after: at(null, `${benchInstanceId(50_002)}:do/9/close`) })] as const,
+  ]),
+  ['runs longer than 1.5 s, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'duration', predicate: { op: 'gt', value: 1500 } }, orderBy: [] })],
+  ['runs where charge faulted, newest first', (r) => r.listInstances({ ...page, filter: runsWhereChargeFaulted, orderBy: [] })],
+  ['runs where charge faulted, by status, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'and', nodes: [{ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, runsWhereChargeFaulted] }, orderBy: [] })],
+  ['tasks of flow-3 runs, newest first', (r) => r.listTasks({ ...page, filter: tasksOfFlow, orderBy: [] })],
+  ['faulted charge tasks of flow-3 runs, newest first', (r) => r.listTasks({ ...page, filter: { kind: 'and', nodes: [faultedCharge, tasksOfFlow] }, orderBy: [] })],
+  ['runs by JSON input gt, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['amount'], predicate: { op: 'gt', value: '990' } }, orderBy: [] })],
+];
+
+const COUNTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
+  ['all runs', (r) => r.countInstances(null, { exactLimit: EXACT_LIMIT })],
+  ['FAULTED runs of one namespace (exact)', (r) => r.countInstances({ kind: 'and', nodes: [{ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'com.acme.ns3' } }] }, { exactLimit: EXACT_LIMIT })],
+  ['all tasks', (r) => r.countTasks(null, { exactLimit: EXACT_LIMIT })],
+  ['runs where charge faulted', (r) => r.countInstances(runsWhereChargeFaulted, { exactLimit: EXACT_LIMIT })],
+  ['runs per status', (r) => r.countInstancesByStatus(null, { exactLimit: EXACT_LIMIT })],
+];
+
+interface Statement { readonly text: string; readonly values: readonly unknown[] }
+
+describe.skipIf(!available)('query plans of the API additions at 100,000 runs × 10 tasks', () => {
+  let db: TestDatabase;
+  let explain: pg.Pool;
+  let reader: PostgresqlReader;
+  let recording: Statement[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'wi_plans_additions' });
+    const owner = await db.pool.connect();
+    try {
+      await generateDataset(owner, RUNS, 10);
+    } finally {
+      owner.release();
+    }
+    explain = new pg.Pool({ connectionString: db.url, max: 1 });
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    recordStatements(pool, (statement) => recording.push(statement));
+    reader = new PostgresqlReader({ pool, countTimeoutMs: 60_000 });
+  }, 300_000);
+
+  afterAll(async () => {
+    await reader?.close();
+    await explain?.end();
+    await db?.drop();
+  });
+
+  const planOf = async (statement: Statement): Promise<PlanNode> => {
+    const text = statement.text.startsWith('EXPLAIN (FORMAT JSON) ') ? statement.text.slice('EXPLAIN (FORMAT JSON) '.length) : statement.text;
+    const result = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, [...statement.values]);
+    return result.rows[0]!['QUERY PLAN'][0].Plan;
+  };
+
+  it('lists: duration orderings and relation filters without a sequential scan or a sort of a table', async () => {
+    const failures: string[] = [];
+    for (const [name, call] of LISTS) {
+      recording = [];
+      await call(reader.extended);
+      expect(recording.length, name).toBeGreaterThan(0);
+      for (const statement of recording) {
+        const plan = await planOf(statement);
+        const problems = planProblems(plan);
+        if (problems.length > 0 || indexesOf(plan).length === 0) failures.push(`${name}: ${problems.length > 0 ? problems.join(', ') : 'no index used'}\n  ${statement.text}`);
+        // (after a row without a duration only rows without one follow: those need no duration index)
+        const durationIndex = (table: string): string => `${table}_duration_${name.includes(' ASC') ? 'asc_' : ''}idx`;
+        if (/^runs by duration/.test(name) && !indexesOf(plan).includes(durationIndex('workflow_instances'))) failures.push(`${name}: not read from ${durationIndex('workflow_instances')}`);
+        if (/^tasks by duration/.test(name) && !name.includes('without a duration') && !indexesOf(plan).includes(durationIndex('task_executions'))) {
+          failures.push(`${name}: not read from ${durationIndex('task_executions')}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 180_000);
+
+  it('counts: every exact count is bounded by LIMIT COUNT_EXACT_LIMIT + 1; above it the answer is an estimate from EXPLAIN', async () => {
+    const failures: string[] = [];
+    for (const [name, call] of COUNTS) {
+      recording = [];
+      const result = await call(reader.extended);
+      const counted = recording.filter((s) => s.text.startsWith('SELECT'));
+      expect(counted.length, name).toBeGreaterThan(0);
+      for (const statement of counted) {
+        const plan = await planOf(statement);
+        if (!nodeTypesOf(plan).includes('Limit')) failures.push(`${name}: not bounded by a LIMIT\n  ${statement.text}`);
+        if (!statement.values.includes(EXACT_LIMIT + 1)) failures.push(`${name}: the limit is not COUNT_EXACT_LIMIT + 1`);
+      }
+      const estimated = recording.filter((s) => s.text.startsWith('EXPLAIN'));
+      const inexact = JSON.stringify(result).includes('"exact":false');
+      if (inexact !== estimated.length > 0) failures.push(`${name}: exact:false ${inexact} but ${estimated.length} estimates`);
+    }
+    expect(failures).toEqual([]);
+    // by construction of the dataset: 100,000 runs (estimated), 10 % FAULTED of which one namespace in ten (exact 1,000)
+    expect(await reader.countInstances({ kind: 'and', nodes: [{ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'com.acme.ns3' } }] }, { exactLimit: EXACT_LIMIT })).toEqual({ value: 1000, exact: true });
+    const all = await reader.countInstances(null, { exactLimit: EXACT_LIMIT });
+    expect(all.exact).toBe(false);
+    // the planner's estimate of an unfiltered count is the analyzed row count
+    expect(all.value).toBeGreaterThan(90_000);
+    expect(all.value).toBeLessThan(110_000);
+  }, 180_000);
+});
