@@ -50,8 +50,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       // Development mode whatever NODE_ENV says: this command is for a developer's machine.
       NODE_ENV: 'development',
       WI_OPENSEARCH_INDEX_PREFIX: options.prefix,
-      // dev-main applied the schema before the demo events and the normalizer.
-      OPENSEARCH_SCHEMA_INIT: 'false',
     });
   } catch (error) {
     if (error instanceof ConfigError) throw new DevNodeError(`invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
