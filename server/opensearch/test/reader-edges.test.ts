@@ -82,6 +82,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     [],
     [{ field: 'name', direction: 'ASC' }],
     [{ field: 'endDate', direction: 'ASC' }],
+    [{ field: 'endDate', direction: 'DESC' }, { field: 'name', direction: 'DESC' }],
     [{ field: 'namespace', direction: 'DESC' }, { field: 'startDate', direction: 'ASC' }],
   ];
 

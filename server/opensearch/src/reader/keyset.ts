@@ -2,6 +2,7 @@
 // query rather than search_after, because the position comes from a cursor (ISO timestamps, nulls) and nulls sort
 // last in both directions: after a row without a value of a key come only rows without one.
 //   after([k, …rest], [v, …]) = k beyond v (or k missing, when v has a value)  OR  (k = v AND after(rest, …))
+import { microsToIso } from '../event-time.js';
 import { micros } from './filter-dsl.js';
 import type { OrderKey } from './sort-dsl.js';
 import { MATCH_NONE, type Query, and, exists, not, or, range, term } from './query-dsl.js';
@@ -41,5 +42,22 @@ export function positionOf(order: readonly OrderKey[], source: Readonly<Record<s
   return order.map(({ key }) => {
     const value = source[key.source];
     return value === undefined || value === null ? null : String(value);
+  });
+}
+
+// OpenSearch reports a missing long as Long.MAX_VALUE / MIN_VALUE in a hit's sort values; no real time comes near.
+const MISSING_LONG = 9e18;
+
+/**
+ * The position of a hit from its sort values (searches that read no `_source`): keywords as they are, times from the
+ * epoch-µs long (exact below 2^53 µs, i.e. before the year 2255), the missing-value markers as null.
+ */
+export function positionOfSort(order: readonly OrderKey[], sort: readonly unknown[]): (string | null)[] {
+  return order.map(({ key }, i) => {
+    const value = sort[i];
+    if (value === undefined || value === null) return null;
+    if (!key.time) return String(value);
+    const us = Number(value);
+    return Math.abs(us) >= MISSING_LONG ? null : microsToIso(us);
   });
 }

@@ -29,7 +29,7 @@ import { instanceSource, taskSource, toInstance, toTask } from './documents.js';
 import { type FilterFields, INSTANCE_FIELDS, INSTANCE_SORT, type SortFieldDoc, TASK_FIELDS, TASK_SORT, TASKS_OF_INSTANCE_ORDER } from './fields.js';
 import { filterDsl } from './filter-dsl.js';
 import { resolveJsonFallback } from './json-fallback.js';
-import { afterDsl, positionOf, type PositionValues } from './keyset.js';
+import { afterDsl, positionOf, positionOfSort, type PositionValues } from './keyset.js';
 import { MATCH_NONE, type Query, and, term, terms } from './query-dsl.js';
 import { type SearchHit, SearchRequests } from './search-requests.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
@@ -157,14 +157,15 @@ export class OpenSearchReader implements Reader {
     let offset = query.offset;
     const sort = sortDsl(order);
     const keyset = (position: PositionValues | null): Query => (position === null ? base : and([base, afterDsl(order, position)]));
-    // Beyond the window: skip whole windows by their last row's position (only the sort fields are read).
+    // Beyond the window: skip whole windows. Only the last row of each is fetched (from = skip − 1, size 1), and only
+    // its sort values, which are the position the next window continues after.
     const positionSource = [...new Set(order.map((o) => o.key.source))];
     while (offset + Math.min(query.limit, this.#window) > this.#window) {
       const skip = Math.min(offset, this.#window);
-      const response = await this.#requests.search(index, { query: keyset(after), size: skip, sort, _source: positionSource }, `${what} (deep offset)`);
-      const hits = response.hits.hits;
-      if (hits.length < skip) return [];
-      after = positionOf(order, hits[hits.length - 1]!._source);
+      const response = await this.#requests.search(index, { query: keyset(after), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
+      const last = response.hits.hits[0];
+      if (last === undefined) return [];
+      after = positionOfSort(order, last.sort ?? []);
       offset -= skip;
     }
     // The page itself, in windows when the limit is larger than one.

@@ -10,6 +10,8 @@ import { BackendUnavailableError } from '@workflow-index/core/reader';
 export interface SearchHit {
   readonly _id: string;
   readonly _source: Readonly<Record<string, unknown>>;
+  /** The hit's sort values, when the search was sorted. */
+  readonly sort?: readonly unknown[];
 }
 
 export interface SearchBody {
