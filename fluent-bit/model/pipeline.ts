@@ -30,6 +30,7 @@ import { dirname, join } from 'node:path';
 import { repairEventLine } from '@workflow-index/core/event-line-repair';
 import { FLUENT_BIT_ROOT, configFilePath } from './load-config.js';
 import { opensearchDocumentLine } from './opensearch-document.js';
+import { eventKubernetesLine } from './event-kubernetes.js';
 import { type BuiltinMultilineParser, type TailRecord, isBuiltinMultilineParser, physicalLines, readTailRecords } from './builtin-multiline.js';
 import { type RecordPath, parseRecordAccessor } from './record-accessor.js';
 import { type FluentValue, FluentMap, isMap, textOf, toPlain } from './fluent-value.js';
@@ -292,6 +293,12 @@ const BUILTIN_LUA_SCRIPTS: Readonly<Record<string, () => LuaFunction>> = {
     if (!bytes) return { code: 0 };
     const repaired = repairEventLine(bytes);
     return repaired.repairs.length === 0 ? { code: 0 } : { code: 2, record: replaceLog(record, Buffer.from(repaired.text, 'utf8')) };
+  },
+  'event-kubernetes.lua': () => (_tag, record) => {
+    const log = record.get('log');
+    const bytes = typeof log === 'string' ? Buffer.from(log, 'utf8') : Buffer.isBuffer(log) ? log : undefined;
+    const changed = bytes ? eventKubernetesLine(bytes) : undefined;
+    return changed ? { code: 2, record: replaceLog(record, changed) } : { code: 0 };
   },
   'opensearch-document.lua': () => (_tag, record) => {
     const log = record.get('log');

@@ -23,22 +23,22 @@ const available = kubectlAvailable();
 const entries = (section: { entries: readonly { key: string; value: string }[] }): string[][] => section.entries.map((e) => [e.key, e.value]);
 
 describe('fluent-bit/opensearch configuration', () => {
-  it('shares the PostgreSQL service settings, input, parsers and every filter, with opensearch_document added after the line repair', () => {
+  it('shares the PostgreSQL service settings, input, parsers and every filter, with opensearch_document added after the line repair and the event-kubernetes rename', () => {
     expect(entries(service)).toEqual(entries(sectionsOf(postgresql.config, 'SERVICE')[0]!));
     expect(sectionsOf(config, 'INPUT').map(entries)).toEqual(sectionsOf(postgresql.config, 'INPUT').map(entries));
     expect(parsers).toEqual({ ...postgresql.parsers, source: 'fluent-bit/opensearch/parsers.conf' });
     const filters = sectionsOf(config, 'FILTER').map(entries);
     const shared = sectionsOf(postgresql.config, 'FILTER').map(entries);
     expect(filters.map((f) => f.find(([k]) => k === 'Alias')![1])).toEqual([
-      'join_split_lines', 'repair_event_line', 'opensearch_document', 'parse_event_json', 'keep_lifecycle_events', 'pod_metadata',
+      'join_split_lines', 'repair_event_line', 'keep_event_kubernetes', 'opensearch_document', 'parse_event_json', 'keep_lifecycle_events', 'pod_metadata',
       'require_pod_metadata', 'skip_opted_out_pods', 'route_by_event_kind',
     ]);
-    expect([...filters.slice(0, 2), ...filters.slice(3)]).toEqual(shared);
-    expect(filters[2]).toEqual([['Name', 'lua'], ['Alias', 'opensearch_document'], ['Match', 'kube.*'], ['script', 'opensearch-document.lua'], ['call', 'opensearch_document']]);
+    expect([...filters.slice(0, 3), ...filters.slice(4)]).toEqual(shared);
+    expect(filters[3]).toEqual([['Name', 'lua'], ['Alias', 'opensearch_document'], ['Match', 'kube.*'], ['script', 'opensearch-document.lua'], ['call', 'opensearch_document']]);
   });
 
   it('keeps one copy of each shared file: parsers.conf and the two Lua scripts live in fluent-bit/postgresql only', () => {
-    for (const name of ['parsers.conf', 'join-partial-lines.lua', 'repair-line.lua']) {
+    for (const name of ['parsers.conf', 'join-partial-lines.lua', 'repair-line.lua', 'event-kubernetes.lua']) {
       expect(() => readFileSync(join(FLUENT_BIT_ROOT, 'opensearch', name)), name).toThrow();
     }
     expect(readFileSync(join(FLUENT_BIT_ROOT, 'opensearch', 'kustomization.yaml'), 'utf8')).toMatch(/resources:\n\s+- \.\.\/postgresql\n/);
@@ -105,7 +105,7 @@ describe.skipIf(!available).each(OPENSEARCH_OVERLAYS)('fluent-bit/opensearch as 
   });
 
   it('mounts the OpenSearch configuration: its own fluent-bit.conf and opensearch-document.lua, the shared files byte for byte', () => {
-    expect(Object.keys(deployment.configFiles).sort()).toEqual(['fluent-bit.conf', 'join-partial-lines.lua', 'opensearch-document.lua', 'parsers.conf', 'repair-line.lua']);
+    expect(Object.keys(deployment.configFiles).sort()).toEqual(['event-kubernetes.lua', 'fluent-bit.conf', 'join-partial-lines.lua', 'opensearch-document.lua', 'parsers.conf', 'repair-line.lua']);
     for (const [name, text] of Object.entries(deployment.configFiles)) {
       const folder = ['fluent-bit.conf', 'opensearch-document.lua'].includes(name) ? 'opensearch' : 'postgresql';
       expect(text, name).toBe(readFileSync(join(FLUENT_BIT_ROOT, folder, name), 'utf8'));

@@ -36,7 +36,8 @@ const GOOD_LINES = [
 ];
 
 /**
- * What the node does with each line when opensearch-document.lua is left out: `refused` (the item fails), `bulk
+ * What the node does with each line when opensearch-document.lua (and event-kubernetes.lua, which renames the
+ * event's own `kubernetes` first) are left out: `refused` (the item fails), `bulk
  * refused` (the whole request fails, its good events included: the ingest pipeline cannot read the document),
  * `rewritten` (created, but the event's own field is gone or has changed the document's routing), `dropped` (never
  * sent: the kubernetes filter appends a second `kubernetes`, the require_pod_metadata grep reads the event's own
@@ -126,8 +127,8 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
     expect((errors.body as { hits: { hits: { _source: { reason: string } }[] } }).hits.hits.map((h) => h._source.reason)).toEqual([expect.stringMatching(/eventType/)]);
   }, 120_000);
 
-  it('without opensearch-document.lua the node refuses or rewrites exactly the documented lines (a refused item makes the output retry its chunk for ever)', async () => {
-    const unsanitized = pipelineWith({ 'opensearch-document.lua': () => () => ({ code: 0 }) });
+  it('without opensearch-document.lua (and event-kubernetes.lua) the node refuses or rewrites exactly the documented lines (a refused item makes the output retry its chunk for ever)', async () => {
+    const unsanitized = pipelineWith({ 'opensearch-document.lua': () => () => ({ code: 0 }), 'event-kubernetes.lua': () => () => ({ code: 0 }) });
     const outcomes: [string, Outcome][] = [];
     for (const [k, [what, line, , field]] of HOSTILE_LINES.entries()) {
       // One request per hostile line, with a good event beside it, into indices of their own.

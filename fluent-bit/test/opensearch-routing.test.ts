@@ -1,7 +1,7 @@
 // The OpenSearch configuration routes like the PostgreSQL one, over generated container logs: every line goes to
 // the output of the same name under the same tag, or is dropped by the same filter, whatever its event type, stream,
-// pod labels, metadata lookup or extra fields — except the one case PostgreSQL gets wrong (an event with its own
-// top-level `kubernetes` field, dropped there as if its pod lookup had failed; renamed and delivered here).
+// pod labels, metadata lookup or extra fields (an event's own top-level `kubernetes` field included: both rename it
+// `wi_event_kubernetes`, so neither drops the event at require_pod_metadata).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadFluentBitConfig } from '../model/load-config.js';
@@ -18,7 +18,7 @@ const KINDS = ['workflow.started', 'workflow.completed', 'workflow.faulted', 'wo
   'workflow.status-changed', 'task.started', 'task.completed', 'task.faulted', 'task.cancelled', 'task.suspended', 'task.resumed', 'task.retried',
   'workflow.correlation-started', 'lifecycle.ping'];
 
-const extraField = fc.tuple(fc.constantFrom('input', 'output', 'status', 'note', 'a.b', '_id', '_routing', '@timestamp', 'wi', '', '.x', 'time', 'stream', 'log'), fc.jsonValue({ maxDepth: 2 }));
+const extraField = fc.tuple(fc.constantFrom('input', 'output', 'status', 'note', 'a.b', '_id', '_routing', '@timestamp', 'wi', 'kubernetes', 'wi_event_kubernetes', '', '.x', 'time', 'stream', 'log'), fc.jsonValue({ maxDepth: 2 }));
 const line = fc.oneof(
   { weight: 6, arbitrary: fc.record({
     prefix: fc.constantFrom('io.serverlessworkflow', 'org.openworkflow'),
@@ -59,10 +59,12 @@ describe('fluent-bit/opensearch routes like fluent-bit/postgresql', () => {
     }), { numRuns: 200 });
   });
 
-  it('delivers an event with its own kubernetes field that the PostgreSQL configuration drops at require_pod_metadata', () => {
+  it('delivers an event with its own kubernetes field on both (PostgreSQL dropped it at require_pod_metadata before event-kubernetes.lua)', () => {
     const content = criLogFile([{ stream: 'stdout', text: '{"eventType":"io.serverlessworkflow.task.started.v1","instanceId":"I1","kubernetes":{"x":1}}' }]).content;
     const meta: PodMetadata = { podId: '3f0c6a2e', labels: {}, host: 'node-1', containerImage: 'acme/app:1' };
     expect(route(opensearch, openSearchEnvironment(), meta, content)).toEqual(['1 task_events workflow-index.task']);
-    expect(route(postgresql, deployedEnvironment(), meta, content)).toEqual(['1 dropped: filter require_pod_metadata']);
+    expect(route(postgresql, deployedEnvironment(), meta, content)).toEqual(['1 task_events workflow-index.task']);
+    const without = createPipeline({ config: postgresql.config, parsers: postgresql.parsers, env: deployedEnvironment(), podMetadata: () => meta, luaScripts: { 'event-kubernetes.lua': () => () => ({ code: 0 }) } });
+    expect(without.readLogFile(LOG_PATH, content).dropped.map((d) => d.stage)).toEqual(['filter require_pod_metadata']);
   });
 });

@@ -44,10 +44,11 @@ describe('fluent-bit/postgresql configuration', () => {
     expect([property(parser, 'Format'), property(parser, 'Time_Key')]).toEqual(['json', undefined]);
   });
 
-  it('runs the filters in the order join → repair → parse → keep events → pod metadata → require metadata → opt-out → route', () => {
+  it('runs the filters in the order join → repair → event kubernetes → parse → keep events → pod metadata → require metadata → opt-out → route', () => {
     expect(filters.map((f) => [requiredProperty(f, 'Name'), property(f, 'Alias'), property(f, 'Match')])).toEqual([
       ['lua', 'join_split_lines', 'kube.*'],
       ['lua', 'repair_event_line', 'kube.*'],
+      ['lua', 'keep_event_kubernetes', 'kube.*'],
       ['parser', 'parse_event_json', 'kube.*'],
       ['grep', 'keep_lifecycle_events', 'kube.*'],
       ['kubernetes', 'pod_metadata', 'kube.*'],
@@ -57,14 +58,15 @@ describe('fluent-bit/postgresql configuration', () => {
     ]);
     expect([property(filters[0]!, 'script'), property(filters[0]!, 'call')]).toEqual(['join-partial-lines.lua', 'join_partial_lines']);
     expect([property(filters[1]!, 'script'), property(filters[1]!, 'call')]).toEqual(['repair-line.lua', 'repair_log']);
-    const parse = filters[2]!;
+    expect([property(filters[2]!, 'script'), property(filters[2]!, 'call')]).toEqual(['event-kubernetes.lua', 'keep_event_kubernetes']);
+    const parse = filters[3]!;
     expect([property(parse, 'Key_Name'), property(parse, 'Reserve_Data'), property(parse, 'Preserve_Key')]).toEqual(['log', 'On', 'Off']);
-    expect(property(filters[3]!, 'Logical_Op')).toBe('or');
-    expect(properties(filters[3]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .']);
-    expect(property(filters[4]!, 'Labels')).toBe('On');
-    expect(properties(filters[5]!, 'Regex')).toEqual(["$kubernetes['pod_id'] ."]);
-    expect(properties(filters[6]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);
-    const route = filters[7]!;
+    expect(property(filters[4]!, 'Logical_Op')).toBe('or');
+    expect(properties(filters[4]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .']);
+    expect(property(filters[5]!, 'Labels')).toBe('On');
+    expect(properties(filters[6]!, 'Regex')).toEqual(["$kubernetes['pod_id'] ."]);
+    expect(properties(filters[7]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);
+    const route = filters[8]!;
     expect(properties(route, 'Rule').map((r) => r.split(/\s+/))).toEqual([
       ['$eventType', '\\.task\\.', 'workflow-index.task', 'false'],
       ['$eventType', '\\.workflow\\.', 'workflow-index.workflow', 'false'],
@@ -126,7 +128,7 @@ describe.skipIf(!available).each(OVERLAYS)('fluent-bit/postgresql as deployed by
   });
 
   it('mounts exactly these files where the command line expects them', () => {
-    expect(Object.keys(deployment.configFiles).sort()).toEqual(['fluent-bit.conf', 'join-partial-lines.lua', 'parsers.conf', 'repair-line.lua']);
+    expect(Object.keys(deployment.configFiles).sort()).toEqual(['event-kubernetes.lua', 'fluent-bit.conf', 'join-partial-lines.lua', 'parsers.conf', 'repair-line.lua']);
     for (const [name, text] of Object.entries(deployment.configFiles)) expect(text, name).toBe(readFileSync(join(directory, name), 'utf8'));
     expect(deployment.container.args).toEqual([`--config=${deployment.configMountPath}/fluent-bit.conf`]);
   });

@@ -1,0 +1,115 @@
+// fluent-bit/postgresql/event-kubernetes.lua executed for real under luajit (the LuaJIT Fluent Bit embeds), fed
+// record["log"] as Fluent Bit hands it to the filter, held to the expected bytes for each case and, for generated
+// lines (valid and broken), to its TypeScript twin (fluent-bit/model/event-kubernetes.ts, which the model runs).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FLUENT_BIT_ROOT } from '../model/load-config.js';
+import { eventKubernetesLine } from '../model/event-kubernetes.js';
+
+const SCRIPT = join(FLUENT_BIT_ROOT, 'postgresql', 'event-kubernetes.lua');
+const available = spawnSync('luajit', ['-v'], { encoding: 'utf8' }).status === 0;
+if (!available) {
+  if (process.env['CI'] === 'true') throw new Error('luajit is required in CI (apt-get install luajit)');
+  console.warn('[skip] event-kubernetes.lua tests skipped: no luajit on this machine (apt-get install luajit)');
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wi-event-kubernetes-lua-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Reads `<length>\n<bytes>` records, calls keep_event_kubernetes as Fluent Bit does and writes
+// `<code> <timestamp> <other fields> <length>\n<log bytes>` for each, so nothing but the log may change.
+const DRIVER = join(dir, 'driver.lua');
+writeFileSync(DRIVER, `dofile(arg[1])
+local f = assert(io.open(arg[2], "rb")); local data = f:read("*a"); f:close()
+local out, p = {}, 1
+while p <= #data do
+  local nl = data:find("\\n", p, true)
+  local len = tonumber(data:sub(p, nl - 1))
+  local line = data:sub(nl + 1, nl + len)
+  p = nl + len + 1
+  local record = { log = line, stream = "stdout", time = "2026-05-12T09:26:40.123456789Z", _p = "F" }
+  local code, ts, rec = keep_event_kubernetes("kube.var.log.containers.app", 1778578000.5, record)
+  out[#out + 1] = code .. " " .. ts .. " " .. rec.stream .. rec.time .. rec._p .. " " .. #rec.log .. "\\n" .. rec.log
+end
+io.stdout:write(table.concat(out))
+`);
+
+function runLua(lines: readonly Buffer[]): { code: number; log: Buffer; rest: string }[] {
+  const input = join(dir, 'lines.bin');
+  writeFileSync(input, Buffer.concat(lines.flatMap((l) => [Buffer.from(`${l.length}\n`), l])));
+  const result = spawnSync('luajit', [DRIVER, SCRIPT, input], { maxBuffer: 1 << 30 });
+  expect(result.stderr.toString()).toBe('');
+  expect(result.status).toBe(0);
+  const out = result.stdout;
+  const results: { code: number; log: Buffer; rest: string }[] = [];
+  for (let p = 0; p < out.length; ) {
+    const nl = out.indexOf(0x0a, p);
+    const [code, ts, rest, length] = out.subarray(p, nl).toString('latin1').split(' ');
+    results.push({ code: Number(code), log: out.subarray(nl + 1, nl + 1 + Number(length)), rest: `${ts} ${rest}` });
+    p = nl + 1 + Number(length);
+  }
+  expect(results).toHaveLength(lines.length);
+  return results;
+}
+
+const E = '"eventType":"io.serverlessworkflow.workflow.started.v1"';
+const CASES: readonly [string, string, string][] = [
+  ['an ordinary event: unchanged', `{${E},"instanceId":"A","input":{"kubernetes":1}}`, `{${E},"instanceId":"A","input":{"kubernetes":1}}`],
+  ['a top-level kubernetes member: renamed', `{${E},"kubernetes":{"pod_id":"x"},"a":1}`, `{${E},"wi_event_kubernetes":{"pod_id":"x"},"a":1}`],
+  ['first member, with whitespace', ` { "kubernetes" : 1 , ${E} } `, ` { "wi_event_kubernetes" : 1 , ${E} } `],
+  ['spelled with escapes: renamed, the spelling kept', `{${E},"\\u006bubernetes":1,"kube\\u0072netes":2}`, `{${E},"wi_event_\\u006bubernetes":1,"wi_event_kube\\u0072netes":2}`],
+  ['repeated: each renamed', `{"kubernetes":1,${E},"kubernetes":2}`, `{"wi_event_kubernetes":1,${E},"wi_event_kubernetes":2}`],
+  ['as a value, nested, in an array, with an escaped backslash, or longer: unchanged', `{${E},"a":"kubernetes","l":[{"kubernetes":1}],"\\\\u006bubernetes":1,"kubernetesx":1,"Kubernetes":1}`, `{${E},"a":"kubernetes","l":[{"kubernetes":1}],"\\\\u006bubernetes":1,"kubernetesx":1,"Kubernetes":1}`],
+  ['after a nested object closes', `{${E},"o":{"a":{"b":[1,{"c":2}]}},"kubernetes":3}`, `{${E},"o":{"a":{"b":[1,{"c":2}]}},"wi_event_kubernetes":3}`],
+  ['not one JSON object: unchanged', `{${E},"kubernetes":1`, `{${E},"kubernetes":1`],
+  ['text after the object: unchanged', `{"kubernetes":1} x`, `{"kubernetes":1} x`],
+  ['an array line: unchanged', '[{"kubernetes":1}]', '[{"kubernetes":1}]'],
+];
+
+describe('the event-kubernetes rename (TypeScript twin)', () => {
+  it.each(CASES)('%s', (_, line, expected) => {
+    expect((eventKubernetesLine(Buffer.from(line)) ?? Buffer.from(line)).toString()).toBe(expected);
+    expect(eventKubernetesLine(Buffer.from(line)) === undefined).toBe(line === expected);
+  });
+
+  it('keeps valid JSON valid: no top-level kubernetes left, every other member as it was', () => {
+    const key = fc.oneof(fc.constantFrom('a', 'kubernetes', 'wi_event_kubernetes', 'kubernetesx', 'é'), fc.string({ maxLength: 3 }));
+    fc.assert(fc.property(fc.array(fc.tuple(key, fc.jsonValue({ maxDepth: 2 })), { maxLength: 8 }), (entries) => {
+      const line = `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+      const parsed = JSON.parse((eventKubernetesLine(Buffer.from(line)) ?? Buffer.from(line)).toString()) as Record<string, unknown>;
+      expect(Object.hasOwn(parsed, 'kubernetes')).toBe(false);
+      const last = new Map(entries.map(([k, v]) => [k === 'kubernetes' ? 'wi_event_kubernetes' : k, v]));
+      for (const [k, v] of last) expect(JSON.stringify(parsed[k])).toBe(JSON.stringify(v)); // -0 prints as 0
+    }), { numRuns: 300 });
+  });
+});
+
+describe.skipIf(!available)('event-kubernetes.lua under luajit', () => {
+  it('gives the expected bytes for every case, with code 0 exactly when nothing changed', () => {
+    const results = runLua(CASES.map(([, line]) => Buffer.from(line)));
+    expect(results.map((r) => [r.log.toString(), r.code, r.rest])).toEqual(CASES.map(([, line, expected]) => [expected, line === expected ? 0 : 2, '1778578000.5 stdout2026-05-12T09:26:40.123456789ZF']));
+  });
+
+  // Fragments glued without regard for JSON structure, so both implementations must agree on broken input too.
+  const fragment = fc.oneof(
+    fc.constantFrom('"', '\\', '\\"', '\\\\', '{', '}', '[', ']', ':', ',', ' ', '"kubernetes":', '"kubernetes"', '"\\u006bubernetes":', '"\\u006Bubernetes":',
+      '"\\\\u006bubernetes":', '"kube\\u0072netes":', '"\\u00":', '"a":', '1', 'null', '"x"', 'é', '📦').map((t) => Buffer.from(t, 'utf8')),
+    fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b)),
+  );
+  const brokenLine = fc.tuple(fc.constantFrom('', ' ', 'x'), fc.array(fragment, { maxLength: 30 }), fc.boolean())
+    .map(([lead, parts, close]) => Buffer.concat([Buffer.from(`${lead}{`), ...parts, Buffer.from(close ? '}' : '')]));
+
+  it('agrees with the TypeScript twin byte for byte on generated lines', () => {
+    fc.assert(fc.property(fc.array(brokenLine, { minLength: 1, maxLength: 40 }), (lines) => {
+      const results = runLua(lines);
+      lines.forEach((line, i) => {
+        const ts = eventKubernetesLine(line);
+        expect({ line: line.toString('base64'), lua: results[i]!.log.toString('base64'), code: results[i]!.code })
+          .toEqual({ line: line.toString('base64'), lua: (ts ?? line).toString('base64'), code: ts ? 2 : 0 });
+      });
+    }), { numRuns: 150 });
+  });
+});
