@@ -27,9 +27,13 @@ const temporary = join(root, `.dist-${process.pid}`);
 const { build } = await import('vite');
 try {
   await build({ configFile: join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: temporary, emptyOutDir: true } });
-  rmSync(dist, { recursive: true, force: true });
-  renameSync(temporary, dist);
-  console.log('console built into console/dist');
+  // A build started at the same time may have finished first: keep its output rather than swap dist/ under a
+  // server that is reading it.
+  if (!upToDate()) {
+    rmSync(dist, { recursive: true, force: true });
+    renameSync(temporary, dist);
+    console.log('console built into console/dist');
+  }
 } catch (error) {
   // Another build renamed its output into place first: theirs is as good as ours.
   if (!(error instanceof Error && 'code' in error && (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') && existsSync(stamp))) throw error;
