@@ -31,7 +31,9 @@ export function describeApiAdditions(client: GraphQLClient, estimating: GraphQLC
   describe.runIf(on('durations'))('durations', () => describeDurations(client));
   describe.runIf(on('relations'))('tasks and their runs', () => describeRelations(client));
   describe.runIf(on('jsonOperators'))('JSON filter operators', () => describeJsonOperators(client));
-  describe('index status', () => describeIndexStatus(client));
+  // Through the second client, whose requests are not recorded: the answer names the backend and depends on the
+  // clock, so a cross-backend replay (server/opensearch/test/cross-backend.test.ts) could never match it.
+  describe('index status', () => describeIndexStatus(estimating));
 
   const missing = ALL_CONFORMANCE_FEATURES.filter((f) => !on(f) && PROBES[f] !== null);
   describe.runIf(missing.length > 0)('features this backend does not implement yet', () => {
