@@ -72,7 +72,11 @@ async function applyExistingIndexSettings(client: Client, pattern: string, dryRu
   const stale = indices.filter(([, { settings }]) => wanted.some(([key, value]) => settings[key] !== value)).map(([name]) => name);
   if (stale.length === 0) return 'unchanged';
   if (!dryRun) {
-    await client.transport.request({ method: 'PUT', path: `/${stale.map(encodeURIComponent).join(',')}/_settings`, body: Object.fromEntries(wanted) });
+    // Retention may delete some (ignore_unavailable) or all of them (404) in between.
+    await client.transport.request(
+      { method: 'PUT', path: `/${stale.map(encodeURIComponent).join(',')}/_settings`, querystring: { ignore_unavailable: 'true' }, body: Object.fromEntries(wanted) },
+      { ignore: [404] },
+    );
   }
   return 'updated';
 }
