@@ -1,6 +1,9 @@
 import DataLoader from 'dataloader';
 import type { Reader, TaskExecutionRecord, WorkflowInstanceRecord } from './reader.js';
 
+/** Most instances one `workflowInstance` batch reads: GRAPHQL_MAX_LIMIT's default, a size every backend pages. */
+const INSTANCE_BATCH = 1000;
+
 /**
  * Per-request batching of the row links:
  *  - `taskExecutions`: every instance of a page asks for its tasks in the same tick, and one
@@ -41,7 +44,8 @@ export class TaskLoaders {
         });
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
-      });
+        // At most a page of the largest list per read (aliases of several lists in one tick make several reads).
+      }, { maxBatchSize: INSTANCE_BATCH });
       this.instanceLoaders.set(payloads, loader);
     }
     return loader.load(instanceId);

@@ -252,3 +252,25 @@ describe('workflow_index_instances_by_status from the per-status counts', () => 
     expect(await new StatusCountsCache(new RecordingReader(), { exactLimit: 5, timeoutMs: 50 }).get()).toBeNull();
   });
 });
+
+describe('workflowInstance batches', () => {
+  it('at most 1000 instances per read: two aliases of 700 tasks of distinct runs make two reads', async () => {
+    const tasks = Array.from({ length: 1400 }, (_, i) => ({ ...TASK_A0, id: `t${i}`, workflowInstanceId: `run-${i}` }));
+    const instances = Array.from({ length: 1400 }, (_, i) => ({ ...INSTANCE_A, id: `run-${i}` }));
+    // answers `id in [...]` as a backend does (the plain recording reader ignores filters)
+    class ById extends RecordingReader {
+      override async listInstances(query: Parameters<RecordingReader['listInstances']>[0]) {
+        await super.listInstances(query);
+        const f = query.filter;
+        const wanted = f?.kind === 'string' && f.predicate.op === 'in' ? new Set(f.predicate.values) : new Set<string>();
+        return instances.filter((i) => wanted.has(i.id));
+      }
+    }
+    const reader = new ById({ tasks, instances });
+    const { app } = testApp({ reader, env: { GRAPHQL_MAX_COST: '5000' } });
+    const { body } = await postGraphQL(app, '{ a: getTaskExecutions(limit: 700) { workflowInstance { id } } b: getTaskExecutions(limit: 700, offset: 700) { workflowInstance { id } } }');
+    expect(body.errors).toBeUndefined();
+    expect((body.data?.['b'] as { workflowInstance: { id: string } }[])[699]?.workflowInstance.id).toBe('run-1399');
+    expect(reader.callsOf('listInstances').map((c) => c.query.limit)).toEqual([1000, 400]);
+  });
+});
