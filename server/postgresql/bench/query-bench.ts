@@ -34,6 +34,7 @@ const argv = yargs(hideBin(process.argv))
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', default: '', describe: 'NODE_OPTIONS for the server process, e.g. --max-old-space-size=128' })
+  .option('server-node-flags', { type: 'string', default: '', describe: 'node flags for the server process that NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the bench stops it)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('keep-database', { type: 'boolean', default: false, describe: 'keep the generated database at the end (its name is printed) for --reuse-database' })
   .option('reuse-database', { type: 'string', describe: 'measure a database a previous --keep-database run generated (same --instances) instead of generating one' })
@@ -437,7 +438,8 @@ async function main(): Promise<void> {
       serverArgs = [MAIN_DIST];
     }
     const port = await freePort();
-    server = spawn(process.execPath, serverArgs, {
+    const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
+    server = spawn(process.execPath, [...nodeFlags, ...serverArgs], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', NODE_OPTIONS: argv['server-node-options'], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', DATABASE_URL: readerUrl,
