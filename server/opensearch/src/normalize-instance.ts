@@ -6,6 +6,7 @@ import { microsToIso } from './event-time.js';
 import { compareJsonb } from './jsonb-order.js';
 import { jsonbText } from './jsonb-text.js';
 import { jsonLeaves } from './json-leaves.js';
+import { jsonPathEntries } from './json-paths.js';
 import { type JsonValue, toPlainJson } from './lossless-json.js';
 import type { EventError, ParsedEvent, TaskEvent, WorkflowEvent } from './raw-event-parse.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
@@ -33,9 +34,10 @@ function greatest<T>(items: readonly T[], compare: (a: T, b: T) => number): T | 
   return best;
 }
 
-function payload(v: JsonValue): { value: unknown; json: string | null; leaves: string[]; complete: boolean } {
-  if (v === null) return { value: null, json: null, leaves: [], complete: true };
-  return { value: toPlainJson(v), json: jsonbText(v), ...jsonLeaves(v) };
+function payload(v: JsonValue) {
+  if (v === null) return { value: null, json: null, leaves: [], complete: true, paths: [], numbers: [], pathsComplete: true };
+  const entries = jsonPathEntries(v);
+  return { value: toPlainJson(v), json: jsonbText(v), ...jsonLeaves(v), paths: entries.paths, numbers: entries.numbers, pathsComplete: entries.complete };
 }
 
 /** The payload fields both document kinds carry: each payload as object, as jsonb text, and as leaves. */
@@ -51,8 +53,17 @@ function payloadFields(input: JsonValue, output: JsonValue) {
     input_leaves_complete: i.complete,
     output_leaves: o.leaves,
     output_leaves_complete: o.complete,
+    input_paths: i.paths,
+    input_numbers: i.numbers,
+    input_paths_complete: i.pathsComplete,
+    output_paths: o.paths,
+    output_numbers: o.numbers,
+    output_paths_complete: o.pathsComplete,
   };
 }
+
+/** end − start in whole microseconds (PostgreSQL's generated duration_us); null while either is missing. */
+const duration = (start: number | null, end: number | null): number | null => (start === null || end === null ? null : end - start);
 
 function errorFields(e: EventError | null): ErrorFields | null {
   return e === null ? null : { type: e.type, title: e.title, detail: e.detail, status: e.status, instance: e.instance };
@@ -92,6 +103,7 @@ function mergeInstance(instanceId: string, events: readonly WorkflowEvent[]): Wo
     start_time_us: startTime,
     end_time_us: endTime,
     last_update_us: lastUpdate,
+    duration_us: duration(startTime, endTime),
     start_time: iso(startTime),
     end_time: iso(endTime),
     last_update: iso(lastUpdate),
@@ -209,7 +221,8 @@ function positionExecutions(events: readonly TaskEvent[]): Execution[] {
   return [...groups.values()].sort((a, b) => a.firstSeq - b.firstSeq);
 }
 
-function executionDocuments(instanceId: string, taskPosition: string, executions: readonly Execution[], placeholder: boolean): TaskExecutionDocument[] {
+function executionDocuments(instance: WorkflowInstanceDocument, taskPosition: string, executions: readonly Execution[]): TaskExecutionDocument[] {
+  const instanceId = instance.id;
   const base = `${instanceId}:${taskPosition}`;
   const seenAt = new Map<number, number>();
   return executions.map((x, i) => {
@@ -223,17 +236,23 @@ function executionDocuments(instanceId: string, taskPosition: string, executions
     return {
       id,
       instance_id: instanceId,
+      // The run's definition, denormalized: task filters on it are plain term queries (the instance is recomputed
+      // whole, executions included, whenever any of its events arrives, so these never go stale).
+      workflow_name: instance.name,
+      workflow_namespace: instance.namespace,
+      workflow_version: instance.version,
       task_position: taskPosition,
       task_name: x.taskName,
       status,
       start_time_us: x.start,
       end_time_us: x.end,
+      duration_us: duration(x.start, x.end),
       start_time: iso(x.start),
       end_time: iso(x.end),
       ...payloadFields(x.open?.input ?? close?.input ?? null, close?.hasOutput ? close.output : null),
       error: errorFields(close?.error ?? null),
       execution_index: executionIndex,
-      placeholder,
+      placeholder: instance.placeholder,
     };
   });
 }
@@ -251,7 +270,7 @@ export function normalizeInstance(instanceId: string, events: readonly ParsedEve
   }
   const executions: TaskExecutionDocument[] = [];
   for (const position of [...byPosition.keys()].sort(compareText)) {
-    executions.push(...executionDocuments(instanceId, position, positionExecutions(distinctTaskEvents(byPosition.get(position)!)), instance.placeholder));
+    executions.push(...executionDocuments(instance, position, positionExecutions(distinctTaskEvents(byPosition.get(position)!))));
   }
   return { instance, executions };
 }

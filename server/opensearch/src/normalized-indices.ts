@@ -58,6 +58,13 @@ const payloadProperties = {
   input_leaves_complete: { type: 'boolean' },
   output_leaves: leaves,
   output_leaves_complete: { type: 'boolean' },
+  // JSON operators beyond eq (json-paths.ts): paths present, and numbers in an order-preserving text form.
+  input_paths: leaves,
+  input_numbers: leaves,
+  input_paths_complete: { type: 'boolean' },
+  output_paths: leaves,
+  output_numbers: leaves,
+  output_paths_complete: { type: 'boolean' },
 };
 
 export function workflowInstancesIndex(): Record<string, unknown> {
@@ -75,6 +82,7 @@ export function workflowInstancesIndex(): Record<string, unknown> {
         start_time_us: micros,
         end_time_us: micros,
         last_update_us: micros,
+        duration_us: micros,
         start_time: storedText,
         end_time: storedText,
         last_update: storedText,
@@ -95,11 +103,15 @@ export function taskExecutionsIndex(): Record<string, unknown> {
       properties: {
         id: keyword,
         instance_id: keyword,
+        workflow_name: keyword,
+        workflow_namespace: keyword,
+        workflow_version: keyword,
         task_position: keyword,
         task_name: keyword,
         status: keyword,
         start_time_us: micros,
         end_time_us: micros,
+        duration_us: micros,
         start_time: storedText,
         end_time: storedText,
         ...payloadProperties,

@@ -7,12 +7,18 @@ import type { ErrorFields } from './workflow-instance-document.js';
 export interface TaskExecutionDocument {
   readonly id: string;
   readonly instance_id: string;
+  /** The run's name, namespace and version (its instance document's), for task filters on the run. */
+  readonly workflow_name: string | null;
+  readonly workflow_namespace: string | null;
+  readonly workflow_version: string | null;
   readonly task_position: string;
   readonly task_name: string;
   /** RUNNING | COMPLETED | FAULTED | CANCELLED | SUSPENDED */
   readonly status: string;
   readonly start_time_us: number | null;
   readonly end_time_us: number | null;
+  /** end − start in microseconds (PostgreSQL's duration_us); null while either is missing. */
+  readonly duration_us: number | null;
   readonly start_time: string | null;
   readonly end_time: string | null;
   readonly input: unknown;
@@ -24,6 +30,13 @@ export interface TaskExecutionDocument {
   readonly input_leaves_complete: boolean;
   readonly output_leaves: readonly string[];
   readonly output_leaves_complete: boolean;
+  /** Paths present and sortable number entries for the JSON operators beyond eq (json-paths.ts); false when capped. */
+  readonly input_paths: readonly string[];
+  readonly input_numbers: readonly string[];
+  readonly input_paths_complete: boolean;
+  readonly output_paths: readonly string[];
+  readonly output_numbers: readonly string[];
+  readonly output_paths_complete: boolean;
   readonly error: ErrorFields | null;
   /** 1 for the chronologically first execution at its position, 2… for the others. */
   readonly execution_index: number;

@@ -22,6 +22,8 @@ export interface WorkflowInstanceDocument {
   readonly start_time_us: number | null;
   readonly end_time_us: number | null;
   readonly last_update_us: number | null;
+  /** end − start in microseconds (PostgreSQL's duration_us); null while either is missing. */
+  readonly duration_us: number | null;
   /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`, as served. */
   readonly start_time: string | null;
   readonly end_time: string | null;
@@ -36,6 +38,13 @@ export interface WorkflowInstanceDocument {
   readonly input_leaves_complete: boolean;
   readonly output_leaves: readonly string[];
   readonly output_leaves_complete: boolean;
+  /** Paths present and sortable number entries for the JSON operators beyond eq (json-paths.ts); false when capped. */
+  readonly input_paths: readonly string[];
+  readonly input_numbers: readonly string[];
+  readonly input_paths_complete: boolean;
+  readonly output_paths: readonly string[];
+  readonly output_numbers: readonly string[];
+  readonly output_paths_complete: boolean;
   /** null when the instance has no error. */
   readonly error: ErrorFields | null;
   readonly placeholder: boolean;

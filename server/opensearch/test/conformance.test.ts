@@ -3,7 +3,7 @@
 // normalizer, read by the OpenSearch Reader, all under a test prefix.
 import { Client } from '@opensearch-project/opensearch';
 import { describe } from 'vitest';
-import { runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
@@ -13,6 +13,8 @@ const available = await openSearchReachable();
 describe.skipIf(!available)('conformance: OpenSearch', () => {
   runConformanceSuite({
     name: 'opensearch',
+    // Every query beyond the contract (issue 9): Reader.extended (src/reader/extended/).
+    features: ALL_CONFORMANCE_FEATURES,
     async setup(events) {
       const ns = createTestNamespace();
       try {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '@workflow-index/core/app';
 import { defaultCoreConfig } from '@workflow-index/core/config';
 import type { Reader } from '@workflow-index/core/reader';
-import { CONFORMANCE_EVENTS, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { ALL_CONFORMANCE_FEATURES, CONFORMANCE_EVENTS, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
 import { GraphQLClient, type Variables } from '../../core/test/conformance/graphql-client.js';
 import { createPostgresqlReader } from '../../postgresql/src/postgresql-reader.js';
 import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
@@ -20,6 +20,7 @@ import { REAL_FORMATS, realFixture } from '../../postgresql/test/support/real-fi
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../postgresql/test/support/test-database.js';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { generatedEventLines } from './support/generated-events.js';
+import { EXTENDED_INSTANCE_ORDER_FIELDS, EXTENDED_TASK_ORDER_FIELDS, extendedInstanceFilter, extendedTaskFilter } from './support/generated-extended-queries.js';
 import { INSTANCE_ORDER_FIELDS, TASK_ORDER_FIELDS, instanceFilter, orderBy, taskFilter, valuePools } from './support/generated-queries.js';
 import { eventLines, loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
 import { writeToPostgreSQL } from './support/postgresql-twin.js';
@@ -94,12 +95,16 @@ async function answers(pair: Pair, query: string, variables?: Variables): Promis
 /** What the generated requests were answered with, so the test proves they matched rows and not only errors. */
 const tally = { requests: 0, errors: 0, nonEmpty: 0 };
 
+/** A list with rows, or a count above zero. */
+const matchedSomething = (answer: unknown): boolean =>
+  Array.isArray(answer) ? answer.length > 0 : typeof (answer as { value?: unknown } | null)?.value === 'number' && (answer as { value: number }).value > 0;
+
 async function expectSame(pair: Pair, query: string, variables?: Variables): Promise<string> {
   const { postgresql, opensearch } = await answers(pair, query, variables);
-  const parsed = JSON.parse(postgresql) as { data: Record<string, unknown[]> | null; errors: unknown[] };
+  const parsed = JSON.parse(postgresql) as { data: Record<string, unknown> | null; errors: unknown[] };
   tally.requests++;
   if (parsed.errors.length > 0) tally.errors++;
-  else if (Object.values(parsed.data ?? {}).some((rows) => Array.isArray(rows) && rows.length > 0)) tally.nonEmpty++;
+  else if (Object.values(parsed.data ?? {}).some(matchedSomething)) tally.nonEmpty++;
   if (postgresql !== opensearch) {
     expect({ query, variables, opensearch: JSON.parse(opensearch) as unknown }).toEqual({ query, variables, opensearch: JSON.parse(postgresql) as unknown });
   }
@@ -116,6 +121,21 @@ const INSTANCES = `query ($filter: WorkflowInstanceFilterInput, $orderBy: Workfl
 const TASKS = `query ($filter: TaskExecutionFilterInput, $orderBy: TaskExecutionOrderByInput, $limit: Int, $offset: Int, $after: String) {
   getTaskExecutions(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) { ${TASK_FIELDS} cursor }
 }`;
+
+// The API additions (issue 9): durations, the run of each task, and the counts of the same filter.
+const EXTENDED_INSTANCES = `query ($filter: WorkflowInstanceFilterInput, $orderBy: WorkflowInstanceOrderByInput, $limit: Int, $offset: Int, $after: String) {
+  getWorkflowInstances(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) {
+    id status startDate endDate durationMs inputData outputData cursor taskExecutions { id status durationMs }
+  }
+}`;
+const EXTENDED_TASKS = `query ($filter: TaskExecutionFilterInput, $orderBy: TaskExecutionOrderByInput, $limit: Int, $offset: Int, $after: String) {
+  getTaskExecutions(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) {
+    id taskName status durationMs inputData outputData cursor workflowInstance { id name namespace version }
+  }
+}`;
+const INSTANCE_COUNTS = `query ($filter: WorkflowInstanceFilterInput) { countWorkflowInstances(filter: $filter) { value exact } }`;
+const STATUS_COUNTS = `query ($filter: WorkflowInstanceFilterInput) { workflowInstanceStatusCounts(filter: $filter) { status count { value exact } } }`;
+const TASK_COUNTS = `query ($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`;
 
 describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer identical JSON', () => {
   let ns: TestNamespace;
@@ -135,6 +155,7 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
   describe('the conformance suite on OpenSearch (its requests recorded)', () => {
     runConformanceSuite({
       name: 'opensearch',
+      features: ALL_CONFORMANCE_FEATURES,
       setup: async () => ({ reader: conformance!.opensearch.reader, teardown: async () => undefined }),
       recordQuery: (query, variables) => recorded.set(JSON.stringify([query, variables ?? null]), { query, variables }),
     });
@@ -142,13 +163,9 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
   it('every request of the conformance suite gets the same answer from both backends', async () => {
     expect(recorded.size).toBeGreaterThan(300);
-    // The queries beyond the contract (issue 9) that the OpenSearch reader does not implement yet (no Reader.extended)
-    // answer BAD_USER_INPUT there by design; every other request must be identical.
-    const notYet = /is not supported by the opensearch backend yet/;
+    // The queries beyond the contract (issue 9) included: OpenSearch implements Reader.extended, nothing is skipped.
     let compared = 0;
     for (const { query, variables } of recorded.values()) {
-      const answer = await conformance!.opensearch.client.send(query, variables);
-      if (answer.errors.length > 0 && answer.errors.every((e) => notYet.test(e.message))) continue;
       await expectSame(conformance!, query, variables);
       compared++;
     }
@@ -159,6 +176,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
     let mixed: Pair | undefined;
     let instanceArb: fc.Arbitrary<Record<string, unknown>>;
     let taskArb: fc.Arbitrary<Record<string, unknown>>;
+    let extendedInstanceArb: fc.Arbitrary<Record<string, unknown>>;
+    let extendedTaskArb: fc.Arbitrary<Record<string, unknown>>;
 
     beforeAll(async () => {
       const lines = [
@@ -173,6 +192,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
       expect(all.data.getWorkflowInstances.length).toBeGreaterThan(200);
       const pools = valuePools(all.data.getWorkflowInstances, tasks.data.getTaskExecutions);
       instanceArb = fc.record({ filter: instanceFilter(pools), orderBy: orderBy(INSTANCE_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
+      extendedInstanceArb = fc.record({ filter: extendedInstanceFilter(pools), orderBy: orderBy(EXTENDED_INSTANCE_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
+      extendedTaskArb = fc.record({ filter: extendedTaskFilter(pools), orderBy: orderBy(EXTENDED_TASK_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
       taskArb = fc.record({ filter: taskFilter(pools), orderBy: orderBy(TASK_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
     }, 300_000);
 
@@ -194,6 +215,42 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
     it('getTaskExecutions: filters, orders, limits and offsets', async () => {
       await generated(() => fc.assert(fc.asyncProperty(taskArb, async (variables) => { await expectSame(mixed!, TASKS, variables); }), { numRuns: 300, seed: 2 }));
+    }, 300_000);
+
+    it('API additions, instances: durations, JSON operators, taskExecutions (nested, negated), orderBy duration, counts', async () => {
+      await generated(() => fc.assert(
+        fc.asyncProperty(extendedInstanceArb, async (variables) => {
+          await expectSame(mixed!, EXTENDED_INSTANCES, variables);
+          const filter = variables['filter'] === undefined ? {} : { filter: variables['filter'] };
+          await expectSame(mixed!, INSTANCE_COUNTS, filter);
+          await expectSame(mixed!, STATUS_COUNTS, filter);
+        }),
+        { numRuns: 200, seed: 4 },
+      ));
+    }, 300_000);
+
+    it('API additions, task executions: durations, JSON operators, the run\'s name/namespace/version, workflowInstance, counts', async () => {
+      await generated(() => fc.assert(
+        fc.asyncProperty(extendedTaskArb, async (variables) => {
+          await expectSame(mixed!, EXTENDED_TASKS, variables);
+          await expectSame(mixed!, TASK_COUNTS, variables['filter'] === undefined ? {} : { filter: variables['filter'] });
+        }),
+        { numRuns: 200, seed: 5 },
+      ));
+    }, 300_000);
+
+    it('API additions: keyset pages in duration order continue the same on both backends', async () => {
+      await generated(() => fc.assert(
+        fc.asyncProperty(extendedInstanceArb, extendedTaskArb, fc.nat(), async (instances, tasks, pick) => {
+          for (const [query, field, variables] of [[EXTENDED_INSTANCES, 'getWorkflowInstances', instances], [EXTENDED_TASKS, 'getTaskExecutions', tasks]] as const) {
+            const first = JSON.parse(await expectSame(mixed!, query, { ...variables, limit: 50, offset: 0 })) as { data: Record<string, { cursor: string }[]> | null };
+            const rows = first.data?.[field] ?? [];
+            if (rows.length === 0) continue;
+            await expectSame(mixed!, query, { ...variables, after: rows[pick % rows.length]!.cursor });
+          }
+        }),
+        { numRuns: 60, seed: 6 },
+      ));
     }, 300_000);
 
     it('keyset pages: the cursor of any row continues the same on both backends', async () => {

@@ -56,7 +56,8 @@ export function positionOfSort(order: readonly OrderKey[], sort: readonly unknow
   return order.map(({ key }, i) => {
     const value = sort[i];
     if (value === undefined || value === null) return null;
-    if (!key.time) return String(value);
+    // A missing long that is not a time (duration_us) has the same markers.
+    if (!key.time) return typeof value === 'number' && Math.abs(value) >= MISSING_LONG ? null : String(value);
     const us = Number(value);
     return Math.abs(us) >= MISSING_LONG ? null : microsToIso(us);
   });

@@ -1,15 +1,11 @@
 // The OpenSearch Reader: read-only searches over the normalized indices `workflow-instances` and `task-executions`
 // (normalized-indices.ts). Placeholders (`placeholder: true`: no workflow.started yet, and the executions of such an
-// instance) are excluded from every query. Filters: filter-dsl.ts; order: sort-dsl.ts; `after`: keyset.ts.
-//
-// Deep offsets: OpenSearch answers `from + size` only up to the index's max_result_window (10,000). Beyond it the
-// reader walks there itself: it reads the skipped rows' sort values in windows of that size, each window continuing
-// after the last row of the previous one (keyset.ts), and reads the page after the last skipped row. The answer is
-// the same as a plain offset; its cost grows with the offset (one search per 10,000 skipped rows), as PostgreSQL's
-// OFFSET does.
+// instance) are excluded from every query. Filters: filter-dsl.ts; order: sort-dsl.ts; `after`: keyset.ts; pages and
+// deep offsets: paged-search.ts. The queries beyond the contract (issue 9) are `extended` (extended/).
 import type { Client } from '@opensearch-project/opensearch';
 import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
 import type {
+  ExtendedReader,
   FilterNode,
   IngestionStats,
   InstanceFilter,
@@ -29,10 +25,12 @@ import { instanceSource, taskSource, toInstance, toTask } from './documents.js';
 import { type FilterFields, INSTANCE_FIELDS, INSTANCE_SORT, type SortFieldDoc, TASK_FIELDS, TASK_SORT, TASKS_OF_INSTANCE_ORDER } from './fields.js';
 import { filterDsl } from './filter-dsl.js';
 import { resolveJsonFallback } from './json-fallback.js';
-import { afterDsl, positionOf, positionOfSort, type PositionValues } from './keyset.js';
-import { MATCH_NONE, type Query, and, term, terms } from './query-dsl.js';
+import { afterDsl, positionOf, type PositionValues } from './keyset.js';
+import { type Query, and, term, terms } from './query-dsl.js';
+import { pagedSearch } from './paged-search.js';
 import { type SearchHit, SearchRequests } from './search-requests.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
+import { OpenSearchExtendedReader } from './extended/extended-reader.js';
 
 export interface OpenSearchReaderOptions {
   readonly client: Client;
@@ -44,6 +42,8 @@ export interface OpenSearchReaderOptions {
   readonly maxResultWindow?: number;
   /** Whether close() closes the client (default true). */
   readonly ownsClient?: boolean;
+  /** Bound of the runs a `taskExecutions` instance filter resolves (extended/extended-filter.ts; tests lower it). */
+  readonly maxTaskFilterRuns?: number;
 }
 
 const SERVED: Query = term('placeholder', false);
@@ -57,6 +57,8 @@ export class OpenSearchReader implements Reader {
   readonly #window: number;
   readonly #ownsClient: boolean;
   #closed: Promise<void> | undefined;
+  /** The queries beyond the contract (issue 9): extended/extended-reader.ts. */
+  readonly extended: ExtendedReader;
 
   constructor(options: OpenSearchReaderOptions) {
     this.#client = options.client;
@@ -65,6 +67,12 @@ export class OpenSearchReader implements Reader {
     this.#requests = new SearchRequests(options.client, options.requestTimeoutMs ?? 10_000);
     this.#window = options.maxResultWindow ?? 10_000;
     this.#ownsClient = options.ownsClient ?? true;
+    this.extended = new OpenSearchExtendedReader({
+      requests: this.#requests,
+      names: this.names,
+      maxResultWindow: this.#window,
+      ...(options.maxTaskFilterRuns === undefined ? {} : { maxTaskFilterRuns: options.maxTaskFilterRuns }),
+    });
   }
 
   async getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null> {
@@ -152,34 +160,9 @@ export class OpenSearchReader implements Reader {
     const filter = query.filter as FilterNode<S, T> | null;
     const fallback = await resolveJsonFallback(this.#requests, index, filter, fields, SERVED);
     const base = and([SERVED, filterDsl(filter, fields, fallback)]);
-    if (base === MATCH_NONE) return [];
-    let after: PositionValues | null = query.after?.values ?? null;
-    let offset = query.offset;
-    const sort = sortDsl(order);
-    const keyset = (position: PositionValues | null): Query => (position === null ? base : and([base, afterDsl(order, position)]));
-    // Beyond the window: skip whole windows. Only the last row of each is fetched (from = skip − 1, size 1), and only
-    // its sort values, which are the position the next window continues after.
-    const positionSource = [...new Set(order.map((o) => o.key.source))];
-    while (offset + Math.min(query.limit, this.#window) > this.#window) {
-      const skip = Math.min(offset, this.#window);
-      const response = await this.#requests.search(index, { query: keyset(after), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
-      const last = response.hits.hits[0];
-      if (last === undefined) return [];
-      after = positionOfSort(order, last.sort ?? []);
-      offset -= skip;
-    }
-    // The page itself, in windows when the limit is larger than one.
-    const rows: SearchHit[] = [];
-    while (rows.length < query.limit) {
-      const size = Math.min(query.limit - rows.length, this.#window - offset);
-      const response = await this.#requests.search(index, { query: keyset(after), from: offset, size, sort, _source: [...new Set([...source, ...positionSource])] }, what);
-      const hits = response.hits.hits;
-      rows.push(...hits);
-      if (hits.length < size) break;
-      after = positionOf(order, hits[hits.length - 1]!._source);
-      offset = 0;
-    }
-    return rows;
+    return pagedSearch(this.#requests, this.#window, {
+      index, base, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what,
+    });
   }
 
   async ping(timeoutMs: number): Promise<void> {

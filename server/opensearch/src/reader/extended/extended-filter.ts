@@ -1,0 +1,147 @@
+// The extended filter tree (reader.ts ExtendedFilterNode) as one OpenSearch query over a normalized index. The
+// contract's leaves are filter-dsl.ts's; the kinds of issue 9 are translated here, some after a lookup (hence async):
+//   duration  a range on `duration_us` (the millisecond bound as whole µs, durationBoundMicros), isNull: exists
+//   jsonOp    json-operators.ts on documents the keyword fields decide, plus the ids of the others whose payload text
+//             matches (read and checked here: capped payloads and documents normalized before the paths existed)
+//   instance  (task filters) the run's name/namespace/version, denormalized into the task document: term queries
+//   tasks     (instance filters) two steps: the distinct runs of the matching task executions (a composite
+//             aggregation on instance_id, read in pages), then `id` in those runs. `not` is its exact complement
+//             (runs with no matching task). A task filter matching the tasks of more than MAX_TASK_FILTER_RUNS runs is
+//             refused with BAD_USER_INPUT asking for a narrower one (a terms query holds at most 65,536 values).
+import { badUserInput } from '@workflow-index/core/errors';
+import { durationBoundMicros } from '@workflow-index/core/duration';
+import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core/reader';
+import type { NormalizedIndexNames } from '../../normalized-indices.js';
+import { type FilterFields, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';
+import { filterDsl } from '../filter-dsl.js';
+import { resolveJsonFallback } from '../json-fallback.js';
+import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms } from '../query-dsl.js';
+import type { SearchRequests } from '../search-requests.js';
+import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
+import { decided, jsonOperatorDsl, jsonPredicateMatches, undecided } from './json-operators.js';
+
+/** index.max_terms_count's default: the most ids one terms query may carry. */
+export const MAX_TASK_FILTER_RUNS = 65_536;
+const PAGE = 10_000;
+
+export type Target = 'instances' | 'tasks';
+
+export interface FilterContext {
+  readonly requests: SearchRequests;
+  readonly names: NormalizedIndexNames;
+  /** Served documents only (no placeholders): what every lookup is restricted to. */
+  readonly served: Query;
+  /** Bound of the `tasks` lookup (tests lower it). */
+  readonly maxTaskFilterRuns?: number;
+}
+
+type AnyNode = ExtendedFilterNode<string, string>;
+
+const indexOf = (ctx: FilterContext, target: Target): string => (target === 'instances' ? ctx.names.workflowInstances : ctx.names.taskExecutions);
+const fieldsOf = (target: Target): FilterFields<string, string> => (target === 'instances' ? INSTANCE_FIELDS : TASK_FIELDS) as FilterFields<string, string>;
+
+/** The query of a filter tree (MATCH_ALL for none), without the served condition. */
+export async function extendedFilterDsl(ctx: FilterContext, node: AnyNode | null, target: Target): Promise<Query> {
+  if (node === null) return MATCH_ALL;
+  switch (node.kind) {
+    case 'and':
+      return and(await Promise.all(node.nodes.map((n) => extendedFilterDsl(ctx, n, target))));
+    case 'or':
+      return or(await Promise.all(node.nodes.map((n) => extendedFilterDsl(ctx, n, target))));
+    case 'not':
+      return not(await extendedFilterDsl(ctx, node.node, target));
+    case 'string':
+    case 'time':
+    case 'int':
+      return filterDsl(node as FilterNode<string, string>, fieldsOf(target));
+    case 'json': {
+      const leaf = node as FilterNode<string, string>;
+      const fallback = await resolveJsonFallback(ctx.requests, indexOf(ctx, target), leaf, fieldsOf(target), ctx.served);
+      return filterDsl(leaf, fieldsOf(target), fallback);
+    }
+    case 'jsonOp':
+      return jsonOperator(ctx, target, node.field, node.path, node.predicate);
+    case 'duration':
+      return durationDsl(node.predicate);
+    case 'instance':
+      if (target !== 'tasks') throw new Error('an instance condition is a task filter node');
+      return runDsl(node.node);
+    case 'tasks': {
+      if (target !== 'instances') throw new Error('a taskExecutions condition is an instance filter node');
+      const taskQuery = await extendedFilterDsl(ctx, node.node, 'tasks');
+      if (taskQuery === MATCH_NONE) return MATCH_NONE;
+      return terms('id', await runsOfTasks(ctx, and([ctx.served, taskQuery])));
+    }
+  }
+}
+
+function durationDsl(p: DurationPredicate): Query {
+  if (p.op === 'isNull') return p.value ? not(exists(DURATION_FIELD)) : exists(DURATION_FIELD);
+  return range(DURATION_FIELD, { [p.op]: durationBoundMicros(p.op, p.value) });
+}
+
+/** An instance filter on the run's definition, over the task document's copies of it. */
+function runDsl(node: ExtendedFilterNode<InstanceStringField, string>): Query {
+  switch (node.kind) {
+    case 'and':
+      return and(node.nodes.map(runDsl));
+    case 'or':
+      return or(node.nodes.map(runDsl));
+    case 'not':
+      return not(runDsl(node.node));
+    case 'string': {
+      const field = RUN_FIELDS[node.field];
+      if (field === undefined) throw new Error(`task filters cannot test the run's ${node.field}`);
+      return filterDsl({ kind: 'string', field: 'run', predicate: node.predicate }, { string: { run: field } } as unknown as FilterFields<'run', never>);
+    }
+    default:
+      throw new Error(`task filters cannot test the run with a ${node.kind} condition`);
+  }
+}
+
+async function jsonOperator(ctx: FilterContext, target: Target, field: JsonField, path: readonly string[], predicate: JsonPredicate): Promise<Query> {
+  const fields = JSON_OPERATOR_FIELDS[field];
+  const onKeywords = and([decided(fields), jsonOperatorDsl(fields, path, predicate)]);
+  // The documents the keyword fields cannot decide are checked on their payload text, in pages by id.
+  const index = indexOf(ctx, target);
+  const query = and([ctx.served, undecided(fields)]);
+  const ids: string[] = [];
+  let lastId: string | null = null;
+  for (;;) {
+    const page = lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]);
+    const response = await ctx.requests.search(index, { query: page, size: 1000, sort: [{ id: { order: 'asc' } }], _source: ['id', fields.text] }, 'JSON filter check');
+    const hits = response.hits.hits;
+    for (const hit of hits) {
+      const text = hit._source[fields.text];
+      if (jsonPredicateMatches(typeof text === 'string' ? text : null, path, predicate)) ids.push(String(hit._source['id']));
+    }
+    if (hits.length < 1000) break;
+    lastId = String(hits[hits.length - 1]!._source['id']);
+  }
+  return or([onKeywords, terms('id', ids)]);
+}
+
+interface CompositeResponse {
+  readonly runs: { readonly buckets: readonly { readonly key: { readonly id: string } }[]; readonly after_key?: { readonly id: string } };
+}
+
+/** The distinct instance ids of the task executions `query` matches, at most the bound. */
+async function runsOfTasks(ctx: FilterContext, query: Query): Promise<string[]> {
+  const bound = ctx.maxTaskFilterRuns ?? MAX_TASK_FILTER_RUNS;
+  const ids: string[] = [];
+  let after: { id: string } | undefined;
+  for (;;) {
+    const composite = { size: PAGE, sources: [{ id: { terms: { field: 'instance_id' } } }], ...(after === undefined ? {} : { after }) };
+    const response = await ctx.requests.search(ctx.names.taskExecutions, { query, size: 0, aggs: { runs: { composite } } }, 'taskExecutions filter');
+    const runs = (response.aggregations as unknown as CompositeResponse).runs;
+    ids.push(...runs.buckets.map((b) => b.key.id));
+    if (ids.length > bound) {
+      throw badUserInput(
+        `filter.taskExecutions matches task executions of more than ${bound} workflow instances, more than the OpenSearch backend ` +
+          'resolves in one query; narrow the task filter (e.g. taskName, status, startDate, workflowName) or filter the instances first',
+      );
+    }
+    if (runs.buckets.length < PAGE || runs.after_key === undefined) return ids;
+    after = runs.after_key;
+  }
+}

@@ -1,0 +1,120 @@
+// Reader.extended for OpenSearch (issue 9): the lists with the extended filter kinds (extended-filter.ts) and the
+// `duration` order, and the counts.
+//
+// Counts: OpenSearch counts matching documents exactly and cheaply (track_total_hits: true reads the postings, no
+// documents), so the value is always the exact count. The API's `exact` flag keeps PostgreSQL's meaning, "counted
+// while at most COUNT_EXACT_LIMIT match": above the limit it is false (the value is then still the exact count, not an
+// estimate, which the flag allows). Per-status counts are one search: a `filters` aggregation with one bucket per
+// status (doc counts of a filters aggregation are exact).
+import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from '@workflow-index/core/reader';
+import type {
+  Count,
+  CountOptions,
+  ExtendedInstanceFilter,
+  ExtendedInstanceSortField,
+  ExtendedReader,
+  ExtendedTaskFilter,
+  ExtendedTaskSortField,
+  ListQuery,
+  SortKey,
+  TaskExecutionRecord,
+  WorkflowInstanceRecord,
+  WorkflowInstanceStatus,
+} from '@workflow-index/core/reader';
+import type { NormalizedIndexNames } from '../../normalized-indices.js';
+import { instanceSource, taskSource, toInstance, toTask } from '../documents.js';
+import type { SortFieldDoc } from '../fields.js';
+import { pagedSearch } from '../paged-search.js';
+import { type Query, and, MATCH_NONE, term } from '../query-dsl.js';
+import type { SearchHit, SearchRequests } from '../search-requests.js';
+import type { OrderKey } from '../sort-dsl.js';
+import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
+import { extendedFilterDsl, type FilterContext, type Target } from './extended-filter.js';
+
+export interface ExtendedReaderOptions {
+  readonly requests: SearchRequests;
+  readonly names: NormalizedIndexNames;
+  /** The indices' index.max_result_window. */
+  readonly maxResultWindow: number;
+  /** Bound of the runs a `taskExecutions` instance filter resolves (default MAX_TASK_FILTER_RUNS). */
+  readonly maxTaskFilterRuns?: number;
+}
+
+const SERVED: Query = term('placeholder', false);
+
+/** GraphQL Int is 32-bit: a count beyond it is served as the largest Int. */
+const MAX_INT = 2_147_483_647;
+
+function orderOf<F extends string>(orderBy: readonly SortKey<F>[], fields: Readonly<Record<F, SortFieldDoc>>): OrderKey[] {
+  return effectiveSortKeys<F>(orderBy, DEFAULT_LIST_ORDER as unknown as readonly SortKey<F>[]).map((k) => ({ key: fields[k.field], direction: k.direction }));
+}
+
+const countOf = (value: number, exactLimit: number): Count => ({ value: Math.min(value, MAX_INT), exact: value <= exactLimit });
+
+export class OpenSearchExtendedReader implements ExtendedReader {
+  readonly #requests: SearchRequests;
+  readonly #names: NormalizedIndexNames;
+  readonly #window: number;
+  readonly #context: FilterContext;
+
+  constructor(options: ExtendedReaderOptions) {
+    this.#requests = options.requests;
+    this.#names = options.names;
+    this.#window = options.maxResultWindow;
+    this.#context = {
+      requests: options.requests,
+      names: options.names,
+      served: SERVED,
+      ...(options.maxTaskFilterRuns === undefined ? {} : { maxTaskFilterRuns: options.maxTaskFilterRuns }),
+    };
+  }
+
+  async listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+    if (query.limit <= 0) return [];
+    const order = orderOf(query.orderBy, EXTENDED_INSTANCE_SORT);
+    const hits = await this.#list(this.#names.workflowInstances, query, await this.#served(query.filter, 'instances'), order, instanceSource(query.payloads), 'listInstances');
+    return hits.map((h) => toInstance(h._source, query.payloads));
+  }
+
+  async listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]> {
+    if (query.limit <= 0) return [];
+    const order = orderOf(query.orderBy, EXTENDED_TASK_SORT);
+    const hits = await this.#list(this.#names.taskExecutions, query, await this.#served(query.filter, 'tasks'), order, taskSource(query.payloads), 'listTasks');
+    return hits.map((h) => toTask(h._source, query.payloads));
+  }
+
+  async countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
+    return this.#count(this.#names.workflowInstances, await this.#served(filter, 'instances'), options.exactLimit, 'countInstances');
+  }
+
+  async countTasks(filter: ExtendedTaskFilter | null, options: CountOptions): Promise<Count> {
+    return this.#count(this.#names.taskExecutions, await this.#served(filter, 'tasks'), options.exactLimit, 'countTasks');
+  }
+
+  async countInstancesByStatus(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
+    const query = await this.#served(filter, 'instances');
+    const counts = Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, 0])) as Record<WorkflowInstanceStatus, number>;
+    if (query !== MATCH_NONE) {
+      const filters = Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, term('status', s)]));
+      const response = await this.#requests.search(this.#names.workflowInstances, { query, size: 0, aggs: { statuses: { filters: { filters } } } }, 'countInstancesByStatus');
+      const buckets = (response.aggregations as { statuses: { buckets: Record<string, { doc_count: number }> } }).statuses.buckets;
+      for (const s of INSTANCE_STATUSES) counts[s] = buckets[s]?.doc_count ?? 0;
+    }
+    return Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, countOf(counts[s], options.exactLimit)])) as Record<WorkflowInstanceStatus, Count>;
+  }
+
+  /** The filter's query restricted to served documents (MATCH_NONE when nothing can match). */
+  async #served(filter: ExtendedInstanceFilter | ExtendedTaskFilter | null, target: Target): Promise<Query> {
+    return and([SERVED, await extendedFilterDsl(this.#context, filter as Parameters<typeof extendedFilterDsl>[1], target)]);
+  }
+
+  async #count(index: string, query: Query, exactLimit: number, what: string): Promise<Count> {
+    if (query === MATCH_NONE) return { value: 0, exact: true };
+    const response = await this.#requests.search(index, { query, size: 0, track_total_hits: true }, what);
+    return countOf(response.hits.total?.value ?? 0, exactLimit);
+  }
+
+  #list(index: string, query: ListQuery<unknown, string>, base: Query, order: readonly OrderKey[], source: readonly string[], what: string): Promise<SearchHit[]> {
+    return pagedSearch(this.#requests, this.#window, { index, base, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what });
+  }
+}

@@ -1,0 +1,52 @@
+// One page of a list query in a sort order, after a keyset position and an offset (the contract's lists and the
+// extended ones share it). Deep offsets: OpenSearch answers `from + size` only up to the index's max_result_window
+// (10,000). Beyond it the page is walked there: each skipped window is one search fetching only its last row's sort
+// values (from = skip − 1, size 1, no _source), the position the next window continues after (keyset.ts). The answer
+// is the same as a plain offset; its cost grows with the offset, as PostgreSQL's OFFSET does.
+import { afterDsl, positionOf, positionOfSort, type PositionValues } from './keyset.js';
+import { type Query, and, MATCH_NONE } from './query-dsl.js';
+import type { SearchHit, SearchRequests } from './search-requests.js';
+import { type OrderKey, sortDsl } from './sort-dsl.js';
+
+export interface PageRequest {
+  readonly index: string;
+  /** The filter with the served condition; MATCH_NONE reads nothing. */
+  readonly base: Query;
+  readonly order: readonly OrderKey[];
+  readonly after: PositionValues | null;
+  readonly offset: number;
+  readonly limit: number;
+  /** `_source` fields of a row (the position's fields are added). */
+  readonly source: readonly string[];
+  readonly what: string;
+}
+
+export async function pagedSearch(requests: SearchRequests, window: number, page: PageRequest): Promise<SearchHit[]> {
+  const { index, base, order, what } = page;
+  if (page.limit <= 0 || base === MATCH_NONE) return [];
+  let after = page.after;
+  let offset = page.offset;
+  const sort = sortDsl(order);
+  const keyset = (position: PositionValues | null): Query => (position === null ? base : and([base, afterDsl(order, position)]));
+  const positionSource = [...new Set(order.map((o) => o.key.source))];
+  while (offset + Math.min(page.limit, window) > window) {
+    const skip = Math.min(offset, window);
+    const response = await requests.search(index, { query: keyset(after), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
+    const last = response.hits.hits[0];
+    if (last === undefined) return [];
+    after = positionOfSort(order, last.sort ?? []);
+    offset -= skip;
+  }
+  // The page itself, in windows when the limit is larger than one.
+  const rows: SearchHit[] = [];
+  while (rows.length < page.limit) {
+    const size = Math.min(page.limit - rows.length, window - offset);
+    const response = await requests.search(index, { query: keyset(after), from: offset, size, sort, _source: [...new Set([...page.source, ...positionSource])] }, what);
+    const hits = response.hits.hits;
+    rows.push(...hits);
+    if (hits.length < size) break;
+    after = positionOf(order, hits[hits.length - 1]!._source);
+    offset = 0;
+  }
+  return rows;
+}
