@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
@@ -15,6 +18,21 @@ function capture(): { stream: Writable; text: () => string } {
 }
 
 describe('createLogger', () => {
+  it('stdout (asynchronous): every line written before process.exit reaches the pipe, in order', async () => {
+    const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger({ log: { level: 'info', format: 'json' } });
+      for (let i = 0; i < 5000; i++) log.info({ i }, 'request');
+      process.exit(0);`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    });
+    const numbers = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+  }, 150_000);
+
   it('json: one JSON object per line with the level as a label and an ISO time', () => {
     const out = capture();
     const logger = createLogger({ log: { level: 'info', format: 'json' } }, out.stream);

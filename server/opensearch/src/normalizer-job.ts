@@ -219,9 +219,9 @@ export class OpenSearchNormalizer {
     this.totals.deleted += deleted;
     this.metrics.rawEvents.inc(counted);
     this.metrics.rejectedEvents.inc(rejected);
-    this.metrics.documents.inc({ job: 'workflow-instance-transform' }, instances);
-    this.metrics.documents.inc({ job: 'task-execution-transform' }, executions);
-    this.metrics.deletedDocuments.inc({ job: 'task-execution-transform' }, deleted);
+    this.metrics.documents.inc({ transform: 'workflow-instance-transform' }, instances);
+    this.metrics.documents.inc({ transform: 'task-execution-transform' }, executions);
+    this.metrics.deletedDocuments.inc({ transform: 'task-execution-transform' }, deleted);
     this.metrics.checkpoint.set(highWater / 1000);
     this.lastLagMs = Number.isFinite(oldestWaiting) ? Math.max(0, started - oldestWaiting) : 0;
     this.metrics.lagSeconds.set(this.lastLagMs / 1000);

@@ -10,8 +10,8 @@ export interface NormalizerMetrics {
   readonly cycleSeconds: Histogram;
   readonly rawEvents: Counter;
   readonly rejectedEvents: Counter;
-  readonly documents: Counter<'job'>;
-  readonly deletedDocuments: Counter<'job'>;
+  readonly documents: Counter<'transform'>;
+  readonly deletedDocuments: Counter<'transform'>;
   readonly failedCycles: Counter;
   readonly lagSeconds: Gauge;
   readonly checkpoint: Gauge;
@@ -33,8 +33,10 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     }),
     rawEvents: new Counter({ name: 'workflow_index_normalizer_raw_events_total', help: 'Raw events normalized (each raw document counted once)', registers }),
     rejectedEvents: new Counter({ name: 'workflow_index_normalizer_rejected_events_total', help: 'Raw events recorded in the ingest-errors index', registers }),
-    documents: new Counter({ name: 'workflow_index_normalizer_documents_written_total', help: 'Normalized documents written, per job', labelNames: ['job'], registers }),
-    deletedDocuments: new Counter({ name: 'workflow_index_normalizer_documents_deleted_total', help: 'Execution documents deleted because their id disappeared, per job', labelNames: ['job'], registers }),
+    // Labelled `transform`, not `job`: Prometheus gives every scraped target a `job` label of its own, and a metric's
+    // `job` would be renamed `exported_job` on scrape.
+    documents: new Counter({ name: 'workflow_index_normalizer_documents_written_total', help: 'Normalized documents written, per transform job', labelNames: ['transform'], registers }),
+    deletedDocuments: new Counter({ name: 'workflow_index_normalizer_documents_deleted_total', help: 'Execution documents deleted because their id disappeared, per transform job', labelNames: ['transform'], registers }),
     failedCycles: new Counter({ name: 'workflow_index_normalizer_failed_cycles_total', help: 'Cycles that failed and will be retried with back-off', registers }),
     lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'How long the oldest raw event waited for the last cycle; while cycles fail, the time since the last successful one', registers }),
     checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),

@@ -125,7 +125,7 @@ describe.skipIf(!available)('OpenSearch normalizer job', () => {
     const state = await openSearchState(ns.client, normalizer.names);
     expect(state.instances.filter((i) => !i.placeholder)).toHaveLength(8);
     expect(await metricValue(normalizer, 'workflow_index_normalizer_consecutive_failures')).toBe(0);
-    expect(await metricValue(normalizer, 'workflow_index_normalizer_documents_written_total', { job: 'workflow-instance-transform' })).toBeGreaterThan(0);
+    expect(await metricValue(normalizer, 'workflow_index_normalizer_documents_written_total', { transform: 'workflow-instance-transform' })).toBeGreaterThan(0);
     const text = await normalizer.metrics.registry.metrics();
     for (const name of ['cycle_seconds', 'lag_seconds', 'raw_events_total', 'rejected_events_total', 'failed_cycles_total', 'checkpoint_timestamp_seconds', 'active']) {
       expect(text).toContain(`workflow_index_normalizer_${name}`);
