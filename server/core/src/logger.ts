@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { destination as fileDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
 import type { CoreConfig } from './config.js';
@@ -35,5 +35,5 @@ export function createLogger(config: Pick<CoreConfig, 'log'>, destination?: Dest
   // stdout written asynchronously: a request's log line no longer blocks the event loop on a synchronous write
   // (7 % of the server's busy time at saturation, docs/benchmarks.md); lines written while a write is in flight go
   // out together in the next one, and pino flushes what is left synchronously when the process exits.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(options, destination ?? fileDestination({ dest: 1, sync: false }));
 }
