@@ -59,13 +59,13 @@ const PAYLOAD = { amount: 1500, label: 'hello', nothing: null, nested: { x: 2.5,
 // The same keys after more leaves than the normalizer indexes: they are only in the payload text.
 const CAPPED = { ...Object.fromEntries(Array.from({ length: MAX_LEAVES + 50 }, (_, k) => [`k${String(k).padStart(4, '0')}`, k])), ...PAYLOAD };
 
-const runEvents = (id: string, input: unknown, tasks: number, faulted: boolean): Record<string, unknown>[] => [
+const runEvents = (id: string, input: unknown, tasks: number, faulted: boolean, endAfter: number | null = 50): Record<string, unknown>[] => [
   { instanceId: id, eventType: `${WF}started.v1`, timestamp: T0, startTime: T0, workflowName: 'ext', workflowNamespace: 'ns', status: 'RUNNING', input },
   ...Array.from({ length: tasks }, (_, k) => [
     { instanceId: id, eventType: `${TASK}started.v1`, timestamp: T0 + k, startTime: T0 + k, taskPosition: `do/${k}/t`, taskName: `t${k}`, status: 'RUNNING' },
     { instanceId: id, eventType: `${TASK}${faulted && k === 0 ? 'faulted' : 'completed'}.v1`, timestamp: T0 + k + 0.25, endTime: T0 + k + 0.25, taskPosition: `do/${k}/t`, taskName: `t${k}`, status: faulted && k === 0 ? 'FAULTED' : 'COMPLETED' },
   ]).flat(),
-  { instanceId: id, eventType: `${WF}completed.v1`, timestamp: T0 + 50, endTime: T0 + 50, status: 'COMPLETED' },
+  ...(endAfter === null ? [] : [{ instanceId: id, eventType: `${WF}completed.v1`, timestamp: T0 + endAfter, endTime: T0 + endAfter, status: 'COMPLETED' }]),
 ];
 
 const TWINS = ['ext-current', 'ext-capped', 'ext-legacy'] as const;
@@ -74,12 +74,15 @@ const EVENTS = [
   ...runEvents('ext-capped', CAPPED, 2, false),
   ...runEvents('ext-legacy', PAYLOAD, 2, false),
   ...Array.from({ length: 8 }, (_, i) => runEvents(`ext-run-${i}`, { i }, 3, i % 2 === 0)).flat(),
+  // durations repeating, and missing (still running), for the duration order across result windows
+  ...Array.from({ length: 9 }, (_, i) => runEvents(`ext-dur-${i}`, null, 0, false, i % 3 === 0 ? null : 60 + (i % 4))).flat(),
 ];
 
 describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
   let ns: TestNamespace;
   let reader: OpenSearchReader;
   let bounded: OpenSearchReader;
+  let smallWindow: OpenSearchReader;
 
   beforeAll(async () => {
     ns = createTestNamespace();
@@ -93,11 +96,14 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
     });
     reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
     bounded = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix, maxTaskFilterRuns: 3 });
+    // A 4-row result window stands for OpenSearch's 10,000 (offsets beyond it are walked window by window).
+    smallWindow = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix, maxResultWindow: 4 });
   }, 180_000);
 
   afterAll(async () => {
     await reader?.close();
     await bounded?.close();
+    await smallWindow?.close();
     await ns?.drop();
   });
 
@@ -153,13 +159,27 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
     expect(await ids(bounded, narrow)).toEqual(['ext-run-0', 'ext-run-2']);
   });
 
+  it('orderBy duration beyond the result window (nulls last, repeated values): the same rows as one plain page', async () => {
+    const page = (r: OpenSearchReader, direction: 'ASC' | 'DESC', offset: number, limit: number) =>
+      r.extended.listInstances({ filter: null, orderBy: [{ field: 'duration', direction }], limit, offset, payloads: false }).then((rows) => rows.map((i) => i.id));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.integer({ min: 0, max: 22 }), fc.integer({ min: 1, max: 9 }), async (direction, offset, limit) => {
+        expect(await page(smallWindow, direction, offset, limit)).toEqual(await page(reader, direction, offset, limit));
+      }),
+      { numRuns: 60, seed: 12 },
+    );
+    // the running ones (no duration) last in both directions
+    for (const direction of ['ASC', 'DESC'] as const) expect((await page(reader, direction, 0, 1000)).slice(-3)).toEqual(['ext-dur-0', 'ext-dur-3', 'ext-dur-6']);
+  }, 120_000);
+
   it('counts: the exact value, exact while at most the limit match', async () => {
     const total = EVENTS.filter((e) => e['eventType'] === `${WF}started.v1`).length;
+    const running = 3;
     expect(await reader.extended.countInstances(null, { exactLimit: total })).toEqual({ value: total, exact: true });
     expect(await reader.extended.countInstances(null, { exactLimit: total - 1 })).toEqual({ value: total, exact: false });
     const byStatus = await reader.extended.countInstancesByStatus(null, { exactLimit: 5 });
     expect(byStatus).toEqual({
-      RUNNING: { value: 0, exact: true }, COMPLETED: { value: total, exact: false }, FAULTED: { value: 0, exact: true }, CANCELLED: { value: 0, exact: true }, SUSPENDED: { value: 0, exact: true },
+      RUNNING: { value: running, exact: true }, COMPLETED: { value: total - running, exact: false }, FAULTED: { value: 0, exact: true }, CANCELLED: { value: 0, exact: true }, SUSPENDED: { value: 0, exact: true },
     });
     expect(await reader.extended.countTasks({ kind: 'duration', predicate: { op: 'gte', value: 250 } }, { exactLimit: 1000 })).toEqual({ value: 2 * 3 + 8 * 3, exact: true });
   });
