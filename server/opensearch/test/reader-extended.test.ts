@@ -55,7 +55,9 @@ const WF = 'io.serverlessworkflow.workflow.';
 const TASK = 'io.serverlessworkflow.task.';
 const T0 = 1778577243;
 
-const PAYLOAD = { amount: 1500, label: 'hello', nothing: null, nested: { x: 2.5, list: [1, 'two'] }, when: '2026-06-01T00:00:00Z' };
+const LONG = `${'ab😀'.repeat(300)}-end`;
+const HUGE = 'h'.repeat(9000);
+const PAYLOAD = { amount: 1500, label: 'hello', nothing: null, nested: { x: 2.5, list: [1, 'two'] }, when: '2026-06-01T00:00:00Z', long: `x${LONG}y` };
 // The same keys after more leaves than the normalizer indexes: they are only in the payload text.
 const CAPPED = { ...Object.fromEntries(Array.from({ length: MAX_LEAVES + 50 }, (_, k) => [`k${String(k).padStart(4, '0')}`, k])), ...PAYLOAD };
 
@@ -122,6 +124,12 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
     expect(await twinsMatching(op('when', { op: 'gte', value: '2026-06-01' }))).toEqual(all);
     expect(await twinsMatching({ kind: 'not', node: op('label', { op: 'ne', value: 'hello' }) })).toEqual(all);
     expect(await twinsMatching(op('amount', { op: 'lt', value: '1500' }))).toEqual([]);
+    // operands the keywords cannot express: a contains text beyond the wildcard limit, ne/in values beyond the keyword limit
+    expect(await twinsMatching(op('long', { op: 'contains', value: LONG }))).toEqual(all);
+    expect(await twinsMatching(op('long', { op: 'contains', value: `${LONG}z` }))).toEqual([]);
+    expect(await twinsMatching(op('label', { op: 'ne', value: HUGE }))).toEqual(all);
+    expect(await twinsMatching(op('label', { op: 'in', values: [HUGE, 'hello'] }))).toEqual(all);
+    expect(await twinsMatching(op('label', { op: 'in', values: [HUGE] }))).toEqual([]);
   });
 
   const KEYS = ['amount', 'label', 'nothing', 'nested', 'nested.x', 'nested.list', 'nested.list.0', 'nested.list.1', 'when', 'missing'];

@@ -2,7 +2,8 @@
 // contract's leaves are filter-dsl.ts's; the kinds of issue 9 are translated here, some after a lookup (hence async):
 //   duration  a range on `duration_us` (the millisecond bound as whole µs, durationBoundMicros), isNull: exists
 //   jsonOp    json-operators.ts on documents the keyword fields decide, plus the ids of the others whose payload text
-//             matches (read and checked here: capped payloads and documents normalized before the paths existed)
+//             matches (read and checked here: capped payloads, documents normalized before the paths existed, and
+//             operands the keywords cannot express, jsonOperatorPlan)
 //   instance  (task filters) the run's name/namespace/version, denormalized into the task document: term queries
 //   tasks     (instance filters) two steps: the distinct runs of the matching task executions (a composite
 //             aggregation on instance_id, read in pages), then `id` in those runs. `not` is its exact complement
@@ -12,13 +13,14 @@ import { badUserInput } from '@workflow-index/core/errors';
 import { durationBoundMicros } from '@workflow-index/core/duration';
 import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core/reader';
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
-import { type FilterFields, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';
-import { filterDsl } from '../filter-dsl.js';
+import { leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
+import { type FilterFields, IGNORE_ABOVE, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';
+import { escapeWildcard, filterDsl, WILDCARD_LIMIT } from '../filter-dsl.js';
 import { resolveJsonFallback } from '../json-fallback.js';
 import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms } from '../query-dsl.js';
 import type { SearchRequests } from '../search-requests.js';
 import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
-import { decided, jsonOperatorDsl, jsonPredicateMatches, undecided } from './json-operators.js';
+import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
 
 /** index.max_terms_count's default: the most ids one terms query may carry. */
 export const MAX_TASK_FILTER_RUNS = 65_536;
@@ -101,10 +103,10 @@ function runDsl(node: ExtendedFilterNode<InstanceStringField, string>): Query {
 
 async function jsonOperator(ctx: FilterContext, target: Target, field: JsonField, path: readonly string[], predicate: JsonPredicate): Promise<Query> {
   const fields = JSON_OPERATOR_FIELDS[field];
-  const onKeywords = and([decided(fields), jsonOperatorDsl(fields, path, predicate)]);
+  const { onKeywords, checked } = jsonOperatorPlan(fields, path, predicate);
   // The documents the keyword fields cannot decide are checked on their payload text, in pages by id.
   const index = indexOf(ctx, target);
-  const query = and([ctx.served, undecided(fields)]);
+  const query = and([ctx.served, checked]);
   const ids: string[] = [];
   let lastId: string | null = null;
   for (;;) {
@@ -119,6 +121,24 @@ async function jsonOperator(ctx: FilterContext, target: Target, field: JsonField
     lastId = String(hits[hits.length - 1]!._source['id']);
   }
   return or([onKeywords, terms('id', ids)]);
+}
+
+/**
+ * Which documents the keyword query decides, and which are read and checked on their payload text: the undecided ones,
+ * or more when the keywords cannot express the operand: an `ne`/`in` value longer than the keyword limit (no indexed
+ * leaf holds it: every document is checked, as eq does), a `contains` text longer than WILDCARD_LIMIT (Lucene refuses
+ * the automaton: a 64-character slice of it preselects the documents to check).
+ */
+function jsonOperatorPlan(fields: JsonOperatorFields, path: readonly string[], predicate: JsonPredicate): { onKeywords: Query; checked: Query } {
+  const values = predicate.op === 'in' ? predicate.values : predicate.op === 'ne' ? [predicate.value] : [];
+  if (values.some((v) => leafEntries(path, v).some((e) => e.length > IGNORE_ABOVE))) return { onKeywords: MATCH_NONE, checked: MATCH_ALL };
+  if (predicate.op === 'contains' && [...predicate.value].length > WILDCARD_LIMIT) {
+    const slice = [...predicate.value].slice(0, 64).join('');
+    const strings = `${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}s:`;
+    const candidates = { wildcard: { [fields.leaves]: { value: `${escapeWildcard(strings)}*${escapeWildcard(slice)}*` } } };
+    return { onKeywords: MATCH_NONE, checked: or([undecided(fields), candidates]) };
+  }
+  return { onKeywords: and([decided(fields), jsonOperatorDsl(fields, path, predicate)]), checked: undecided(fields) };
 }
 
 interface CompositeResponse {
