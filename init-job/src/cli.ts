@@ -18,6 +18,10 @@ import { runStatus } from './status-command.js';
 
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 60;
 
+/** What a command line without a command is told; every command, and the backends each serves. */
+export const CHOOSE_COMMAND =
+  'Choose a command: migrate, plan, status, ingest or prune (PostgreSQL), opensearch-setup (OpenSearch); plan, status and prune take --backend opensearch';
+
 // yargs-parser drops a bare `-`, the usual name for standard input; it travels through parsing as this token.
 const STDIN_TOKEN = '<stdin>';
 
@@ -36,7 +40,13 @@ const LOGIN_ROLE_ENV_HELP = `Login roles (migrate; optional, each pair complete)
   WORKFLOW_INDEX_READER_USERNAME / WORKFLOW_INDEX_READER_PASSWORD
                                 login for the GraphQL server, member of workflow_index_reader
   WORKFLOW_INDEX_FORWARDER_USERNAME / WORKFLOW_INDEX_FORWARDER_PASSWORD
-                                login for Fluent Bit, member of workflow_index_forwarder, search_path workflow_raw`;
+                                login for Fluent Bit, member of workflow_index_forwarder, search_path workflow_raw
+  WORKFLOW_INDEX_PRUNER_USERNAME / WORKFLOW_INDEX_PRUNER_PASSWORD
+                                login for the retention CronJob (prune), member of workflow_index_pruner`;
+
+const RETENTION_ENV_HELP = `Retention (prune; flags win):
+  ${RAW_RETENTION_ENV}     whole days ≥ 0, default ${DEFAULT_RAW_RETENTION_DAYS}
+  ${INSTANCE_RETENTION_ENV}       whole days ≥ 0, or off (default)`;
 
 const OPENSEARCH_ENV_HELP = `OpenSearch connection (opensearch-setup, plan/status --backend opensearch):
   OPENSEARCH_HOST               host name (required), e.g. opensearch.example.svc
@@ -76,7 +86,9 @@ function withLoginRoleOptions<T>(y: Argv<T>) {
     .option('reader-username', { type: 'string', describe: 'Login role for the server; default $WORKFLOW_INDEX_READER_USERNAME' })
     .option('reader-password', { type: 'string', describe: 'Its password; default $WORKFLOW_INDEX_READER_PASSWORD' })
     .option('forwarder-username', { type: 'string', describe: 'Login role for Fluent Bit; default $WORKFLOW_INDEX_FORWARDER_USERNAME' })
-    .option('forwarder-password', { type: 'string', describe: 'Its password; default $WORKFLOW_INDEX_FORWARDER_PASSWORD' });
+    .option('forwarder-password', { type: 'string', describe: 'Its password; default $WORKFLOW_INDEX_FORWARDER_PASSWORD' })
+    .option('pruner-username', { type: 'string', describe: 'Login role for prune (retention); default $WORKFLOW_INDEX_PRUNER_USERNAME' })
+    .option('pruner-password', { type: 'string', describe: 'Its password; default $WORKFLOW_INDEX_PRUNER_PASSWORD' });
 }
 
 export interface CliContext extends CliIo {
@@ -102,6 +114,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         readerPassword: args.readerPassword,
         forwarderUsername: args.forwarderUsername,
         forwarderPassword: args.forwarderPassword,
+        prunerUsername: args.prunerUsername,
+        prunerPassword: args.prunerPassword,
         waitTimeout: args.waitTimeout,
         dryRun,
       },
@@ -216,9 +230,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
             describe: `Delete finished runs (COMPLETED, FAULTED, CANCELLED) that ended more than this many days ago; default $${INSTANCE_RETENTION_ENV}, else off (never RUNNING or SUSPENDED)`,
           })
           .option('batch-size', { type: 'number', default: DEFAULT_PRUNE_BATCH_SIZE, describe: 'Rows per delete transaction' })
-          .epilogue(
-            `Retention (flags win):\n  ${RAW_RETENTION_ENV}     whole days ≥ 0, default ${DEFAULT_RAW_RETENTION_DAYS}\n  ${INSTANCE_RETENTION_ENV}       whole days ≥ 0, or off (default)\n\n${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`,
-          ),
+          .epilogue(`${RETENTION_ENV_HELP}\n\n${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
       async (args) => {
         exitCode = await runPrune(
           {
@@ -237,8 +249,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         );
       },
     )
-    .demandCommand(1, 'Choose a command: migrate, plan, status or ingest (PostgreSQL), opensearch-setup (OpenSearch)')
-    .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`)
+    .demandCommand(1, CHOOSE_COMMAND)
+    .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${RETENTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`)
     .help()
     .alias('help', 'h')
     .version(false)

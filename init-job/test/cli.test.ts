@@ -43,19 +43,22 @@ describe('init-job --help', () => {
   it('documents every command, option and environment variable', async () => {
     const root = await runInit(['--help']);
     expect(root.code).toBe(0);
-    for (const text of ['migrate', 'plan', 'status', 'ingest <files..>', 'DATABASE_URL', 'DATABASE_USERNAME', 'DATABASE_PASSWORD',
+    for (const text of ['migrate', 'plan', 'status', 'ingest <files..>', 'prune', 'DATABASE_URL', 'DATABASE_USERNAME', 'DATABASE_PASSWORD',
       'QUARKUS_DATASOURCE_JDBC_URL', 'QUARKUS_DATASOURCE_USERNAME', 'QUARKUS_DATASOURCE_PASSWORD', 'DATABASE_POOL_MIN',
-      'WORKFLOW_INDEX_READER_USERNAME', 'WORKFLOW_INDEX_READER_PASSWORD', 'WORKFLOW_INDEX_FORWARDER_USERNAME', 'WORKFLOW_INDEX_FORWARDER_PASSWORD', 'Exit codes']) {
+      'WORKFLOW_INDEX_READER_USERNAME', 'WORKFLOW_INDEX_READER_PASSWORD', 'WORKFLOW_INDEX_FORWARDER_USERNAME', 'WORKFLOW_INDEX_FORWARDER_PASSWORD',
+      'WORKFLOW_INDEX_PRUNER_USERNAME', 'WORKFLOW_INDEX_PRUNER_PASSWORD', 'RAW_EVENTS_RETENTION_DAYS', 'INSTANCE_RETENTION_DAYS', 'Exit codes']) {
       expect(root.stdout).toContain(text);
     }
     expect(root.stdout).toContain('opensearch-setup');
 
     const connection = ['--database-url', '--database-username', '--database-password', '--wait-timeout', 'DATABASE_URL', 'QUARKUS_DATASOURCE_JDBC_URL'];
     const perCommand: Record<string, string[]> = {
-      migrate: [...connection, '--dry-run', '--reader-username', '--reader-password', '--forwarder-username', '--forwarder-password', 'WORKFLOW_INDEX_READER_USERNAME', 'WORKFLOW_INDEX_FORWARDER_PASSWORD'],
-      plan: [...connection, '--reader-username', '--forwarder-password', 'WORKFLOW_INDEX_FORWARDER_USERNAME'],
+      migrate: [...connection, '--dry-run', '--reader-username', '--reader-password', '--forwarder-username', '--forwarder-password', '--pruner-username', '--pruner-password',
+        'WORKFLOW_INDEX_READER_USERNAME', 'WORKFLOW_INDEX_FORWARDER_PASSWORD', 'WORKFLOW_INDEX_PRUNER_USERNAME'],
+      plan: [...connection, '--reader-username', '--forwarder-password', '--pruner-username', 'WORKFLOW_INDEX_FORWARDER_USERNAME', 'WORKFLOW_INDEX_PRUNER_PASSWORD'],
       status: [...connection, '--json'],
       ingest: [...connection, '--batch-size', '--event-type-prefix', '--json', '[default: 500]', '[default: "io.serverlessworkflow."]'],
+      prune: [...connection, '--backend', '--dry-run', '--raw-retention-days', '--instance-retention-days', '--batch-size', 'RAW_EVENTS_RETENTION_DAYS', 'INSTANCE_RETENTION_DAYS', 'OPENSEARCH_HOST'],
     };
     const runs = await Promise.all(Object.keys(perCommand).map((c) => runInit([c, '--help'])));
     Object.entries(perCommand).forEach(([command, texts], i) => {
@@ -70,7 +73,10 @@ describe('init-job --help', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown argument: frobnicate');
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('Choose a command: migrate, plan, status or ingest');
+    expect(none.stderr).toBe(
+      'error: Choose a command: migrate, plan, status, ingest or prune (PostgreSQL), opensearch-setup (OpenSearch); plan, status and prune take --backend opensearch\n' +
+        'Run with --help for the commands and options.\n',
+    );
   });
 });
 
@@ -120,6 +126,8 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   const suffix = randomBytes(4).toString('hex');
   const reader = `wi_h1_reader_${suffix}`;
   const forwarder = `wi_h1_forwarder_${suffix}`;
+  const pruner = `wi_h11_pruner_${suffix}`;
+  const prunerPassword = `prune ${suffix}`;
   const readerPassword = `r'e"a\\der ${suffix}`;
   const forwarderPassword = `förwärder-${suffix}`;
   const hasTable = (name: string): Promise<string | null> => scalar<string | null>(db.url, `SELECT to_regclass('${name}')::text`);
@@ -132,7 +140,7 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     try {
-      for (const role of [reader, forwarder]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      for (const role of [reader, forwarder, pruner]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
     } finally {
       await admin.end();
     }
@@ -170,23 +178,25 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
       WORKFLOW_INDEX_READER_PASSWORD: readerPassword,
       WORKFLOW_INDEX_FORWARDER_USERNAME: forwarder,
       WORKFLOW_INDEX_FORWARDER_PASSWORD: forwarderPassword,
+      WORKFLOW_INDEX_PRUNER_USERNAME: pruner,
+      WORKFLOW_INDEX_PRUNER_PASSWORD: prunerPassword,
     };
     const first = await runInit(['migrate'], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      new RegExp(`^${linesOf((l) => `applied ${l} \\(\\d+ ms\\)`)}\napplied normalizer definitions \\(\\d+ files, 0 raw events re-normalized, \\d+ ms\\)\nlogin role ${reader} created: member of workflow_index_reader\nlogin role ${forwarder} created: member of workflow_index_forwarder, search_path workflow_raw\n$`),
+      new RegExp(`^${linesOf((l) => `applied ${l} \\(\\d+ ms\\)`)}\napplied normalizer definitions \\(\\d+ files, 0 raw events re-normalized, \\d+ ms\\)\nlogin role ${reader} created: member of workflow_index_reader\nlogin role ${forwarder} created: member of workflow_index_forwarder, search_path workflow_raw\nlogin role ${pruner} created: member of workflow_index_pruner\n$`),
     );
-    for (const secret of [readerPassword, forwarderPassword]) expect(first.stdout + first.stderr).not.toContain(secret);
+    for (const secret of [readerPassword, forwarderPassword, prunerPassword]) expect(first.stdout + first.stderr).not.toContain(secret);
     const second = await runInit(['migrate'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(
-      `${linesOf((l) => `skipped ${l} (already applied)`)}\nskipped normalizer definitions (unchanged)\nlogin role ${reader} updated: member of workflow_index_reader\nlogin role ${forwarder} updated: member of workflow_index_forwarder, search_path workflow_raw\n`,
+      `${linesOf((l) => `skipped ${l} (already applied)`)}\nskipped normalizer definitions (unchanged)\nlogin role ${reader} updated: member of workflow_index_reader\nlogin role ${forwarder} updated: member of workflow_index_forwarder, search_path workflow_raw\nlogin role ${pruner} updated: member of workflow_index_pruner\n`,
     );
     expect(await hasTable('workflow_raw.workflow_events_raw')).toBe('workflow_raw.workflow_events_raw');
   });
 
   it('stores passwords that authenticate: the SCRAM verifiers match the passwords', async () => {
-    for (const [role, password] of [[reader, readerPassword], [forwarder, forwarderPassword]] as const) {
+    for (const [role, password] of [[reader, readerPassword], [forwarder, forwarderPassword], [pruner, prunerPassword]] as const) {
       const stored = await scalar<string>(ADMIN_URL, `SELECT rolpassword FROM pg_authid WHERE rolname = '${role}'`);
       const m = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(stored);
       expect(m, `${role} has a SCRAM verifier`).not.toBeNull();
@@ -226,6 +236,22 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
     expect(await scalar<string>(asReader, 'SELECT count(*)::text FROM workflow_index.workflow_instances WHERE started_event_time IS NOT NULL')).toBe('8');
     expect(await scalar<string>(asReader, 'SELECT count(*)::text FROM workflow_index.task_executions')).toBe('22');
     expect(await outcome(asReader, `INSERT INTO workflow_raw.workflow_events_raw (tag, time, data) VALUES ('x', now(), '{}')`)).toBe('42501');
+  });
+
+  it('the pruner login created by migrate runs prune (dry run and real) and cannot read or change a table', async () => {
+    const asPruner = db.urlAs(pruner, prunerPassword);
+    // The fixture's events (record time = event time, May 2026) are all older than 0 days, none older than 10 years.
+    const dry = await runInit(['prune', '--dry-run', '--raw-retention-days', '0'], { DATABASE_URL: asPruner });
+    expect(dry.stderr).not.toContain('error');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('would delete 80 raw events (36 workflow, 44 task)');
+    const real = await runInit(['prune', '--raw-retention-days', '3650', '--instance-retention-days', '3650'], { DATABASE_URL: asPruner });
+    expect(real.stderr).not.toContain('error');
+    expect(real.code).toBe(0);
+    expect(await scalar<string>(db.url, 'SELECT count(*)::text FROM workflow_raw.workflow_events_raw')).toBe('36');
+    expect(await outcome(asPruner, 'SELECT count(*) FROM workflow_index.workflow_instances')).toBe('42501');
+    expect(await outcome(asPruner, 'SELECT count(*) FROM workflow_raw.workflow_events_raw')).toBe('42501');
+    expect(await outcome(asPruner, 'DELETE FROM workflow_index.events')).toBe('42501');
   });
 
   it('ingest prints a summary with the counts, and one JSON object with --json', async () => {

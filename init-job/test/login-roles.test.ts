@@ -51,6 +51,38 @@ describe('resolveLoginRoles', () => {
     });
   });
 
+  it('takes the pruner pair like the others and refuses a login shared with the server or Fluent Bit', () => {
+    expect(resolveLoginRoles({ WORKFLOW_INDEX_PRUNER_USERNAME: 'wi_prune', WORKFLOW_INDEX_PRUNER_PASSWORD: 'p' }, { prunerUsername: 'flag_prune' })).toEqual({
+      roles: [{ kind: 'pruner', username: 'flag_prune', password: 'p' }],
+      problems: [],
+    });
+    expect(resolveLoginRoles({ WORKFLOW_INDEX_PRUNER_USERNAME: 'workflow_index_pruner' }, { prunerPassword: 'p' }).problems).toEqual([
+      'WORKFLOW_INDEX_PRUNER_USERNAME "workflow_index_pruner" is a group role; choose a separate login name',
+    ]);
+    expect(resolveLoginRoles({}, { prunerPassword: 'p' }).problems).toEqual(['--pruner-password is set but WORKFLOW_INDEX_PRUNER_USERNAME is not']);
+    expect(
+      resolveLoginRoles({
+        WORKFLOW_INDEX_READER_USERNAME: 'same',
+        WORKFLOW_INDEX_READER_PASSWORD: 'a',
+        WORKFLOW_INDEX_FORWARDER_USERNAME: 'same',
+        WORKFLOW_INDEX_FORWARDER_PASSWORD: 'b',
+        WORKFLOW_INDEX_PRUNER_USERNAME: 'same',
+        WORKFLOW_INDEX_PRUNER_PASSWORD: 'c',
+      }),
+    ).toEqual({
+      roles: [],
+      problems: [
+        'WORKFLOW_INDEX_READER_USERNAME and WORKFLOW_INDEX_FORWARDER_USERNAME name the same role "same"; the server and Fluent Bit need separate logins',
+        'WORKFLOW_INDEX_READER_USERNAME and WORKFLOW_INDEX_PRUNER_USERNAME name the same role "same"; the server and the retention CronJob need separate logins',
+        'WORKFLOW_INDEX_FORWARDER_USERNAME and WORKFLOW_INDEX_PRUNER_USERNAME name the same role "same"; Fluent Bit and the retention CronJob need separate logins',
+      ],
+    });
+    expect(loginRoleStatements({ kind: 'pruner', username: 'wi_prune', password: 'x' }, true, { redact: true })).toEqual([
+      `ALTER ROLE "wi_prune" WITH LOGIN INHERIT PASSWORD '***'`,
+      'GRANT workflow_index_pruner TO "wi_prune"',
+    ]);
+  });
+
   it('quotes identifiers, sends a SCRAM verifier instead of the password and redacts it for dry runs', () => {
     const role = { kind: 'forwarder' as const, username: 'fluent "bit"', password: "it's-secret" };
     const [create, grant, searchPath] = loginRoleStatements(role, false);

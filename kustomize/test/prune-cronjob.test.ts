@@ -78,6 +78,12 @@ describe.skipIf(!available)('prune-cronjob component', () => {
       expect(objects.filter((o) => o.kind === 'Secret' && o.metadata.name === 'workflow-index-database-pruner')).toEqual([]);
     });
 
+    it('has the migration Job create its login from the same Secret (the init job\'s pruner pair)', () => {
+      for (const [name, key] of [['WORKFLOW_INDEX_PRUNER_USERNAME', 'username'], ['WORKFLOW_INDEX_PRUNER_PASSWORD', 'password']] as const) {
+        expect(envOf(migrate, name)?.valueFrom?.['secretKeyRef'], name).toEqual({ name: envOf(container, key === 'username' ? 'DATABASE_USERNAME' : 'DATABASE_PASSWORD')?.valueFrom?.['secretKeyRef']?.['name'], key, optional: true });
+      }
+    });
+
     it('passes retention settings the command accepts: 7 days of raw events, instance retention off', () => {
       const name = (container.envFrom ?? []).map((e) => e.configMapRef?.name).find((n) => n?.startsWith('workflow-index-retention'));
       const config = one<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', 'workflow-index-retention');
@@ -122,10 +128,12 @@ describe.skipIf(!available)('prune-cronjob component', () => {
     });
   });
 
-  it('adds nothing to an overlay that does not list it', () => {
+  it('adds nothing to an overlay that does not list it, whose migration Job starts without the pruner Secret', () => {
     for (const overlay of OVERLAYS) {
       const objects = renderCombination([`kustomize/overlays/${overlay}`], []);
       expect(objects.filter((o) => o.kind === 'CronJob' || o.metadata.name.startsWith('workflow-index-retention'))).toEqual([]);
+      const migrate = one<K8sObject & { spec: { template: { spec: PodSpec } } }>(objects, 'Job').spec.template.spec.containers[0]!;
+      expect(envOf(migrate, 'WORKFLOW_INDEX_PRUNER_USERNAME')?.valueFrom?.['secretKeyRef']).toMatchObject({ name: 'workflow-index-database-pruner', optional: true });
     }
   });
 });

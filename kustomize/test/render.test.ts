@@ -45,11 +45,18 @@ const KIND_EXTRA = [
   'ServiceAccount/workflow-index/workflow-index-postgresql',
 ];
 
+/**
+ * The pruner login's Secret: the migration Job reads it optionally (creates the login when it exists), the
+ * prune-cronjob component needs it. Missing in every PostgreSQL overlay until the operator adds it.
+ */
+const PRUNER_SECRET = 'workflow-index/workflow-index-database-pruner';
+
 /** The Secrets the operator must create for the production overlay (documented in docs/deployment.md). */
 export const OPERATOR_SECRETS = [
   'logging/workflow-index-database-forwarder',
   'workflow-index/workflow-index-database-admin',
   'workflow-index/workflow-index-database-forwarder',
+  PRUNER_SECRET,
   'workflow-index/workflow-index-database-reader',
 ];
 
@@ -216,11 +223,13 @@ describe.skipIf(!available)('kustomize renders', () => {
           missing.add(`${namespace}/${ref.name}`);
         }
       }
-      const external: Record<string, string[]> = { postgresql: OPERATOR_SECRETS, opensearch: OPENSEARCH_OPERATOR_SECRETS, 'kind-opensearch': ['logging/workflow-index-opensearch-ca', 'workflow-index/workflow-index-opensearch-ca'] };
+      const external: Record<string, string[]> = { postgresql: OPERATOR_SECRETS, kind: [PRUNER_SECRET], opensearch: OPENSEARCH_OPERATOR_SECRETS, 'kind-opensearch': ['logging/workflow-index-opensearch-ca', 'workflow-index/workflow-index-opensearch-ca'] };
       expect([...missing].sort()).toEqual(external[overlay] ?? []);
       // Only the CA bundle may be missing (http clusters have none): it is mounted optional.
       for (const { namespace, ref } of references(objects())) {
         if (ref.name === 'workflow-index-opensearch-ca') expect(ref.kind, `${namespace} ${ref.from}`).toBe('Secret');
+        // Without the prune component, nothing may need the pruner Secret.
+        if (`${namespace}/${ref.name}` === PRUNER_SECRET) expect(ref.optional, `${namespace} ${ref.from}`).toBe(true);
       }
     });
 

@@ -1,17 +1,24 @@
-// Login roles for the two group roles the migration creates: the server logs in as a member of
-// workflow_index_reader, Fluent Bit as a member of workflow_index_forwarder. The init job creates them (or
-// rotates their passwords) after migrating, so a deployment needs only an admin credential for the job.
-// sql/create-login-roles.sql does the same for operators who apply SQL by hand.
+// Login roles for the group roles the migrations create: the server logs in as a member of
+// workflow_index_reader, Fluent Bit as a member of workflow_index_forwarder, the retention CronJob (`init-job
+// prune`) as a member of workflow_index_pruner. The init job creates them (or rotates their passwords) after
+// migrating, so a deployment needs only an admin credential for the job. sql/create-login-roles.sql does the same
+// for the reader and forwarder for operators who apply SQL by hand.
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ClientBase } from 'pg';
 
-export type LoginRoleKind = 'reader' | 'forwarder';
+export type LoginRoleKind = 'reader' | 'forwarder' | 'pruner';
+
+const KINDS: readonly LoginRoleKind[] = ['reader', 'forwarder', 'pruner'];
 
 export const GROUP_ROLES: Readonly<Record<LoginRoleKind, string>> = {
   reader: 'workflow_index_reader',
   forwarder: 'workflow_index_forwarder',
+  pruner: 'workflow_index_pruner',
 };
+
+/** Who logs in as each kind, for the message that refuses one login for two of them. */
+const USED_BY: Readonly<Record<LoginRoleKind, string>> = { reader: 'the server', forwarder: 'Fluent Bit', pruner: 'the retention CronJob' };
 
 /** Fluent Bit writes unqualified table names, and its start-up CREATE TABLE IF NOT EXISTS needs CREATE on this schema. */
 export const FORWARDER_SEARCH_PATH = 'workflow_raw';
@@ -27,6 +34,8 @@ export interface LoginRoleFlags {
   readonly readerPassword?: string | undefined;
   readonly forwarderUsername?: string | undefined;
   readonly forwarderPassword?: string | undefined;
+  readonly prunerUsername?: string | undefined;
+  readonly prunerPassword?: string | undefined;
 }
 
 export interface LoginRoleResolution {
@@ -47,19 +56,32 @@ const ENV_NAMES: Readonly<Record<LoginRoleKind, { user: string; password: string
     userFlag: '--forwarder-username',
     passwordFlag: '--forwarder-password',
   },
+  pruner: {
+    user: 'WORKFLOW_INDEX_PRUNER_USERNAME',
+    password: 'WORKFLOW_INDEX_PRUNER_PASSWORD',
+    userFlag: '--pruner-username',
+    passwordFlag: '--pruner-password',
+  },
+};
+
+const FLAGS: Readonly<Record<LoginRoleKind, (flags: LoginRoleFlags) => { user: string | undefined; password: string | undefined }>> = {
+  reader: (f) => ({ user: f.readerUsername, password: f.readerPassword }),
+  forwarder: (f) => ({ user: f.forwarderUsername, password: f.forwarderPassword }),
+  pruner: (f) => ({ user: f.prunerUsername, password: f.prunerPassword }),
 };
 
 const RESERVED_NAMES = new Set(['public', 'none', 'current_user', 'session_user', 'current_role', 'pg_database_owner']);
 
-/** Which login roles are requested (flags win over the environment); both halves of a pair are required. */
+/** Which login roles are requested (flags win over the environment); both halves of a pair are required, and each kind needs a login of its own. */
 export function resolveLoginRoles(env: Readonly<Record<string, string | undefined>>, flags: LoginRoleFlags = {}): LoginRoleResolution {
   const problems: string[] = [];
   const roles: LoginRoleRequest[] = [];
   const given = (v: string | undefined): string | undefined => (v !== undefined && v.trim() !== '' ? v : undefined);
-  for (const kind of ['reader', 'forwarder'] as const) {
+  for (const kind of KINDS) {
     const names = ENV_NAMES[kind];
-    const flagUser = given(kind === 'reader' ? flags.readerUsername : flags.forwarderUsername);
-    const flagPassword = given(kind === 'reader' ? flags.readerPassword : flags.forwarderPassword);
+    const fromFlags = FLAGS[kind](flags);
+    const flagUser = given(fromFlags.user);
+    const flagPassword = given(fromFlags.password);
     const username = flagUser ?? given(env[names.user]);
     const password = flagPassword ?? given(env[names.password]);
     const userSource = flagUser ? names.userFlag : names.user;
@@ -80,10 +102,15 @@ export function resolveLoginRoles(env: Readonly<Record<string, string | undefine
     }
     roles.push({ kind, username: username.trim(), password });
   }
-  const [a, b] = roles;
-  if (a && b && a.username === b.username) {
-    problems.push(`${ENV_NAMES.reader.user} and ${ENV_NAMES.forwarder.user} name the same role "${a.username}"; the server and Fluent Bit need separate logins`);
-  }
+  // Sharing one login would give each user the other's privileges (a pruner that can read, a server that can delete).
+  roles.forEach((a, i) => {
+    for (const b of roles.slice(i + 1)) {
+      if (a.username !== b.username) continue;
+      problems.push(
+        `${ENV_NAMES[a.kind].user} and ${ENV_NAMES[b.kind].user} name the same role "${a.username}"; ${USED_BY[a.kind]} and ${USED_BY[b.kind]} need separate logins`,
+      );
+    }
+  });
   return { roles: problems.length > 0 ? [] : roles, problems };
 }
 
