@@ -24,7 +24,7 @@ import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { PATH_SEPARATOR, VALUE_SEPARATOR } from '../src/json-leaves.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
-import { type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from './http-load.js';
+import { type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from '../../core/bench/http-load.js';
 import { BASE_TIME, CUSTOMERS, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES, benchInstanceId, writeDataset } from './query-dataset.js';
 
 const argv = yargs(hideBin(process.argv))

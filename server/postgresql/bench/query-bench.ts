@@ -6,12 +6,10 @@
 // p99) and at a fixed 100 requests/s (p99). In the same run the same SQL goes straight through a `pg` pool at the
 // same concurrency (the floor: what the database alone delivers), giving the ratio server/floor. The server's peak
 // RSS comes from /proc/<pid>/status (VmHWM). The last line printed is one JSON object with the figures.
-import autocannon from 'autocannon';
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { spawn, spawnSync } from 'node:child_process';
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -24,6 +22,7 @@ import { encodeCursor } from '@workflow-index/core/cursor';
 import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, recordStatements, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
 import { seededRandom } from '../test/support/seeded-random.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
+import { type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 100_000, describe: 'workflow instances generated' })
@@ -251,123 +250,25 @@ async function captureVariants(url: string, specs: readonly QuerySpec[]): Promis
   return result;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] as number;
-}
-
-const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
-
-interface Measurement { readonly rps: number; readonly p50Ms: number; readonly p99Ms: number; readonly requests: number; readonly failures: number }
-
-/** autocannon against /graphql, rotating through the variants; latencies recorded at full precision here. */
-async function measureHttp(url: string, variants: readonly Variant[], options: { connections: number; duration: number }): Promise<Measurement> {
-  let next = 0;
-  const latencies: number[] = [];
-  let failures = 0;
-  const instance = autocannon({
-    url: `${url}/graphql`,
-    connections: options.connections,
-    duration: options.duration,
-    requests: [{
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      setupRequest: (request) => ({ ...request, body: (variants[next++ % variants.length] as Variant).body }),
-      onResponse: (status, body) => {
-        if (status !== 200 || body.includes('"errors"')) failures++;
-      },
-    }],
-  });
-  (instance as unknown as { on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void })
-    .on('response', (_client, status, _bytes, ms) => {
-      if (status === 200) latencies.push(ms);
-    });
-  const result = await instance;
-  latencies.sort((a, b) => a - b);
-  const seconds = result.duration;
-  return {
-    rps: round(latencies.length / seconds, 1),
-    p50Ms: round(percentile(latencies, 50)),
-    p99Ms: round(percentile(latencies, 99)),
-    requests: latencies.length,
-    failures: failures + result.errors + result.timeouts + result.non2xx,
-  };
-}
-
-/**
- * Open-loop load at a fixed rate: one request every 1000/rate ms, each on a keep-alive connection of its own
- * while it runs, latency counted from its scheduled start (so a stall delays and counts every request behind it).
- * autocannon's own rate limit sends each connection's per-second quota in one burst, which measures bursts.
- */
-async function measureFixedRate(url: string, variants: readonly Variant[], rate: number, duration: number): Promise<Measurement> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const target = new URL(`${url}/graphql`);
-  const latencies: number[] = [];
-  let failures = 0;
-  const total = Math.round(rate * duration);
-  const interval = 1000 / rate;
-  const began = performance.now();
-  const inFlight: Array<Promise<void>> = [];
-  const send = (body: string, scheduled: number): Promise<void> => new Promise((resolve) => {
-    const request = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        if (response.statusCode === 200 && !text.includes('"errors"')) latencies.push(performance.now() - scheduled);
-        else failures++;
-        resolve();
-      });
-    });
-    request.on('error', () => {
-      failures++;
-      resolve();
-    });
-    request.end(body);
-  });
-  for (let i = 0; i < total; i++) {
-    const scheduled = began + i * interval;
-    const wait = scheduled - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inFlight.push(send((variants[i % variants.length] as Variant).body, scheduled));
-  }
-  await Promise.all(inFlight);
-  agent.destroy();
-  const seconds = (performance.now() - began) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { rps: round(latencies.length / seconds, 1), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), requests: latencies.length, failures };
-}
-
 /** The floor: the same statements straight through a pg pool, `concurrency` loops for `duration` seconds. */
-async function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurrency: number, duration: number): Promise<Measurement> {
-  let next = 0;
-  const latencies: number[] = [];
-  const deadline = performance.now() + duration * 1000;
-  const began = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < deadline) {
-      const variant = variants[next++ % variants.length] as Variant;
-      const started = performance.now();
-      const client = await pool.connect();
-      try {
-        for (const s of variant.statements) {
-          // A count's exact attempt cut short by its own SET LOCAL statement_timeout is what the reader does too
-          // (it answers the estimate then): replayed, not failed.
-          await client.query(s.text, [...s.values]).catch((error: { code?: string }) => {
-            if (error.code !== '57014') throw error;
-          });
-        }
-      } finally {
-        client.release();
+function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurrency: number, duration: number): Promise<Measurement> {
+  return measureLoop(variants, async (variant) => {
+    const client = await pool.connect();
+    try {
+      for (const s of variant.statements) {
+        // A count's exact attempt cut short by its own SET LOCAL statement_timeout is what the reader does too
+        // (it answers the estimate then): replayed, not failed.
+        await client.query(s.text, [...s.values]).catch((error: { code?: string }) => {
+          if (error.code !== '57014') throw error;
+        });
       }
-      latencies.push(performance.now() - started);
+    } finally {
+      client.release();
     }
-  }));
-  const seconds = (performance.now() - began) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { rps: round(latencies.length / seconds, 1), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), requests: latencies.length, failures: 0 };
+  }, concurrency, duration);
 }
+
+const bodies = (variants: readonly Variant[]): string[] => variants.map((v) => v.body);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -476,13 +377,13 @@ async function main(): Promise<void> {
       // Warm every code path (JIT, plan caches, buffer cache) before the first measurement, not just its own.
       for (const spec of specs) {
         const list = variants.get(spec.name) as Variant[];
-        await measureHttp(baseUrl, list, { connections: argv.connections, duration: argv.warmup });
+        await measureHttp(baseUrl, bodies(list), { connections: argv.connections, duration: argv.warmup });
         await measureFloor(floorPool, list, argv.connections, argv.warmup);
       }
       for (const spec of specs) {
         const list = variants.get(spec.name) as Variant[];
-        const saturated = await measureHttp(baseUrl, list, { connections: argv.connections, duration: argv.duration });
-        const fixed = await measureFixedRate(baseUrl, list, argv.rate, argv.duration);
+        const saturated = await measureHttp(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
+        const fixed = await measureFixedRate(baseUrl, bodies(list), argv.rate, argv.duration);
         const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
         const row = {
           name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
@@ -494,7 +395,7 @@ async function main(): Promise<void> {
       }
       const mixRss = peakRssMiB(pid);
       const list = variants.get(heavy.name) as Variant[];
-      const saturated = await measureHttp(baseUrl, list, { connections: argv.connections, duration: argv.duration });
+      const saturated = await measureHttp(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
       const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
       heavyRow = { rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, floorRps: floor.rps, ratio: round(saturated.rps / floor.rps, 3), failures: saturated.failures, mixRssMiB: mixRss, rssMiB: peakRssMiB(pid) };
       log(`${heavy.name.padEnd(26)} ${String(heavyRow.rps).padStart(8)} rps  p50 ${heavyRow.p50Ms} ms  p99 ${heavyRow.p99Ms} ms  | floor ${heavyRow.floorRps} rps  ratio ${heavyRow.ratio}${heavyRow.failures > 0 ? `  FAILURES ${heavyRow.failures}` : ''}  | peak RSS ${mixRss} MiB after the mix, ${heavyRow.rssMiB} MiB after this`);

@@ -1,7 +1,7 @@
-// Load generation of bench:query --backend opensearch: GraphQL requests at saturation (autocannon, rotating through
-// the variants) and at a fixed rate (open loop), and the floor loop that runs a hand-written search per variant at
-// the same concurrency. The measurement rules are the PostgreSQL benchmark's (server/postgresql/bench/query-bench.ts):
-// latencies at full precision, only answers with data counted, the fixed rate timed from each request's schedule.
+// Load generation of both query benchmarks (bench:query on either backend): GraphQL requests at saturation
+// (autocannon, rotating through the variants) and at a fixed rate (open loop), and the floor loop that runs the
+// backend's own statements or searches per variant at the same concurrency. The measurement rules: latencies at full
+// precision, only answers with data counted, the fixed rate timed from each request's schedule.
 import autocannon from 'autocannon';
 import http from 'node:http';
 
