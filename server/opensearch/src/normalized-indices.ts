@@ -149,7 +149,12 @@ export function normalizerStateIndex(): Record<string, unknown> {
 
 export type IndexAction = 'created' | 'unchanged';
 
-/** Creates the missing indices (an existing one is left as it is: mappings here only ever grow additively). */
+/**
+ * Creates the missing indices. An existing one gets the fields this release adds (mappings here only ever grow
+ * additively, and put-mapping of the same definition changes nothing), so a normalizer started before
+ * `opensearch-setup` reran never writes a field its strict index refuses; a user without the mapping permission
+ * (403) leaves that to opensearch-setup.
+ */
 export async function applyNormalizedIndices(client: Client, prefix = ''): Promise<{ name: string; action: IndexAction }[]> {
   const names = normalizedIndexNames(prefix);
   const wanted: [string, Record<string, unknown>][] = [
@@ -172,6 +177,10 @@ export async function applyNormalizedIndices(client: Client, prefix = ''): Promi
     const error = (response.body as { error?: { type?: string } }).error;
     if (response.statusCode === 400 && error?.type !== 'resource_already_exists_exception') {
       throw new Error(`creating index ${name} failed: ${JSON.stringify(response.body)}`);
+    }
+    if (response.statusCode === 400) {
+      const mapping = await client.transport.request({ method: 'PUT', path: `/${encodeURIComponent(name)}/_mapping`, body: body['mappings'] as Record<string, unknown> }, { ignore: [400, 403] });
+      if (mapping.statusCode === 400) throw new Error(`index ${name} has a mapping this release cannot extend (run init-job opensearch-setup): ${JSON.stringify(mapping.body)}`);
     }
     results.push({ name, action: response.statusCode === 400 ? 'unchanged' : 'created' });
   }

@@ -1,0 +1,54 @@
+// An installation whose normalized indices were created by an earlier release (without duration_us, the run's
+// name/namespace/version in task documents, and the JSON operators' paths and numbers): the normalizer's bootstrap
+// adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the documents
+// already there stay readable.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyNormalizedIndices, normalizedIndexNames, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
+import { createTestNamespace, openSearchReachable, type TestNamespace } from './support/test-node.js';
+
+const available = await openSearchReachable();
+
+const NEW_FIELDS = ['duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
+
+/** A definition as the earlier release had it: the same without this release's fields. */
+function earlier(definition: Record<string, unknown>): Record<string, unknown> {
+  const mappings = definition['mappings'] as { properties: Record<string, unknown> };
+  const properties = Object.fromEntries(Object.entries(mappings.properties).filter(([k]) => !NEW_FIELDS.includes(k)));
+  return { ...definition, mappings: { ...mappings, properties } };
+}
+
+describe.skipIf(!available)('normalized indices created by an earlier release', () => {
+  let ns: TestNamespace;
+  beforeAll(() => {
+    ns = createTestNamespace();
+  });
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  it('the bootstrap adds the new fields in place; a document with them is accepted, the old ones stay', async () => {
+    const names = normalizedIndexNames(ns.prefix);
+    for (const [name, definition] of [[names.workflowInstances, workflowInstancesIndex()], [names.taskExecutions, taskExecutionsIndex()]] as const) {
+      await ns.client.transport.request({ method: 'PUT', path: `/${name}`, body: earlier(definition) });
+    }
+    await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/old`, querystring: { refresh: 'true' }, body: { id: 'old', status: 'COMPLETED', placeholder: false } });
+    // before: the strict mapping refuses this release's documents
+    const refused = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, body: { id: 'new', duration_us: 5 } }, { ignore: [400] });
+    expect(refused.statusCode).toBe(400);
+
+    const results = await applyNormalizedIndices(ns.client, ns.prefix);
+    expect(results.find((r) => r.name === names.workflowInstances)?.action).toBe('unchanged');
+    for (const name of [names.workflowInstances, names.taskExecutions]) {
+      const mapping = (await ns.client.transport.request({ method: 'GET', path: `/${name}/_mapping` })).body as Record<string, { mappings: { properties: Record<string, unknown> } }>;
+      const fields = Object.keys(mapping[name]!.mappings.properties);
+      expect(fields).toEqual(expect.arrayContaining(['duration_us', 'input_paths', 'input_numbers', 'output_paths_complete']));
+      if (name === names.taskExecutions) expect(fields).toEqual(expect.arrayContaining(['workflow_name', 'workflow_namespace', 'workflow_version']));
+    }
+    const accepted = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, querystring: { refresh: 'true' }, body: { id: 'new', duration_us: 5, input_paths: ['a'] } });
+    expect(accepted.statusCode).toBe(201);
+    const count = await ns.client.transport.request({ method: 'POST', path: `/${names.workflowInstances}/_count` });
+    expect((count.body as { count: number }).count).toBe(2);
+    // a rerun changes nothing
+    expect((await applyNormalizedIndices(ns.client, ns.prefix)).every((r) => r.action === 'unchanged')).toBe(true);
+  });
+});
