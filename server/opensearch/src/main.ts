@@ -4,6 +4,7 @@
 import { ConfigError } from '@workflow-index/core/config';
 import { installGracefulShutdown } from '@workflow-index/core/http-server';
 import { createLogger } from '@workflow-index/core/logger';
+import { startTracing, tracingSettings } from '@workflow-index/core/tracing';
 import { loadOpenSearchServerConfig, openSearchServerHelp, parseOpenSearchServerFlags } from './opensearch-server-config.js';
 import type { OpenSearchServerConfig } from './opensearch-server-config.js';
 import { startOpenSearchServer } from './opensearch-server.js';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   let config: OpenSearchServerConfig;
   try {
     config = loadOpenSearchServerConfig(process.env, flags, problems);
+    tracingSettings(process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`workflow-index: invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}\n(see --help and the configuration table in the README)\n`);
@@ -25,18 +27,24 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.core);
   logger.info({ mode: config.core.mode, backend: 'opensearch' }, 'starting');
+  // Before the app is built: the GraphQL layer adds its spans only when tracing is on (OTEL_* environment).
+  const tracing = startTracing(process.env, logger);
   let server;
   try {
     server = await startOpenSearchServer(config, logger);
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
     process.exitCode = 1;
+    await tracing?.shutdown();
     // Whatever was started has been stopped; a handle nobody owns must not keep a failed process alive.
     setTimeout(() => process.exit(1), 2000).unref();
     return;
   }
   // The HTTP servers drain first (installGracefulShutdown closes them); close() then releases the client.
-  installGracefulShutdown(server.http, () => server.close(), logger);
+  installGracefulShutdown(server.http, async () => {
+    await server.close();
+    await tracing?.shutdown();
+  }, logger);
   logger.info({ startupMs: Math.round(performance.now()), httpPort: server.http.httpPort }, 'server started');
 }
 

@@ -7,6 +7,7 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attribute, OtlpReceiver } from '../../core/test/otlp-receiver.js';
 import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
 import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
@@ -127,23 +128,34 @@ describe.skipIf(!available)('OpenSearch production server', () => {
     expect(run.output()).not.toContain('secret-pw');
   }, 60_000);
 
-  it('main.ts: serves over HTTP as serve:opensearch runs it, and drains on SIGTERM with exit 0', async () => {
+  it('main.ts: serves over HTTP as serve:opensearch runs it, traces when OTEL_* says so, and drains on SIGTERM with exit 0', async () => {
     const prefix = `${ns.prefix}main-`;
     await loadNormalized(ns.client, prefix, eventLines(CONFORMANCE_EVENTS.slice(0, 80)));
-    const run = spawnMain(connectionEnv(prefix));
+    const receiver = new OtlpReceiver();
+    await receiver.start();
+    const run = spawnMain({ ...connectionEnv(prefix), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_BSP_SCHEDULE_DELAY: '100' });
     try {
       const port = Number((await run.waitFor(/"httpPort":(\d+)[^\n]*server started/))[1]);
       const baseUrl = `http://127.0.0.1:${port}`;
       expect((await ready(baseUrl)).status).toBe(200);
-      const answer = await graphql(baseUrl, '{ getWorkflowInstances(filter: {status: COMPLETED}) { id status } }');
+      const answer = await graphql(baseUrl, 'query Completed { getWorkflowInstances(filter: {status: COMPLETED}) { id status } }');
       expect(answer.status).toBe(200);
       const rows = answer.body.data?.['getWorkflowInstances'] as { status: string }[];
       expect(rows.length).toBeGreaterThan(0);
       expect(new Set(rows.map((r) => r.status))).toEqual(new Set(['COMPLETED']));
+      // the request's SERVER span, with the search as its CLIENT child
+      await receiver.waitFor((spans) => spans.some((s) => s.name === 'query Completed'));
+      const request = receiver.spans.find((s) => s.name === 'query Completed')!;
+      expect(request.kind).toBe(2);
+      await receiver.waitFor((spans) => spans.some((s) => s.parentSpanId === request.spanId));
+      const child = receiver.spans.find((s) => s.parentSpanId === request.spanId)!;
+      expect(child.kind).toBe(3);
+      expect(attribute(child, 'db.operation.name')?.stringValue).toBe('listInstances');
     } finally {
       run.child.kill('SIGTERM');
     }
     expect(await run.exited).toBe(0);
+    await receiver.close();
   }, 120_000);
 });
 
