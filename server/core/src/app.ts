@@ -9,6 +9,7 @@ import { CONSOLE_ASSETS_PREFIX, CONSOLE_PATH, consoleNotBuilt, loadConsoleAssets
 import type { ConsoleAssets } from './console-assets.js';
 import type { CoreConfig } from './config.js';
 import { ClientRequestLimit, clientKey } from './client-limit.js';
+import { CostBudget } from './cost-budget.js';
 import { applyCors, preflightResponse } from './cors.js';
 import { renderDocsPage } from './docs-page.js';
 import { ErrorCode } from './errors.js';
@@ -109,8 +110,14 @@ export function createApp(options: AppOptions): App {
   const startedAt = Date.now();
   const sdl = loadSchemaSdl();
   const schema = buildSchema(sdl, config);
-  const graphql = createGraphQLServer({ config, reader, logger, schema });
-  const metrics = createMetrics({ config, reader, logger, backend });
+  const costBudget = new CostBudget(config.graphql.maxCostInFlight, config.graphql.costQueueTimeoutMs);
+  const graphql = createGraphQLServer({ config, reader, logger, schema, costBudget });
+  const metrics = createMetrics({ config, reader, logger, backend, costBudget });
+  /** Gives back the rows of GRAPHQL_MAX_COST_IN_FLIGHT the request held (once: the count is zeroed). */
+  const releaseCost = (state: RequestState): void => {
+    costBudget.release(state.costHeld);
+    state.costHeld = 0;
+  };
   const queryPagesOn = config.graphql.introspection !== 'NO_INTROSPECTION_OR_QUERY';
   // Built on first request: most instances (tests, API-only clients) never serve them.
   const ui = queryPagesOn ? lazyAsset(() => renderGraphQLUi()) : null;
@@ -271,6 +278,7 @@ export function createApp(options: AppOptions): App {
             response = toFetchResponse(await finishGraphQL(graphql.fetch(request, { requestState: state }), facts));
           } finally {
             release();
+            releaseCost(state);
           }
         }
       } else {
@@ -322,10 +330,15 @@ export function createApp(options: AppOptions): App {
         release?.();
         record('POST', GRAPHQL_ENDPOINT, path, response.status, started, state);
         response.headers[REQUEST_ID_HEADER] = requestId;
-        writeBufferedResponse(response, res);
+        try {
+          writeBufferedResponse(response, res);
+        } finally {
+          releaseCost(state);
+        }
       },
       (error: unknown) => {
         release?.();
+        releaseCost(state);
         logger.error({ err: error, method: 'POST', path }, 'request failed');
         record('POST', GRAPHQL_ENDPOINT, path, 500, started, state);
         if (res.destroyed || res.writableEnded) return;

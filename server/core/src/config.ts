@@ -37,6 +37,10 @@ export interface CoreConfig {
     readonly maxLimit: number;
     /** Budget of potential rows per request (see query-cost.ts). */
     readonly maxCost: number;
+    /** Server-wide budget of rows in flight (cost-budget.ts); 0 = no bound. At least maxCost otherwise. */
+    readonly maxCostInFlight: number;
+    /** How long a request may wait for room in maxCostInFlight before it is answered 503. */
+    readonly costQueueTimeoutMs: number;
     /** What one instance's `taskExecutions` list (unbounded) counts in the cost. */
     readonly costTasksPerInstance: number;
     /** Deepest and/or/not nesting of a filter. */
@@ -219,6 +223,8 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_DEFAULT_LIMIT', development: '100', production: '100', description: 'Page size when a query gives no limit.' },
   { key: 'GRAPHQL_MAX_LIMIT', development: '1000', production: '1000', description: 'Largest accepted limit.' },
   { key: 'GRAPHQL_MAX_COST', development: '20000', production: '20000', description: 'Most rows one request may read: the sum of the limits of its lists, nested taskExecutions counted per instance of their list (BAD_USER_INPUT above, before any read).' },
+  { key: 'GRAPHQL_MAX_COST_IN_FLIGHT', development: '2 × GRAPHQL_MAX_COST', production: '2 × GRAPHQL_MAX_COST', description: 'Server-wide budget of rows in flight: a request holds its cost from before execution until its response is written; requests that do not fit wait in arrival order (one that fits waits too while an older one waits). At least GRAPHQL_MAX_COST; 0 disables.' },
+  { key: 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', development: '10000', production: '10000', description: 'Longest wait for room in GRAPHQL_MAX_COST_IN_FLIGHT; then SERVICE_UNAVAILABLE (HTTP 503, Retry-After: 1) without running the request.' },
   { key: 'GRAPHQL_COST_TASKS_PER_INSTANCE', development: '10', production: '10', description: 'What one instance\'s taskExecutions (or one getTaskExecutionsByWorkflowInstance) counts in the cost.' },
   { key: 'GRAPHQL_MAX_FILTER_DEPTH', development: '32', production: '32', description: 'Deepest and/or/not nesting of a filter (BAD_USER_INPUT above).' },
   { key: 'COUNT_EXACT_LIMIT', development: '10000', production: '10000', description: 'Counts (countWorkflowInstances, countTaskExecutions, workflowInstanceStatusCounts, the instances-by-status gauge) are exact up to this many matches and the backend\'s estimate above (exact: false); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.' },
@@ -273,6 +279,11 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
   const maxCost = r.int('GRAPHQL_MAX_COST', 20_000, { min: 1, max: 1_000_000_000 });
   // Below it, a list at the maximum limit could never run.
   if (maxCost < maxLimit) r.problem(`GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit})`);
+  const maxCostInFlight = r.int('GRAPHQL_MAX_COST_IN_FLIGHT', 2 * maxCost, { min: 0, max: 1_000_000_000 });
+  // Below it, a request at the maximum cost could never be admitted.
+  if (maxCostInFlight !== 0 && maxCostInFlight < maxCost) {
+    r.problem(`GRAPHQL_MAX_COST_IN_FLIGHT (${maxCostInFlight}) must be at least GRAPHQL_MAX_COST (${maxCost}), or 0 to disable the budget`);
+  }
 
   const corsEnabled = r.bool('CORS_ENABLED', dev);
   const corsOrigins = r.list('CORS_ORIGINS', dev ? ['http://localhost:3000'] : []);
@@ -306,6 +317,8 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       defaultLimit,
       maxLimit,
       maxCost,
+      maxCostInFlight,
+      costQueueTimeoutMs: r.int('GRAPHQL_COST_QUEUE_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
       costTasksPerInstance: r.int('GRAPHQL_COST_TASKS_PER_INSTANCE', 10, { min: 0, max: 1_000_000 }),
       // Deeper trees would recurse in graphql-js coercion and in the backends' translators.
       maxFilterDepth: r.int('GRAPHQL_MAX_FILTER_DEPTH', 32, { min: 1, max: 200 }),

@@ -11,6 +11,8 @@ import { queryExcerpt, variablesExcerpt } from './log-excerpt.js';
 import type { Logger } from './logger.js';
 import type { ServerContext } from './request-state.js';
 import { costMessage, operationCost } from './query-cost.js';
+import { CostQueueTimeout } from './cost-budget.js';
+import type { CostBudget } from './cost-budget.js';
 import { expandShorthandInDocument, expandShorthandInVariables } from './shorthand.js';
 
 type Context = YogaInitialContext & ServerContext;
@@ -80,15 +82,43 @@ export function useReadOnlyOperations(): Plugin<Context> {
 /**
  * GRAPHQL_MAX_COST: an operation that may read more rows than the budget is refused as a whole, before any
  * resolver runs (so before any Reader call). Must come before plugins whose onExecute does work per request.
+ * With a CostBudget (GRAPHQL_MAX_COST_IN_FLIGHT), the priced cost is then acquired from the server-wide budget
+ * (waiting in FIFO order when it does not fit) and recorded in requestState.costHeld; the HTTP layer releases it
+ * once the response has been written or the request failed. A request admitted at once allocates nothing here.
  */
-export function useQueryCost(limits: CoreConfig['graphql']): Plugin<Context> {
+export function useQueryCost(limits: CoreConfig['graphql'], budget: CostBudget | null = null): Plugin<Context> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues, limits);
-      if (cost.total <= limits.maxCost) return;
-      setResultAndStopExecution({ errors: [badUserInput(costMessage(cost, limits.maxCost, limits))] });
+      if (cost.total > limits.maxCost) {
+        setResultAndStopExecution({ errors: [badUserInput(costMessage(cost, limits.maxCost, limits))] });
+        return;
+      }
+      if (budget === null) return;
+      const state = (args.contextValue as Context).requestState;
+      if (budget.tryAcquire(cost.total)) {
+        state.costHeld = cost.total;
+        return;
+      }
+      const signal = (args.contextValue as Context).request.signal as AbortSignal | undefined;
+      return budget.wait(cost.total, signal).then(
+        () => {
+          state.costHeld = cost.total;
+        },
+        (error: unknown) => {
+          // Timed out, or the client went away while waiting: nothing is held, nothing runs.
+          setResultAndStopExecution({ errors: [costQueueError(error instanceof CostQueueTimeout, budget, limits.costQueueTimeoutMs)] });
+        },
+      );
     },
   };
+}
+
+function costQueueError(timedOut: boolean, budget: CostBudget, timeoutMs: number): Error {
+  const message = timedOut
+    ? `The server is busy: this request waited ${timeoutMs} ms (GRAPHQL_COST_QUEUE_TIMEOUT_MS) for room in the budget of ${budget.capacity} rows in flight (GRAPHQL_MAX_COST_IN_FLIGHT) and did not run. Retry after the Retry-After delay, or lower the limits of the query.`
+    : 'The request was aborted while it waited for room in the budget of rows in flight (GRAPHQL_MAX_COST_IN_FLIGHT); it did not run.';
+  return new graphql.GraphQLError(message, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE, http: { status: 503, headers: { 'Retry-After': '1' } } } });
 }
 
 /**

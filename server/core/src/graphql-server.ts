@@ -5,6 +5,7 @@ import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { boundedReader } from './bounded-reader.js';
 import type { CoreConfig } from './config.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
+import type { CostBudget } from './cost-budget.js';
 import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
 import type { Reader } from './reader.js';
@@ -41,7 +42,14 @@ function yogaLogger(logger: Logger): YogaLogger {
  * The GraphQL endpoint only: routing, UI, health and metrics live in app.ts, which hands
  * POST /graphql requests to this instance.
  */
-export function createGraphQLServer(deps: { readonly config: CoreConfig; readonly reader: Reader; readonly logger: Logger; readonly schema: GraphQLSchema }): GraphQLServer {
+export function createGraphQLServer(deps: {
+  readonly config: CoreConfig;
+  readonly reader: Reader;
+  readonly logger: Logger;
+  readonly schema: GraphQLSchema;
+  /** GRAPHQL_MAX_COST_IN_FLIGHT, shared by the app's requests; whoever passes it releases requestState.costHeld. */
+  readonly costBudget?: CostBudget;
+}): GraphQLServer {
   const { config, reader, logger, schema } = deps;
   const introspectionOff = config.graphql.introspection !== 'DEFAULT';
   // Tracing is decided once, at start-up: with it off, requests run without a span plugin or a wrapped reader.
@@ -72,7 +80,7 @@ export function createGraphQLServer(deps: { readonly config: CoreConfig; readonl
       useQueryLimits(config.graphql),
       useReadOnlyOperations(),
       // Before useShorthandFilters, whose onExecute already works on the variables.
-      useQueryCost(config.graphql),
+      useQueryCost(config.graphql, deps.costBudget ?? null),
       useShorthandFilters(schema),
       useErrorPolicy(logger),
       ...(introspectionOff ? [useDisableIntrospection()] : []),

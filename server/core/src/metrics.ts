@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoreConfig } from './config.js';
+import type { CostBudget } from './cost-budget.js';
 import type { Logger } from './logger.js';
 import { methodLabel, outcomeLabel, statusLabel, uriLabel } from './http-labels.js';
 import { MonotonicTotal } from './monotonic-total.js';
@@ -34,6 +35,8 @@ export interface MetricsDeps {
   /** Milliseconds for the time windows (operation-name slots, `_max`); tests pass their own clock. */
   readonly now?: () => number;
   readonly operationNames?: Partial<OperationNameLimits>;
+  /** GRAPHQL_MAX_COST_IN_FLIGHT, exported as workflow_index_cost_rows and workflow_index_cost_waiting_requests. */
+  readonly costBudget?: CostBudget;
 }
 
 export function createMetrics(deps: MetricsDeps): AppMetrics {
@@ -110,6 +113,29 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
+
+  const budget = deps.costBudget;
+  if (budget !== undefined) {
+    new Gauge({
+      name: 'workflow_index_cost_rows',
+      help: 'Server-wide budget of rows in flight (GRAPHQL_MAX_COST_IN_FLIGHT, 0 = no bound): rows held by running requests (in_flight), rows of the requests waiting for room (waiting), and the budget (capacity).',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        this.set({ state: 'in_flight' }, budget.inFlight);
+        this.set({ state: 'waiting' }, budget.waitingRows);
+        this.set({ state: 'capacity' }, budget.capacity);
+      },
+    });
+    new Gauge({
+      name: 'workflow_index_cost_waiting_requests',
+      help: 'Requests waiting for room in the budget of rows in flight (GRAPHQL_MAX_COST_IN_FLIGHT).',
+      registers: [registry],
+      collect() {
+        this.set(budget.waiting);
+      },
+    });
+  }
 
   // Every ingestion gauge is collected in the same scrape: share one bounded backend call.
   let inflight: Promise<IngestionStats | null> | null = null;

@@ -7,6 +7,8 @@ export interface RequestState {
   operationType: string | null;
   /** Codes of the errors of the GraphQL result, in order. */
   errorCodes: string[];
+  /** Rows this request holds of GRAPHQL_MAX_COST_IN_FLIGHT (cost-budget.ts), released once its response is written. */
+  costHeld: number;
 }
 
 export interface ServerContext {
@@ -16,5 +18,5 @@ export interface ServerContext {
 }
 
 export function newRequestState(): RequestState {
-  return { operationName: null, operationType: null, errorCodes: [] };
+  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0 };
 }

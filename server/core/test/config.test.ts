@@ -26,6 +26,8 @@ describe('loadCoreConfig', () => {
         defaultLimit: 100,
         maxLimit: 1000,
         maxCost: 20_000,
+        maxCostInFlight: 40_000,
+        costQueueTimeoutMs: 10_000,
         costTasksPerInstance: 10,
         maxFilterDepth: 32,
         maxConcurrentReads: 4,
@@ -71,6 +73,8 @@ describe('loadCoreConfig', () => {
       GRAPHQL_DEFAULT_LIMIT: '10',
       GRAPHQL_MAX_LIMIT: '20',
       GRAPHQL_MAX_COST: '500',
+      GRAPHQL_MAX_COST_IN_FLIGHT: '700',
+      GRAPHQL_COST_QUEUE_TIMEOUT_MS: '250',
       GRAPHQL_COST_TASKS_PER_INSTANCE: '0',
       GRAPHQL_MAX_FILTER_DEPTH: '5',
       GRAPHQL_MAX_CONCURRENT_READS: '2',
@@ -110,6 +114,8 @@ describe('loadCoreConfig', () => {
         defaultLimit: 10,
         maxLimit: 20,
         maxCost: 500,
+        maxCostInFlight: 700,
+        costQueueTimeoutMs: 250,
         costTasksPerInstance: 0,
         maxFilterDepth: 5,
         maxConcurrentReads: 2,
@@ -198,13 +204,22 @@ describe('loadCoreConfig', () => {
     expect(loadCoreConfig({ GRAPHQL_MAX_LIMIT: '50', GRAPHQL_DEFAULT_LIMIT: '50', GRAPHQL_MAX_COST: '50' }).graphql.maxCost).toBe(50);
   });
 
+  it('the budget of rows in flight is at least GRAPHQL_MAX_COST (or 0), defaults to twice it, and its queue timeout is positive', () => {
+    expect(() => loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '19999', GRAPHQL_COST_QUEUE_TIMEOUT_MS: '0' })).toThrow(
+      'Invalid configuration: GRAPHQL_MAX_COST_IN_FLIGHT (19999) must be at least GRAPHQL_MAX_COST (20000), or 0 to disable the budget; GRAPHQL_COST_QUEUE_TIMEOUT_MS must be an integer between 1 and 600000, got "0"',
+    );
+    expect(loadCoreConfig({ GRAPHQL_MAX_COST: '5000' }).graphql.maxCostInFlight).toBe(10_000);
+    expect(loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '0' }).graphql.maxCostInFlight).toBe(0);
+    expect(loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '20000' }).graphql.maxCostInFlight).toBe(20_000);
+  });
+
   it('CORS on without origins is a problem', () => {
     expect(() => loadCoreConfig({ CORS_ENABLED: 'true' })).toThrow('Invalid configuration: CORS_ENABLED is true but CORS_ORIGINS is empty');
   });
 
   it('documents every key it reads', () => {
     const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
-    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT']) {
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS']) {
       expect(documented).toContain(key);
     }
   });
