@@ -4,6 +4,8 @@
 // event-kubernetes-lua.test.ts runs the real script under luajit and holds both to the same bytes.
 // Works on bytes (a latin1 string: one character per byte), as the Lua script does.
 
+import { closingQuote, isSpace } from '@workflow-index/opensearch/opensearch-document';
+
 const NAME = 'kubernetes';
 const PREFIX = 'wi_event_';
 
@@ -13,8 +15,6 @@ function asciiName(raw: string): string | undefined {
   const out = raw.replace(/\\u00([0-7][0-9a-fA-F])/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
   return out.includes('\\') ? undefined : out;
 }
-
-const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
 
 /** Offsets (after the key's opening quote) of the top-level keys named `kubernetes`; undefined when not one object. */
 function matches(s: string): number[] | undefined {
@@ -28,18 +28,8 @@ function matches(s: string): number[] | undefined {
   while (i < len) {
     const c = s.charCodeAt(i);
     if (c === 34) {
-      let j = i + 1;
-      for (;;) {
-        const q = s.indexOf('"', j);
-        if (q < 0) return undefined;
-        let k = q - 1;
-        while (k >= j && s.charCodeAt(k) === 92) k--;
-        if ((q - 1 - k) % 2 === 0) {
-          j = q;
-          break;
-        }
-        j = q + 1;
-      }
+      const j = closingQuote(s, i);
+      if (j === undefined) return undefined;
       if (depth === 1 && expectKey && asciiName(s.slice(i + 1, j)) === NAME) found.push(i + 1);
       expectKey = false;
       i = j + 1;

@@ -78,7 +78,19 @@ function topLevelRename(name: string, raw: string): string | undefined {
   return undefined;
 }
 
-const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+export const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+/** Offset of the quote that closes the JSON string opened at `open` (one not escaped by an odd run of backslashes). */
+export function closingQuote(s: string, open: number): number | undefined {
+  for (let from = open + 1; ;) {
+    const q = s.indexOf('"', from);
+    if (q < 0) return undefined;
+    let k = q - 1;
+    while (k > open && s.charCodeAt(k) === 92) k--;
+    if ((q - 1 - k) % 2 === 0) return q;
+    from = q + 1;
+  }
+}
 
 interface Frame {
   readonly object: boolean;
@@ -115,18 +127,8 @@ function plan(s: string): Edit[] | undefined {
   while (i < len) {
     const c = s.charCodeAt(i);
     if (c === 34) {
-      let j = i + 1;
-      for (;;) {
-        const q = s.indexOf('"', j);
-        if (q < 0) return undefined;
-        let k = q - 1;
-        while (k >= j && s.charCodeAt(k) === 92) k--;
-        if ((q - 1 - k) % 2 === 0) {
-          j = q;
-          break;
-        }
-        j = q + 1;
-      }
+      const j = closingQuote(s, i);
+      if (j === undefined) return undefined;
       const frame = stack[stack.length - 1];
       if (frame?.object && expectKey) {
         const raw = s.slice(i + 1, j);
