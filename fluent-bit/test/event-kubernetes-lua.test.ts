@@ -1,59 +1,16 @@
 // fluent-bit/postgresql/event-kubernetes.lua executed for real under luajit (the LuaJIT Fluent Bit embeds), fed
 // record["log"] as Fluent Bit hands it to the filter, held to the expected bytes for each case and, for generated
 // lines (valid and broken), to its TypeScript twin (fluent-bit/model/event-kubernetes.ts, which the model runs).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLUENT_BIT_ROOT } from '../model/load-config.js';
+import { luajitAvailable, luaLogFilter, UNCHANGED_REST } from './support/lua-log-filter.js';
 import { eventKubernetesLine } from '../model/event-kubernetes.js';
 
 const SCRIPT = join(FLUENT_BIT_ROOT, 'postgresql', 'event-kubernetes.lua');
-const available = spawnSync('luajit', ['-v'], { encoding: 'utf8' }).status === 0;
-if (!available) {
-  if (process.env['CI'] === 'true') throw new Error('luajit is required in CI (apt-get install luajit)');
-  console.warn('[skip] event-kubernetes.lua tests skipped: no luajit on this machine (apt-get install luajit)');
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'wi-event-kubernetes-lua-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-// Reads `<length>\n<bytes>` records, calls keep_event_kubernetes as Fluent Bit does and writes
-// `<code> <timestamp> <other fields> <length>\n<log bytes>` for each, so nothing but the log may change.
-const DRIVER = join(dir, 'driver.lua');
-writeFileSync(DRIVER, `dofile(arg[1])
-local f = assert(io.open(arg[2], "rb")); local data = f:read("*a"); f:close()
-local out, p = {}, 1
-while p <= #data do
-  local nl = data:find("\\n", p, true)
-  local len = tonumber(data:sub(p, nl - 1))
-  local line = data:sub(nl + 1, nl + len)
-  p = nl + len + 1
-  local record = { log = line, stream = "stdout", time = "2026-05-12T09:26:40.123456789Z", _p = "F" }
-  local code, ts, rec = keep_event_kubernetes("kube.var.log.containers.app", 1778578000.5, record)
-  out[#out + 1] = code .. " " .. ts .. " " .. rec.stream .. rec.time .. rec._p .. " " .. #rec.log .. "\\n" .. rec.log
-end
-io.stdout:write(table.concat(out))
-`);
-
-function runLua(lines: readonly Buffer[]): { code: number; log: Buffer; rest: string }[] {
-  const input = join(dir, 'lines.bin');
-  writeFileSync(input, Buffer.concat(lines.flatMap((l) => [Buffer.from(`${l.length}\n`), l])));
-  const result = spawnSync('luajit', [DRIVER, SCRIPT, input], { maxBuffer: 1 << 30 });
-  expect(result.stderr.toString()).toBe('');
-  expect(result.status).toBe(0);
-  const out = result.stdout;
-  const results: { code: number; log: Buffer; rest: string }[] = [];
-  for (let p = 0; p < out.length; ) {
-    const nl = out.indexOf(0x0a, p);
-    const [code, ts, rest, length] = out.subarray(p, nl).toString('latin1').split(' ');
-    results.push({ code: Number(code), log: out.subarray(nl + 1, nl + 1 + Number(length)), rest: `${ts} ${rest}` });
-    p = nl + 1 + Number(length);
-  }
-  expect(results).toHaveLength(lines.length);
-  return results;
-}
+const available = luajitAvailable('event-kubernetes.lua');
+const runLua = luaLogFilter(SCRIPT, 'keep_event_kubernetes');
 
 const E = '"eventType":"io.serverlessworkflow.workflow.started.v1"';
 const CASES: readonly [string, string, string][] = [
@@ -90,7 +47,7 @@ describe('the event-kubernetes rename (TypeScript twin)', () => {
 describe.skipIf(!available)('event-kubernetes.lua under luajit', () => {
   it('gives the expected bytes for every case, with code 0 exactly when nothing changed', () => {
     const results = runLua(CASES.map(([, line]) => Buffer.from(line)));
-    expect(results.map((r) => [r.log.toString(), r.code, r.rest])).toEqual(CASES.map(([, line, expected]) => [expected, line === expected ? 0 : 2, '1778578000.5 stdout2026-05-12T09:26:40.123456789ZF']));
+    expect(results.map((r) => [r.log.toString(), r.code, r.rest])).toEqual(CASES.map(([, line, expected]) => [expected, line === expected ? 0 : 2, UNCHANGED_REST]));
   });
 
   // Fragments glued without regard for JSON structure, so both implementations must agree on broken input too.

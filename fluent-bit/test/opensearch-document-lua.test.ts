@@ -2,69 +2,17 @@
 // record["log"] as Fluent Bit hands it to the filter, held to the expected bytes for each rule and, for generated
 // lines, to its TypeScript twin (fluent-bit/model/opensearch-document.ts, which the pipeline model runs).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLUENT_BIT_ROOT } from '../model/load-config.js';
+import { luajitAvailable, luaLogFilter, UNCHANGED_REST } from './support/lua-log-filter.js';
 import { opensearchDocumentLine } from '../model/opensearch-document.js';
 
 const SCRIPT = join(FLUENT_BIT_ROOT, 'opensearch', 'opensearch-document.lua');
-const available = spawnSync('luajit', ['-v'], { encoding: 'utf8' }).status === 0;
-if (!available) {
-  if (process.env['CI'] === 'true') throw new Error('luajit is required in CI (apt-get install luajit)');
-  console.warn('[skip] opensearch-document.lua tests skipped: no luajit on this machine (apt-get install luajit)');
-}
+const available = luajitAvailable('opensearch-document.lua');
+const runLua = luaLogFilter(SCRIPT, 'opensearch_document');
 
-const dir = mkdtempSync(join(tmpdir(), 'wi-os-document-lua-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-// Reads `<length>\n<bytes>` records, calls opensearch_document as Fluent Bit does and writes
-// `<code> <timestamp> <stream> <length>\n<log bytes>` for each, so nothing but the log may change.
-const DRIVER = join(dir, 'driver.lua');
-writeFileSync(
-  DRIVER,
-  `dofile(arg[1])
-local f = assert(io.open(arg[2], "rb")); local data = f:read("*a"); f:close()
-local out, p = {}, 1
-while p <= #data do
-  local nl = data:find("\\n", p, true)
-  local len = tonumber(data:sub(p, nl - 1))
-  local line = data:sub(nl + 1, nl + len)
-  p = nl + len + 1
-  local record = { log = line, stream = "stdout", time = "2026-05-12T09:26:40.123456789Z", _p = "F" }
-  local code, ts, rec = opensearch_document("kube.var.log.containers.app", 1778578000.5, record)
-  out[#out + 1] = code .. " " .. ts .. " " .. rec.stream .. rec.time .. rec._p .. " " .. #rec.log .. "\\n" .. rec.log
-end
-io.stdout:write(table.concat(out))
-`,
-);
-
-interface LuaResult {
-  readonly code: number;
-  readonly log: Buffer;
-  readonly rest: string;
-}
-
-function runLua(lines: readonly Buffer[]): LuaResult[] {
-  const input = join(dir, 'lines.bin');
-  writeFileSync(input, Buffer.concat(lines.flatMap((l) => [Buffer.from(`${l.length}\n`), l])));
-  const result = spawnSync('luajit', [DRIVER, SCRIPT, input], { maxBuffer: 1 << 30 });
-  expect(result.stderr.toString()).toBe('');
-  expect(result.status).toBe(0);
-  const out = result.stdout;
-  const results: LuaResult[] = [];
-  for (let p = 0; p < out.length; ) {
-    const nl = out.indexOf(0x0a, p);
-    const [code, ts, rest, length] = out.subarray(p, nl).toString('latin1').split(' ');
-    results.push({ code: Number(code), log: out.subarray(nl + 1, nl + 1 + Number(length)), rest: `${ts} ${rest}` });
-    p = nl + 1 + Number(length);
-  }
-  expect(results).toHaveLength(lines.length);
-  return results;
-}
-
-const UNCHANGED_REST = '1778578000.5 stdout2026-05-12T09:26:40.123456789ZF';
 const E = '"eventType":"io.serverlessworkflow.workflow.started.v1"';
 
 // D3: names over 50,000 bytes once decoded (the node's limit, in UTF-8 bytes).

@@ -2,72 +2,19 @@
 // exactly the bytes Fluent Bit hands the filter: record["log"] as the tail input joined the line. Held to the
 // shared vectors and, for generated hostile lines, to the TypeScript rule byte for byte.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { repairEventLine } from '@workflow-index/core/event-line-repair';
 import { FLUENT_BIT_ROOT } from '../model/load-config.js';
+import { luajitAvailable, luaLogFilter, UNCHANGED_REST } from './support/lua-log-filter.js';
 
 const SCRIPT = join(FLUENT_BIT_ROOT, 'postgresql', 'repair-line.lua');
 const VECTORS = join(FLUENT_BIT_ROOT, '..', 'fixtures', 'line-repairs.json');
-const luajit = spawnSync('luajit', ['-v'], { encoding: 'utf8' });
-const available = luajit.status === 0;
-if (!available) {
-  if (process.env['CI'] === 'true') throw new Error('luajit is required in CI (apt-get install luajit)');
-  console.warn('[skip] repair-line.lua tests skipped: no luajit on this machine (apt-get install luajit)');
-}
+const available = luajitAvailable('repair-line.lua');
+const runLua = luaLogFilter(SCRIPT, 'repair_log');
 
-const dir = mkdtempSync(join(tmpdir(), 'wi-repair-lua-'));
-// Reads `<length>\n<bytes>` records, calls repair_log as Fluent Bit does (a record of strings, a timestamp) and
-// writes `<code> <timestamp> <stream> <length>\n<log bytes>` for each, so nothing but the log may change.
-const DRIVER = join(dir, 'driver.lua');
-writeFileSync(
-  DRIVER,
-  `dofile(arg[1])
-local f = assert(io.open(arg[2], "rb")); local data = f:read("*a"); f:close()
-local out, p = {}, 1
-while p <= #data do
-  local nl = data:find("\\n", p, true)
-  local len = tonumber(data:sub(p, nl - 1))
-  local line = data:sub(nl + 1, nl + len)
-  p = nl + len + 1
-  local record = { log = line, stream = "stdout", time = "2026-05-12T09:26:40.123456789Z", _p = "F" }
-  local code, ts, rec = repair_log("kube.var.log.containers.app", 1778578000.5, record)
-  out[#out + 1] = code .. " " .. ts .. " " .. rec.stream .. rec.time .. rec._p .. " " .. #rec.log .. "\\n" .. rec.log
-end
-io.stdout:write(table.concat(out))
-`,
-);
-
-interface LuaResult {
-  readonly code: number;
-  readonly log: Buffer;
-  readonly rest: string;
-}
-
-/** Runs every line through repair_log in one luajit process. */
-function runLua(lines: readonly Buffer[]): LuaResult[] {
-  const input = join(dir, 'lines.bin');
-  writeFileSync(input, Buffer.concat(lines.flatMap((l) => [Buffer.from(`${l.length}\n`), l])));
-  const result = spawnSync('luajit', [DRIVER, SCRIPT, input], { maxBuffer: 1 << 30 });
-  expect(result.stderr.toString()).toBe('');
-  expect(result.status).toBe(0);
-  const out = result.stdout;
-  const results: LuaResult[] = [];
-  for (let p = 0; p < out.length; ) {
-    const nl = out.indexOf(0x0a, p);
-    const [code, ts, rest, length] = out.subarray(p, nl).toString('latin1').split(' ');
-    const log = out.subarray(nl + 1, nl + 1 + Number(length));
-    results.push({ code: Number(code), log, rest: `${ts} ${rest}` });
-    p = nl + 1 + Number(length);
-  }
-  expect(results).toHaveLength(lines.length);
-  return results;
-}
-
-const UNCHANGED_REST = '1778578000.5 stdout2026-05-12T09:26:40.123456789ZF';
 
 interface Vector {
   readonly name: string;
