@@ -10,7 +10,7 @@ import { jsonPathEntries } from './json-paths.js';
 import { type JsonValue, toPlainJson } from './lossless-json.js';
 import type { EventError, ParsedEvent, TaskEvent, WorkflowEvent } from './raw-event-parse.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
-import type { ErrorFields, WorkflowInstanceDocument } from './workflow-instance-document.js';
+import type { ErrorFields, PayloadFields, WorkflowInstanceDocument } from './workflow-instance-document.js';
 
 export interface NormalizedInstance {
   readonly instance: WorkflowInstanceDocument;
@@ -41,7 +41,7 @@ function payload(v: JsonValue) {
 }
 
 /** The payload fields both document kinds carry: each payload as object, as jsonb text, and as leaves. */
-function payloadFields(input: JsonValue, output: JsonValue) {
+function payloadFields(input: JsonValue, output: JsonValue): PayloadFields {
   const i = payload(input);
   const o = payload(output);
   return {

@@ -2,9 +2,9 @@
 // `<instanceId>:<taskPosition>`, `…@<start µs>` for later executions at the position, `#<n>` when two start in the
 // same microsecond). Flat, one document per execution: plain queries, sorts and paging. `placeholder` repeats the
 // instance's flag so a reader excludes executions of unserved instances without a join.
-import type { ErrorFields } from './workflow-instance-document.js';
+import type { ErrorFields, PayloadFields } from './workflow-instance-document.js';
 
-export interface TaskExecutionDocument {
+export interface TaskExecutionDocument extends PayloadFields {
   readonly id: string;
   readonly instance_id: string;
   /** The run's name, namespace and version (its instance document's), for task filters on the run. */
@@ -21,22 +21,6 @@ export interface TaskExecutionDocument {
   readonly duration_us: number | null;
   readonly start_time: string | null;
   readonly end_time: string | null;
-  readonly input: unknown;
-  readonly input_json: string | null;
-  readonly output: unknown;
-  readonly output_json: string | null;
-  /** Payload leaves for JSON filters (json-leaves.ts); `*_leaves_complete` false when capped. */
-  readonly input_leaves: readonly string[];
-  readonly input_leaves_complete: boolean;
-  readonly output_leaves: readonly string[];
-  readonly output_leaves_complete: boolean;
-  /** Paths present and sortable number entries for the JSON operators beyond eq (json-paths.ts); false when capped. */
-  readonly input_paths: readonly string[];
-  readonly input_numbers: readonly string[];
-  readonly input_paths_complete: boolean;
-  readonly output_paths: readonly string[];
-  readonly output_numbers: readonly string[];
-  readonly output_paths_complete: boolean;
   readonly error: ErrorFields | null;
   /** 1 for the chronologically first execution at its position, 2… for the others. */
   readonly execution_index: number;

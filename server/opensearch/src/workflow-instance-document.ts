@@ -12,22 +12,9 @@ export interface ErrorFields {
   readonly instance: string | null;
 }
 
-export interface WorkflowInstanceDocument {
-  readonly id: string;
-  readonly name: string | null;
-  readonly namespace: string | null;
-  readonly version: string | null;
-  /** RUNNING | COMPLETED | FAULTED | CANCELLED | SUSPENDED */
-  readonly status: string;
-  readonly start_time_us: number | null;
-  readonly end_time_us: number | null;
-  readonly last_update_us: number | null;
-  /** end − start in microseconds (PostgreSQL's duration_us); null while either is missing. */
-  readonly duration_us: number | null;
-  /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`, as served. */
-  readonly start_time: string | null;
-  readonly end_time: string | null;
-  readonly last_update: string | null;
+/** The payload fields both document kinds carry (normalize-instance.ts payloadFields, normalized-indices.ts
+ * payloadProperties): the stored object and its jsonb text, and what the reader matches JSON filters on. */
+export interface PayloadFields {
   readonly input: unknown;
   /** jsonb text of the input; null when absent or JSON null. */
   readonly input_json: string | null;
@@ -45,6 +32,24 @@ export interface WorkflowInstanceDocument {
   readonly output_paths: readonly string[];
   readonly output_numbers: readonly string[];
   readonly output_paths_complete: boolean;
+}
+
+export interface WorkflowInstanceDocument extends PayloadFields {
+  readonly id: string;
+  readonly name: string | null;
+  readonly namespace: string | null;
+  readonly version: string | null;
+  /** RUNNING | COMPLETED | FAULTED | CANCELLED | SUSPENDED */
+  readonly status: string;
+  readonly start_time_us: number | null;
+  readonly end_time_us: number | null;
+  readonly last_update_us: number | null;
+  /** end − start in microseconds (PostgreSQL's duration_us); null while either is missing. */
+  readonly duration_us: number | null;
+  /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`, as served. */
+  readonly start_time: string | null;
+  readonly end_time: string | null;
+  readonly last_update: string | null;
   /** null when the instance has no error. */
   readonly error: ErrorFields | null;
   readonly placeholder: boolean;
