@@ -2,11 +2,11 @@
 // are missing and UP once they exist, GraphQL over HTTP, ingestion metrics, an unreachable cluster answered promptly as
 // SERVICE_UNAVAILABLE, and main.ts as `npm run serve:opensearch` runs it (configuration errors exit 2, SIGTERM drains
 // and exits 0).
-import { spawn } from 'node:child_process';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNodeScript } from '../../core/test/node-script-process.js';
 import { attribute, OtlpReceiver } from '../../core/test/otlp-receiver.js';
 import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
 import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
@@ -15,7 +15,6 @@ import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestName
 import { CONFORMANCE_EVENTS } from '../../core/test/conformance/conformance-suite.js';
 
 const available = await openSearchReachable();
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const node = new URL(OPENSEARCH_URL);
 
@@ -190,49 +189,7 @@ async function tcpProxy(targetPort: number, targetHost: string): Promise<{ port:
   return { port, stop, start };
 }
 
+/** main.ts as `npm run serve:opensearch` runs it. */
 function spawnMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', MAIN], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString('utf8');
-    for (const check of waiters) check();
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    for (const check of waiters) check();
-    resolve(code);
-  }));
-  // Never leave the child running if a test fails before it stops it.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-  void exited.then(() => clearTimeout(timer));
-  return {
-    child,
-    exited,
-    output: () => output,
-    waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
-      return new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
-        }, timeoutMs);
-        const check = (): void => {
-          const match = pattern.exec(output);
-          if (match !== null || child.exitCode !== null) {
-            clearTimeout(deadline);
-            waiters.delete(check);
-            if (match !== null) resolve(match);
-            else reject(new Error(`process exited (${child.exitCode}) before ${pattern} appeared:\n${output}`));
-          }
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-  };
+  return startNodeScript(MAIN, env, { defaultWaitMs: 60_000, killAfterMs: 100_000 });
 }
