@@ -109,6 +109,7 @@ describe.skipIf(!available)('login roles on the real server', () => {
   const oddReader = `wi h1 "odd" ${suffix}`;
   const scriptReader = `wi_h1_sql_reader_${suffix}`;
   const scriptForwarder = `wi_h1_sql_fwd_${suffix}`;
+  const scriptPruner = `wi_h1_sql_prune_${suffix}`;
 
   const roleInfo = async (name: string): Promise<{ groups: string[]; config: string[] | null; password: string | null } | undefined> => {
     const res = await db.pool.query<{ groups: string[]; config: string[] | null; password: string | null }>(
@@ -134,7 +135,7 @@ describe.skipIf(!available)('login roles on the real server', () => {
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     try {
-      for (const role of [oddReader, scriptReader, scriptForwarder]) await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(role)}`);
+      for (const role of [oddReader, scriptReader, scriptForwarder, scriptPruner]) await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(role)}`);
     } finally {
       await admin.end();
     }
@@ -181,17 +182,19 @@ describe.skipIf(!available)('login roles on the real server', () => {
       return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     };
 
-    it('creates both logins with their groups, passwords and search_path, and rotates on a re-run', async () => {
-      const first = psql({ reader_user: scriptReader, reader_password: "r'1 \\x", forwarder_user: scriptForwarder, forwarder_password: 'f-1' });
+    it('creates the three logins with their groups, passwords and search_path, and rotates on a re-run', async () => {
+      const first = psql({ reader_user: scriptReader, reader_password: "r'1 \\x", forwarder_user: scriptForwarder, forwarder_password: 'f-1', pruner_user: scriptPruner, pruner_password: 'p-1' });
       expect(first.stderr).toBe('');
       expect(first.status).toBe(0);
       expect(first.stdout).toBe(
-        `reader login "${scriptReader}" is a member of workflow_index_reader\nforwarder login "${scriptForwarder}" is a member of workflow_index_forwarder, search_path workflow_raw\n`,
+        `reader login "${scriptReader}" is a member of workflow_index_reader\nforwarder login "${scriptForwarder}" is a member of workflow_index_forwarder, search_path workflow_raw\npruner login "${scriptPruner}" is a member of workflow_index_pruner\n`,
       );
       const reader = await roleInfo(scriptReader);
       const forwarder = await roleInfo(scriptForwarder);
+      const pruner = await roleInfo(scriptPruner);
       expect([reader?.groups, reader?.config, matches(reader?.password, "r'1 \\x")]).toEqual([['workflow_index_reader'], null, true]);
       expect([forwarder?.groups, forwarder?.config, matches(forwarder?.password, 'f-1')]).toEqual([['workflow_index_forwarder'], ['search_path=workflow_raw'], true]);
+      expect([pruner?.groups, pruner?.config, matches(pruner?.password, 'p-1')]).toEqual([['workflow_index_pruner'], null, true]);
 
       const rotate = psql({ forwarder_user: scriptForwarder, forwarder_password: 'f-2' });
       expect(rotate.status).toBe(0);
@@ -203,6 +206,9 @@ describe.skipIf(!available)('login roles on the real server', () => {
       const missing = psql({ reader_user: scriptReader });
       expect(missing.status).toBe(3);
       expect(missing.stderr).toContain('reader_user is set but reader_password is not');
+      const missingPruner = psql({ pruner_user: scriptPruner });
+      expect(missingPruner.status).toBe(3);
+      expect(missingPruner.stderr).toContain('pruner_user is set but pruner_password is not');
       const admin = (await db.pool.query<{ u: string }>('SELECT session_user AS u')).rows[0]!.u;
       const superuser = psql({ forwarder_user: admin, forwarder_password: 'x' });
       expect(superuser.status).toBe(3);
