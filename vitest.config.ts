@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ['source', 'module', 'node'] },
   ssr: { resolve: { conditions: ['source', 'node'] } },
   test: {
-    include: ['server/*/test/**/*.test.ts', 'init-job/test/**/*.test.ts', 'console/test/**/*.test.ts', 'e2e/**/*.test.ts', 'fluent-bit/**/*.test.ts', 'manifests/**/*.test.ts', 'kustomize/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'server/*/test/**/*.test.ts', 'init-job/test/**/*.test.ts', 'console/test/**/*.test.ts', 'e2e/**/*.test.ts', 'fluent-bit/**/*.test.ts', 'manifests/**/*.test.ts', 'kustomize/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
