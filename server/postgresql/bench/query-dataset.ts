@@ -13,28 +13,34 @@ export const CUSTOMERS = 5000;
 export const benchInstanceId = (n: number): string => `bench-${String(n).padStart(8, '0')}`;
 
 // Status (g % 20) and namespace ((g / 20) % 10) are independent, so every status × namespace page is populated.
+// Durations (d): 1.5 to 4.5 s spread over the runs, and a slow tail of 1 % taking 30 to 60 s (the duration filters and
+// `orderBy: {duration: DESC}` of bench:query have a selective range to find).
 const GENERATE_INSTANCES = `
 INSERT INTO workflow_index.workflow_instances (
   id, namespace, name, version, status, start_time, end_time, last_update, input, output,
   error_type, error_title, error_detail, error_status, error_instance,
   started_event_time, status_terminal, status_event_time, status_rank, input_rank, input_event_time, output_event_time, error_event_time)
-SELECT id, ns, nm, '1.' || (g % 3) || '.0', st, t0, CASE WHEN st <> 'RUNNING' THEN t0 + interval '2 seconds' END, t0 + interval '2 seconds',
+SELECT id, ns, nm, '1.' || (g % 3) || '.0', st, t0, CASE WHEN st <> 'RUNNING' THEN t0 + d END, t0 + d,
        jsonb_build_object('orderId', 'ORD-' || g, 'customer', jsonb_build_object('id', 'C-' || (g % ${CUSTOMERS}), 'tier', CASE WHEN g % 3 = 0 THEN 'gold' ELSE 'std' END),
                           'amount', (g % 1000) + 0.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'SKU-' || (g % 97), 'qty', g % 5 + 1))),
        CASE WHEN st = 'COMPLETED' THEN jsonb_build_object('ok', true, 'total', g % 1000) END,
        CASE WHEN st = 'FAULTED' THEN 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' END,
        CASE WHEN st = 'FAULTED' THEN 'Service Unavailable' END, NULL, CASE WHEN st = 'FAULTED' THEN 503 END, CASE WHEN st = 'FAULTED' THEN 'do/3/charge' END,
-       t0, st <> 'RUNNING', t0 + interval '2 seconds', 1, 2, t0, CASE WHEN st = 'COMPLETED' THEN t0 + interval '2 seconds' END, CASE WHEN st = 'FAULTED' THEN t0 + interval '2 seconds' END
+       t0, st <> 'RUNNING', t0 + d, 1, 2, t0, CASE WHEN st = 'COMPLETED' THEN t0 + d END, CASE WHEN st = 'FAULTED' THEN t0 + d END
 FROM (SELECT g, 'bench-' || lpad(g::text, 8, '0') AS id,
              'com.acme.ns' || ((g / 20) % ${NAMESPACES}) AS ns, 'flow-' || (g % 17) AS nm,
              CASE WHEN g % 20 < 14 THEN 'COMPLETED' WHEN g % 20 < 17 THEN 'RUNNING' WHEN g % 20 < 19 THEN 'FAULTED' ELSE 'CANCELLED' END AS st,
-             to_timestamp($2::float8 / 1000) + (g::float8 * $3::float8 / $1::float8) * interval '1 second' + (g % 997) * interval '1 microsecond' AS t0
+             to_timestamp($2::float8 / 1000) + (g::float8 * $3::float8 / $1::float8) * interval '1 second' + (g % 997) * interval '1 microsecond' AS t0,
+             CASE WHEN g % 100 = 7 THEN interval '30 seconds' + (g % 997) * interval '30 milliseconds'
+                  ELSE interval '1500 milliseconds' + ((g::int8 * 7919) % 3000) * interval '1 millisecond' END AS d
       FROM generate_series(1, $1::int) AS g) s`;
 
+// A FAULTED run faults at one task, the position ((g / 200) % tasks per run): every task name faults in some runs
+// (about 1 % of the runs each with 10 tasks), independently of status and namespace.
 const GENERATE_TASKS = `
 INSERT INTO workflow_index.task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output, execution_index)
 SELECT i.id || ':do/' || k || '/' || tn, i.id, 'do/' || k || '/' || tn, tn,
-       CASE WHEN i.status = 'FAULTED' AND k = 3 THEN 'FAULTED' WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN 'RUNNING' ELSE 'COMPLETED' END,
+       CASE WHEN i.status = 'FAULTED' AND k = (substr(i.id, 7)::int / 200) % $1::int THEN 'FAULTED' WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN 'RUNNING' ELSE 'COMPLETED' END,
        i.start_time + k * interval '150 milliseconds',
        CASE WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN NULL ELSE i.start_time + k * interval '150 milliseconds' + interval '100 milliseconds' END,
        jsonb_build_object('step', k), jsonb_build_object('done', true), 1

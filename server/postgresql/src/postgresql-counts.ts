@@ -32,6 +32,25 @@ export class CountStatements {
   }
 
   /**
+   * `count` for rows served unless they are among a few excluded ones (the tasks of placeholder runs): one statement
+   * counts the excluded matches (n, unbounded: they are few) and the matches with and without them, bounded by
+   * LIMIT limit + 1 + n, and answers the difference. `estimateFrom` states the served rows directly, for the planner.
+   */
+  async countExcluding(parts: { from: string; excluded: string }, estimateFrom: string, values: readonly unknown[], exactLimit: number, what: string): Promise<Count> {
+    const limit = `$${values.length + 1}`;
+    const rows = await this.bounded<{ n: string }>(
+      `SELECT c.n - x.n AS n FROM (SELECT count(*) AS n ${parts.excluded}) x,` +
+        ` LATERAL (SELECT count(*) AS n FROM (SELECT 1 ${parts.from} LIMIT ${limit}::int8 + x.n) m) c`,
+      [...values, exactLimit + 1],
+      what,
+    );
+    const counted = rows === null ? null : Number(rows[0]?.n ?? 0);
+    if (counted !== null && counted <= exactLimit) return { value: counted, exact: true };
+    const floor = counted === null ? 0 : exactLimit + 1;
+    return { value: await this.estimate(`SELECT 1 ${estimateFrom}`, values, floor, what), exact: false };
+  }
+
+  /**
    * One statement for the five statuses: a bounded count per status (each reads at most limit + 1 rows, from the
    * (status, …) indexes when the filter allows), then an estimate for each status above the limit.
    */
