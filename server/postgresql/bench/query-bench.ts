@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { ExtendedReader, InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
+import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, InstanceFilter, Reader, TaskFilter } from '@workflow-index/core/reader';
+import { type InstanceFilterArg, type TaskFilterArg, translateInstanceFilter, translateTaskFilter } from '@workflow-index/core/filter-translation';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core/count-limit';
 import { migrate } from '../src/migrator.js';
 import { encodeCursor } from '@workflow-index/core/cursor';
@@ -198,8 +199,72 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
         { exactLimit: DEFAULT_COUNT_EXACT_LIMIT },
       ),
     },
+    // Issue 9's additions beyond counts of runs: task counts, relation filters, durations, JSON operators. Their
+    // filters are GraphQL variables; the reader calls translate the same objects as the resolvers do.
+    {
+      // 10,000 tasks per name at 100,000 runs (exact, at COUNT_EXACT_LIMIT), 100,000 at 1,000,000 (the estimate).
+      name: 'count-tasks-by-name',
+      query: `query CountTasks($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`,
+      variables: TASK_NAMES.map((name) => ({ filter: { taskName: { eq: name } } })),
+      readerCalls: (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    },
+    {
+      // The faulted tasks of one name: 1,000 at 100,000 runs, 10,000 at 1,000,000 (exact).
+      name: 'count-tasks-faulted',
+      query: `query CountTasks($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`,
+      variables: TASK_NAMES.map((name) => ({ filter: { taskName: { eq: name }, status: { eq: 'FAULTED' } } })),
+      readerCalls: (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    },
+    {
+      // Runs where a task of one name faulted: 1 % of the runs each.
+      name: 'instances-task-faulted',
+      query: `query RunsWhere($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate endDate } }`,
+      variables: TASK_NAMES.map((name) => ({ filter: { taskExecutions: { taskName: { eq: name }, status: { eq: 'FAULTED' } } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // The faulted tasks of one workflow in one day (about 20 at 100,000 runs, 200 at 1,000,000), newest first.
+      name: 'tasks-workflow-faulted-day',
+      query: `query FaultedOf($filter: TaskExecutionFilterInput) { getTaskExecutions(limit: 20, filter: $filter) { id workflowInstanceId taskName status startDate endDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => {
+        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 86_400)) * 1000;
+        return { filter: { workflowName: { eq: `flow-${Math.floor(rnd() * 17)}` }, status: { eq: 'FAULTED' }, startDate: { between: { from: iso(from), to: iso(from + 86_400_000) } } } };
+      }),
+      readerCalls: (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // Runs longer than 4 to 55 s, newest first: 1.5 % to 0.2 % of the runs (the dataset's slow tail).
+      name: 'instances-duration-gt',
+      query: `query Slow($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate endDate durationMs } }`,
+      variables: [4000, 10_000, 20_000, 30_000, 40_000, 50_000, 55_000].map((ms) => ({ filter: { duration: { gt: ms } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // The slowest runs of one workflow.
+      name: 'instances-slowest',
+      query: `query Slowest($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter, orderBy: {duration: DESC}) { id name status startDate endDate durationMs } }`,
+      variables: Array.from({ length: 17 }, (_, k) => ({ filter: { name: { eq: `flow-${k}` } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [{ field: 'duration', direction: 'DESC' }], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // input.amount > 900 … 998: 10 % to 0.2 % of the runs.
+      name: 'instances-json-gt',
+      query: `query Amount($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({ filter: { input: { gt: [{ key: 'amount', value: String(900 + Math.floor(rnd() * 99)) }] } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // input.customer.id contains "C-<two digits>": 111 of the 5,000 customers (2.2 % of the runs).
+      name: 'instances-json-contains',
+      query: `query Customer($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
+      variables: Array.from({ length: 90 }, (_, k) => ({ filter: { input: { contains: [{ key: 'customer.id', value: `C-${10 + k}` }] } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
   ];
 }
+
+const instanceFilterOf = (v: Record<string, unknown>): ExtendedInstanceFilter | null => translateInstanceFilter(v['filter'] as InstanceFilterArg);
+const taskFilterOf = (v: Record<string, unknown>): ExtendedTaskFilter | null => translateTaskFilter(v['filter'] as TaskFilterArg);
 
 /**
  * The heaviest request the default limits accept: 20 aliases × limit 1000 with both payloads = GRAPHQL_MAX_COST
