@@ -7,6 +7,7 @@ import { compareJsonb } from './jsonb-order.js';
 import { jsonbText } from './jsonb-text.js';
 import { jsonLeaves } from './json-leaves.js';
 import { jsonPathEntries } from './json-paths.js';
+import { longDetailFields } from './long-detail.js';
 import { type JsonValue, toPlainJson } from './lossless-json.js';
 import type { EventError, ParsedEvent, TaskEvent, WorkflowEvent } from './raw-event-parse.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
@@ -66,7 +67,7 @@ function payloadFields(input: JsonValue, output: JsonValue): PayloadFields {
 const duration = (start: number | null, end: number | null): number | null => (start === null || end === null ? null : end - start);
 
 function errorFields(e: EventError | null): ErrorFields | null {
-  return e === null ? null : { type: e.type, title: e.title, detail: e.detail, status: e.status, instance: e.instance };
+  return e === null ? null : { type: e.type, title: e.title, detail: e.detail, status: e.status, instance: e.instance, ...longDetailFields(e.detail) };
 }
 
 const iso = (us: number | null): string | null => (us === null ? null : microsToIso(us));

@@ -5,6 +5,7 @@
 // accepts any JSON value), as the object and as PostgreSQL's jsonb text.
 import type { Client } from '@opensearch-project/opensearch';
 import { EVENT_STORE_INDEX, eventStoreIndex } from './event-store.js';
+import { KEYWORD_LIMIT } from './long-detail.js';
 
 export const WORKFLOW_INSTANCES_INDEX = 'workflow-instances';
 export const TASK_EXECUTIONS_INDEX = 'task-executions';
@@ -33,16 +34,25 @@ export function normalizedIndexNames(prefix = ''): NormalizedIndexNames {
 }
 
 const keyword = { type: 'keyword' } as const;
-// error.detail has no length bound (PostgreSQL accepts any): longer values are kept in _source, not indexed.
-const longKeyword = { type: 'keyword', ignore_above: 8191 } as const;
+// error.detail has no length bound (PostgreSQL accepts any): longer values are kept in _source, not indexed, and
+// marked with their head indexed beside them (long-detail.ts).
+const longKeyword = { type: 'keyword', ignore_above: KEYWORD_LIMIT } as const;
 const micros = { type: 'long' } as const;
 const storedText = { type: 'keyword', index: false, doc_values: false } as const;
 const storedOnly = { type: 'object', enabled: false } as const;
 // A leaf beyond the keyword limit is not indexed (the reader then checks the payload text).
-const leaves = { type: 'keyword', ignore_above: 8191, doc_values: false } as const;
+const leaves = { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false } as const;
 
 const errorMapping = {
-  properties: { type: keyword, title: keyword, detail: longKeyword, status: { type: 'integer' }, instance: keyword },
+  properties: {
+    type: keyword,
+    title: keyword,
+    detail: longKeyword,
+    status: { type: 'integer' },
+    instance: keyword,
+    detail_long: { type: 'boolean' },
+    detail_head: { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false },
+  },
 } as const;
 
 const settings = { index: { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' } };

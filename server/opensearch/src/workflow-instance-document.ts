@@ -10,6 +10,9 @@ export interface ErrorFields {
   readonly detail: string | null;
   readonly status: number | null;
   readonly instance: string | null;
+  /** Only when the detail is beyond the keyword limit (long-detail.ts): the mark, and the indexed head. */
+  readonly detail_long?: true;
+  readonly detail_head?: string;
 }
 
 /** The payload fields both document kinds carry (normalize-instance.ts payloadFields, normalized-indices.ts

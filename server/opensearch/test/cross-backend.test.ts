@@ -268,3 +268,155 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
     }, 300_000);
   });
 });
+
+// error.detail beyond the keyword limit (8,191 UTF-16 units): OpenSearch stores such a detail but does not index it;
+// the normalizer marks the document and the reader answers it from the stored text (src/long-detail.ts). Details of
+// every length around the limit, ASCII, 2-byte and non-BMP (a surrogate pair across the limit), 10k and 40k long, and
+// long details that share their head; every string operator, negated and combined, on both backends.
+const WF = 'io.serverlessworkflow.workflow.';
+const TASK = 'io.serverlessworkflow.task.';
+const EMOJI = '😀';
+const FIXED_DETAILS = [
+  'short',
+  'a'.repeat(8190),
+  'a'.repeat(8191),
+  'a'.repeat(8192),
+  `${'x'.repeat(10_000)}A`,
+  `${'x'.repeat(10_000)}B`,
+  `${'x'.repeat(10_000)}A${EMOJI}`,
+  'lorem ipsum '.repeat(3334),
+  EMOJI.repeat(4095),
+  EMOJI.repeat(4096),
+  `a${EMOJI.repeat(4095)}`,
+  `ab${EMOJI.repeat(4100)}`,
+  `${'𝔘'.repeat(20_000)}end`,
+  `${'é'.repeat(9000)}${EMOJI}`,
+];
+/** Generated details whose UTF-16 length lies within 6 units of the limit (ASCII, 2-byte and non-BMP characters). */
+const GENERATED_DETAILS = fc.sample(
+  fc.tuple(fc.integer({ min: 8185, max: 8197 }), fc.constantFrom('k', 'ß', EMOJI, 'mixed')).map(([units, kind]) => {
+    if (kind === 'mixed') {
+      let s = '';
+      for (let i = 0; s.length < units; i++) s += i % 3 === 0 ? EMOJI : 'q';
+      return s;
+    }
+    return kind.repeat(Math.ceil(units / kind.length)).slice(0, units - (units % kind.length));
+  }),
+  { numRuns: 24, seed: 7 },
+);
+const LONG_DETAILS = [...new Set([...FIXED_DETAILS, ...GENERATED_DETAILS])];
+
+/** Each detail on two faulted instances and on a faulted task of each; plus instances without error or detail. */
+function longDetailLines(): string[] {
+  const lines: string[] = [];
+  const at = (n: number): string => new Date(Date.UTC(2026, 4, 12, 10, 0, 0) + n * 1000).toISOString();
+  const run = (id: string, n: number, error: Record<string, unknown> | null, taskError: Record<string, unknown> | null): void => {
+    lines.push(JSON.stringify({ instanceId: id, eventType: `${WF}started.v1`, timestamp: at(n), startTime: at(n), workflowName: 'long-detail', status: 'RUNNING' }));
+    lines.push(JSON.stringify({ instanceId: id, eventType: `${TASK}started.v1`, timestamp: at(n), startTime: at(n), taskPosition: 'do/0/call', taskName: 'call', status: 'RUNNING' }));
+    if (taskError !== null) lines.push(JSON.stringify({ instanceId: id, eventType: `${TASK}faulted.v1`, timestamp: at(n + 1), endTime: at(n + 1), taskPosition: 'do/0/call', taskName: 'call', status: 'FAILED', error: taskError }));
+    if (error === null) lines.push(JSON.stringify({ instanceId: id, eventType: `${WF}completed.v1`, timestamp: at(n + 2), endTime: at(n + 2), status: 'COMPLETED' }));
+    else lines.push(JSON.stringify({ instanceId: id, eventType: `${WF}faulted.v1`, timestamp: at(n + 2), endTime: at(n + 2), status: 'FAULTED', error }));
+  };
+  LONG_DETAILS.forEach((detail, i) => {
+    for (const copy of [0, 1]) {
+      const error = { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/runtime', title: `t${i % 3}`, status: 500, detail };
+      run(`long-${String(i).padStart(2, '0')}-${copy}`, i * 10 + copy * 5, error, copy === 0 ? error : null);
+    }
+  });
+  run('long-none', 900, null, null);
+  run('long-no-detail', 910, { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/runtime', title: 'no detail', status: 400 }, { title: 'no detail', status: 400 });
+  return lines;
+}
+
+const codePoints = (s: string): string[] => Array.from(s);
+/** A piece of a detail cut at code points (a filter value must be valid Unicode): [from, to) of its code points. */
+const piece = (detail: string, from: number, to: number): string => codePoints(detail).slice(from, to).join('');
+
+/** A string operator on error.detail whose operand comes from one of the details (cut near its ends or the limit). */
+function detailPredicate(): fc.Arbitrary<Record<string, unknown>> {
+  const detail = fc.constantFrom(...LONG_DETAILS);
+  // cut points: near 0, near the keyword limit (in code points of the detail), near the end
+  const cut = (d: string): fc.Arbitrary<number> => {
+    const n = codePoints(d).length;
+    const limitPoint = codePoints(d.slice(0, 8191)).length;
+    return fc.oneof(fc.integer({ min: 0, max: Math.min(n, 3) }), fc.integer({ min: Math.max(0, limitPoint - 3), max: Math.min(n, limitPoint + 3) }), fc.integer({ min: Math.max(0, n - 3), max: n }));
+  };
+  const likeOf = (d: string, a: number, b: number): string => {
+    const [x, y] = [Math.min(a, b), Math.max(a, b)];
+    const n = codePoints(d).length;
+    return `${x === 0 ? '' : '*'}${piece(d, x, y)}${y === n ? '' : '*'}`.replace(/\*\*+/g, '*') || '*';
+  };
+  return detail.chain((d) =>
+    fc.oneof(
+      fc.constant({ eq: d }),
+      fc.constant({ ne: d }),
+      fc.constant({ eq: `${d}z` }),
+      cut(d).map((c) => ({ eq: piece(d, 0, c) })),
+      cut(d).map((c) => ({ ne: piece(d, 0, c) })),
+      fc.tuple(cut(d), fc.constantFrom(...LONG_DETAILS)).map(([c, other]) => ({ in: [piece(d, 0, c), other, d] })),
+      cut(d).map((c) => ({ startsWith: piece(d, 0, c) })),
+      cut(d).map((c) => ({ endsWith: piece(d, c, codePoints(d).length) })),
+      fc.tuple(cut(d), cut(d)).map(([a, b]) => ({ contains: piece(d, Math.min(a, b), Math.max(a, b)) })),
+      fc.constant({ contains: 'A' }),
+      fc.constant({ endsWith: `A${EMOJI}` }),
+      fc.tuple(cut(d), cut(d)).map(([a, b]) => ({ like: likeOf(d, a, b) })),
+      fc.constantFrom({ like: 'x*A' }, { like: '*B' }, { like: `ab${EMOJI}*` }, { like: `${EMOJI}?${EMOJI}*` }, { like: '?'.repeat(8192) }, { like: `?${'?'.repeat(8190)}*` }),
+      fc.boolean().map((v) => ({ isNull: v })),
+    ),
+  );
+}
+
+/** The operator alone, negated, or beside another condition. */
+const detailFilter = (status: string): fc.Arbitrary<Record<string, unknown>> =>
+  detailPredicate().chain((p) => {
+    const leaf = { error: { detail: p } };
+    return fc.constantFrom(leaf, { not: leaf }, { or: [leaf, { status: { eq: status } }] }, { and: [leaf, { not: { error: { title: { eq: 't1' } } } }] });
+  });
+
+describe.skipIf(!available)('cross-backend: error.detail beyond the keyword limit answers as on PostgreSQL', () => {
+  let ns: TestNamespace;
+  let pair: Pair | undefined;
+
+  beforeAll(async () => {
+    ns = createTestNamespace();
+    pair = await loadPair(ns, 'long-detail', longDetailLines());
+  }, 180_000);
+
+  afterAll(async () => {
+    await pair?.close();
+    await ns?.drop();
+  });
+
+  it('serves every long detail whole, and each detail filter by eq finds exactly its instances and tasks', async () => {
+    const all = JSON.parse(await expectSame(pair!, INSTANCES, { limit: 1000 })) as { data: { getWorkflowInstances: { error: { detail: string | null } | null }[] } };
+    expect(all.data.getWorkflowInstances.filter((i) => i.error?.detail !== undefined && i.error.detail !== null && i.error.detail.length > 8191).length).toBeGreaterThan(20);
+    for (const detail of LONG_DETAILS) {
+      const instances = JSON.parse(await expectSame(pair!, INSTANCES, { filter: { error: { detail: { eq: detail } } }, limit: 10 })) as { data: { getWorkflowInstances: unknown[] } };
+      expect(instances.data.getWorkflowInstances).toHaveLength(2);
+      const tasks = JSON.parse(await expectSame(pair!, TASKS, { filter: { error: { detail: { eq: detail } } }, limit: 10 })) as { data: { getTaskExecutions: unknown[] } };
+      expect(tasks.data.getTaskExecutions).toHaveLength(1);
+      await expectSame(pair!, INSTANCE_COUNTS, { filter: { error: { detail: { ne: detail } } } });
+      await expectSame(pair!, TASK_COUNTS, { filter: { not: { error: { detail: { in: [detail, 'short'] } } } } });
+    }
+    for (const isNull of [true, false]) {
+      await expectSame(pair!, INSTANCES, { filter: { error: { detail: { isNull } } }, limit: 1000 });
+      await expectSame(pair!, TASKS, { filter: { error: { detail: { isNull } } }, limit: 1000 });
+    }
+  }, 300_000);
+
+  it('generated: every string operator on details around the limit, on instances, tasks and counts', async () => {
+    Object.assign(tally, { requests: 0, errors: 0, nonEmpty: 0 });
+    await fc.assert(
+      fc.asyncProperty(detailFilter('COMPLETED'), detailFilter('FAULTED'), fc.integer({ min: 1, max: 60 }), async (instanceFilter, taskFilter, limit) => {
+        await expectSame(pair!, INSTANCES, { filter: instanceFilter, limit, orderBy: { id: 'ASC' } } as Variables);
+        await expectSame(pair!, INSTANCE_COUNTS, { filter: instanceFilter });
+        await expectSame(pair!, TASKS, { filter: taskFilter, limit });
+        await expectSame(pair!, TASK_COUNTS, { filter: taskFilter });
+      }),
+      { numRuns: 150, seed: 8 },
+    );
+    console.info(`long details: ${tally.requests} requests, ${tally.nonEmpty} with rows, ${tally.errors} errors`);
+    expect(tally.errors).toBe(0);
+    expect(tally.nonEmpty).toBeGreaterThan(tally.requests * 0.3);
+  }, 600_000);
+});

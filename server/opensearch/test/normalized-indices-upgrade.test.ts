@@ -1,5 +1,6 @@
 // An installation whose normalized indices were created by an earlier release (without duration_us, the run's
-// name/namespace/version in task documents, and the JSON operators' paths and numbers): the normalizer's bootstrap
+// name/namespace/version in task documents, the JSON operators' paths and numbers, and the mark and head of an
+// error.detail beyond the keyword limit inside `error`): the normalizer's bootstrap
 // adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the documents
 // already there stay readable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,12 +9,15 @@ import { createTestNamespace, openSearchReachable, type TestNamespace } from './
 
 const available = await openSearchReachable();
 
+const NEW_ERROR_FIELDS = ['detail_long', 'detail_head'];
 const NEW_FIELDS = ['duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
 
 /** A definition as the earlier release had it: the same without this release's fields. */
 function earlier(definition: Record<string, unknown>): Record<string, unknown> {
   const mappings = definition['mappings'] as { properties: Record<string, unknown> };
   const properties = Object.fromEntries(Object.entries(mappings.properties).filter(([k]) => !NEW_FIELDS.includes(k)));
+  const error = properties['error'] as { properties: Record<string, unknown> };
+  properties['error'] = { ...error, properties: Object.fromEntries(Object.entries(error.properties).filter(([k]) => !NEW_ERROR_FIELDS.includes(k))) };
   return { ...definition, mappings: { ...mappings, properties } };
 }
 
@@ -35,6 +39,9 @@ describe.skipIf(!available)('normalized indices created by an earlier release', 
     // before: the strict mapping refuses this release's documents
     const refused = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, body: { id: 'new', duration_us: 5 } }, { ignore: [400] });
     expect(refused.statusCode).toBe(400);
+    const longDetail = { detail: 'd'.repeat(9000), detail_long: true, detail_head: 'd'.repeat(8191) };
+    const refusedError = await ns.client.transport.request({ method: 'PUT', path: `/${names.taskExecutions}/_doc/new`, body: { id: 'new', error: longDetail } }, { ignore: [400] });
+    expect(refusedError.statusCode).toBe(400);
 
     const results = await applyNormalizedIndices(ns.client, ns.prefix);
     expect(results.find((r) => r.name === names.workflowInstances)?.action).toBe('unchanged');
@@ -43,7 +50,13 @@ describe.skipIf(!available)('normalized indices created by an earlier release', 
       const fields = Object.keys(mapping[name]!.mappings.properties);
       expect(fields).toEqual(expect.arrayContaining(['duration_us', 'input_paths', 'input_numbers', 'output_paths_complete']));
       if (name === names.taskExecutions) expect(fields).toEqual(expect.arrayContaining(['workflow_name', 'workflow_namespace', 'workflow_version']));
+      const error = mapping[name]!.mappings.properties['error'] as { properties: Record<string, unknown> };
+      expect(Object.keys(error.properties)).toEqual(expect.arrayContaining(['detail', ...NEW_ERROR_FIELDS]));
     }
+    const acceptedError = await ns.client.transport.request({ method: 'PUT', path: `/${names.taskExecutions}/_doc/new`, querystring: { refresh: 'true' }, body: { id: 'new', error: longDetail } });
+    expect(acceptedError.statusCode).toBe(201);
+    const marked = await ns.client.transport.request({ method: 'POST', path: `/${names.taskExecutions}/_count`, body: { query: { prefix: { 'error.detail_head': 'ddd' } } } });
+    expect((marked.body as { count: number }).count).toBe(1);
     const accepted = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, querystring: { refresh: 'true' }, body: { id: 'new', duration_us: 5, input_paths: ['a'] } });
     expect(accepted.statusCode).toBe(201);
     const count = await ns.client.transport.request({ method: 'POST', path: `/${names.workflowInstances}/_count` });

@@ -11,6 +11,7 @@ import type {
   TaskStringField,
   TaskTimeField,
 } from '@workflow-index/core/reader';
+import { DETAIL_HEAD_FIELD, DETAIL_LONG_FIELD, KEYWORD_LIMIT } from '../long-detail.js';
 
 export interface JsonFieldDoc {
   /** Stored jsonb text of the payload (what is served). */
@@ -21,8 +22,20 @@ export interface JsonFieldDoc {
   readonly complete: string;
 }
 
+/** A keyword field whose values beyond IGNORE_ABOVE are marked, with their head indexed (../long-detail.ts). */
+export interface LongStringDoc {
+  /** `_source` path of the whole text. */
+  readonly text: string;
+  /** true on documents whose text is beyond the limit. */
+  readonly flag: string;
+  /** The indexed head of such a text. */
+  readonly head: string;
+}
+
 export interface FilterFields<S extends string, T extends string> {
   readonly string: Readonly<Record<S, string>>;
+  /** The string fields whose long values the keyword does not index (long-detail-filter.ts). */
+  readonly longString?: Readonly<Partial<Record<S, LongStringDoc>>>;
   readonly time: Readonly<Record<T, string>>;
   readonly int: Readonly<Record<IntField, string>>;
   readonly json: Readonly<Record<JsonField, JsonFieldDoc>>;
@@ -40,9 +53,10 @@ export interface SortFieldDoc {
 }
 
 /** The `ignore_above` of error.detail and of the payload leaves (normalized-indices.ts), in UTF-16 units as Lucene counts. */
-export const IGNORE_ABOVE = 8191;
+export const IGNORE_ABOVE = KEYWORD_LIMIT;
 
 const ERROR_STRING = { 'error.type': 'error.type', 'error.title': 'error.title', 'error.detail': 'error.detail', 'error.instance': 'error.instance' } as const;
+const LONG_STRING = { 'error.detail': { text: 'error.detail', flag: DETAIL_LONG_FIELD, head: DETAIL_HEAD_FIELD } } as const;
 const JSON_FIELDS: Readonly<Record<JsonField, JsonFieldDoc>> = {
   input: { text: 'input_json', leaves: 'input_leaves', complete: 'input_leaves_complete' },
   output: { text: 'output_json', leaves: 'output_leaves', complete: 'output_leaves_complete' },
@@ -51,6 +65,7 @@ const JSON_FIELDS: Readonly<Record<JsonField, JsonFieldDoc>> = {
 export const INSTANCE_FIELDS: FilterFields<InstanceStringField, InstanceTimeField> = {
   string: { id: 'id', name: 'name', namespace: 'namespace', version: 'version', status: 'status', ...ERROR_STRING },
   time: { startDate: 'start_time_us', endDate: 'end_time_us', lastUpdate: 'last_update_us' },
+  longString: LONG_STRING,
   int: { 'error.status': 'error.status' },
   json: JSON_FIELDS,
 };
@@ -58,6 +73,7 @@ export const INSTANCE_FIELDS: FilterFields<InstanceStringField, InstanceTimeFiel
 export const TASK_FIELDS: FilterFields<TaskStringField, TaskTimeField> = {
   string: { id: 'id', workflowInstanceId: 'instance_id', taskName: 'task_name', taskPosition: 'task_position', status: 'status', ...ERROR_STRING },
   time: { startDate: 'start_time_us', endDate: 'end_time_us' },
+  longString: LONG_STRING,
   int: { 'error.status': 'error.status' },
   json: JSON_FIELDS,
 };

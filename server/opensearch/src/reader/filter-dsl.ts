@@ -6,7 +6,9 @@ import type { FilterNode, IntPredicate, JsonField, LikeSegment, StringPredicate,
 import { parseDateTimeToMicros } from '@workflow-index/core/date-time';
 import { leafEntries } from '../json-leaves.js';
 import type { FilterFields } from './fields.js';
+import { type LongStringChecks, longStringDsl, NO_LONG_STRINGS } from './long-detail-filter.js';
 import { MATCH_ALL, MATCH_NONE, type Query, and, exists, not, or, range, term, terms } from './query-dsl.js';
+import { idsQuery } from './source-check.js';
 
 /** Ids of documents whose capped or unindexed leaves were checked against the payload text (json-fallback.ts). */
 export type JsonFallbackIds = (field: JsonField, path: readonly string[], value: string) => readonly string[];
@@ -17,17 +19,21 @@ export function filterDsl<S extends string, T extends string>(
   node: FilterNode<S, T> | null,
   fields: FilterFields<S, T>,
   fallback: JsonFallbackIds = NO_FALLBACK,
+  longStrings: LongStringChecks = NO_LONG_STRINGS,
 ): Query {
   if (node === null) return MATCH_ALL;
   switch (node.kind) {
     case 'and':
-      return and(node.nodes.map((n) => filterDsl(n, fields, fallback)));
+      return and(node.nodes.map((n) => filterDsl(n, fields, fallback, longStrings)));
     case 'or':
-      return or(node.nodes.map((n) => filterDsl(n, fields, fallback)));
+      return or(node.nodes.map((n) => filterDsl(n, fields, fallback, longStrings)));
     case 'not':
-      return not(filterDsl(node.node, fields, fallback));
-    case 'string':
-      return stringDsl(fields.string[node.field], node.predicate);
+      return not(filterDsl(node.node, fields, fallback, longStrings));
+    case 'string': {
+      const keywordQuery = stringDsl(fields.string[node.field], node.predicate);
+      const long = fields.longString?.[node.field];
+      return long === undefined ? keywordQuery : longStringDsl(long, node.predicate, keywordQuery, longStrings);
+    }
     case 'time':
       return timeDsl(fields.time[node.field], node.predicate);
     case 'int':
@@ -35,14 +41,14 @@ export function filterDsl<S extends string, T extends string>(
     case 'json': {
       const doc = fields.json[node.field];
       const checked = fallback(node.field, node.path, node.value);
-      return or([terms(doc.leaves, leafEntries(node.path, node.value)), terms('id', checked)]);
+      return or([terms(doc.leaves, leafEntries(node.path, node.value)), idsQuery(checked)]);
     }
   }
 }
 
 /**
- * The field has a value. (A keyword longer than its `ignore_above` — only error.detail has one, fields.ts — is not
- * indexed and OpenSearch records nothing about it, so such a value reads as missing to every filter; docs/opensearch.md.)
+ * The field has an indexed value. (A keyword longer than its `ignore_above` — only error.detail has one, fields.ts — is
+ * not indexed: long-detail-filter.ts answers those documents.)
  */
 export function present(field: string): Query {
   return exists(field);

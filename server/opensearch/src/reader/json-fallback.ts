@@ -2,7 +2,8 @@
 // leaves has `*_leaves_complete: false` (only its first leaves are indexed), and a leaf longer than the keyword limit is
 // stored but not indexed. For those documents the reader checks the payload text itself,
 // with the rule of `payload #> path = ANY(candidates)`, and the filter then matches their ids besides the leaves.
-// Such payloads are rare; the check costs one extra search per JSON leaf of the filter, and reads only them.
+// Such payloads are rare; the check costs one extra search per JSON leaf of the filter, and reads only them
+// (source-check.ts).
 import type { FilterNode, JsonField } from '@workflow-index/core/reader';
 import { exactDecimal, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../json-leaves.js';
 import { isJsonObject, JsonNumber, type JsonValue, parseLosslessJson } from '../lossless-json.js';
@@ -10,6 +11,7 @@ import { type FilterFields, IGNORE_ABOVE } from './fields.js';
 import type { JsonFallbackIds } from './filter-dsl.js';
 import { MATCH_ALL, type Query, and, not, term, terms } from './query-dsl.js';
 import type { SearchRequests } from './search-requests.js';
+import { checkedIds } from './source-check.js';
 
 interface JsonLeaf {
   readonly field: JsonField;
@@ -52,8 +54,6 @@ export function payloadMatches(payloadText: string, path: readonly string[], val
   return leafEntries(path, value).includes(prefix + entry);
 }
 
-const PAGE = 1000;
-
 /**
  * Checks, for each JSON leaf of the filter, the documents the leaves cannot decide, and returns the ids that match.
  * `served` restricts the documents to the ones the query may return anyway.
@@ -78,22 +78,7 @@ export async function resolveJsonFallback<S extends string, T extends string>(
     // is over 8 KiB: rare, and correct rather than fast).
     const undecided = entries.some((e) => e.length > IGNORE_ABOVE) ? MATCH_ALL : term(doc.complete, false);
     const query = and([served, undecided, not(terms(doc.leaves, entries))]);
-    const ids: string[] = [];
-    let lastId: string | null = null;
-    for (;;) {
-      const response = await requests.search(
-        index,
-        { query: lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]), size: PAGE, sort: [{ id: { order: 'asc' } }], _source: ['id', doc.text] },
-        'JSON filter check',
-      );
-      const hits = response.hits.hits;
-      for (const hit of hits) {
-        const text = hit._source[doc.text];
-        if (typeof text === 'string' && payloadMatches(text, leaf.path, leaf.value)) ids.push(String(hit._source['id']));
-      }
-      if (hits.length < PAGE) break;
-      lastId = String(hits[hits.length - 1]!._source['id']);
-    }
+    const ids = await checkedIds(requests, index, query, doc.text, (text) => text !== null && payloadMatches(text, leaf.path, leaf.value));
     matched.set(key, ids);
   }
   return (field, path, value) => matched.get(keyOf(field, path, value)) ?? [];

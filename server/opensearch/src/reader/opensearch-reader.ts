@@ -25,6 +25,7 @@ import { instanceSource, taskSource, toInstance, toTask } from './documents.js';
 import { type FilterFields, INSTANCE_FIELDS, INSTANCE_SORT, type SortFieldDoc, TASK_FIELDS, TASK_SORT, TASKS_OF_INSTANCE_ORDER } from './fields.js';
 import { filterDsl } from './filter-dsl.js';
 import { resolveJsonFallback } from './json-fallback.js';
+import { resolveLongStrings } from './long-detail-filter.js';
 import { afterDsl, positionOf, type PositionValues } from './keyset.js';
 import { type Query, and, term, terms } from './query-dsl.js';
 import { pagedSearch } from './paged-search.js';
@@ -159,7 +160,8 @@ export class OpenSearchReader implements Reader {
     if (query.limit <= 0) return [];
     const filter = query.filter as FilterNode<S, T> | null;
     const fallback = await resolveJsonFallback(this.#requests, index, filter, fields, SERVED);
-    const base = and([SERVED, filterDsl(filter, fields, fallback)]);
+    const longStrings = await resolveLongStrings(this.#requests, index, filter, fields, SERVED);
+    const base = and([SERVED, filterDsl(filter, fields, fallback, longStrings)]);
     return pagedSearch(this.#requests, this.#window, {
       index, base, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what,
     });

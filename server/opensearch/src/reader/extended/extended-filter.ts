@@ -15,10 +15,12 @@ import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringF
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
 import { leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
 import { type FilterFields, IGNORE_ABOVE, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';
-import { escapeWildcard, filterDsl, WILDCARD_LIMIT } from '../filter-dsl.js';
+import { escapeWildcard, filterDsl, NO_FALLBACK, WILDCARD_LIMIT } from '../filter-dsl.js';
 import { resolveJsonFallback } from '../json-fallback.js';
+import { resolveLongStrings } from '../long-detail-filter.js';
 import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms } from '../query-dsl.js';
 import type { SearchRequests } from '../search-requests.js';
+import { checkedIds, idsQuery } from '../source-check.js';
 import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
 import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
 
@@ -52,7 +54,11 @@ export async function extendedFilterDsl(ctx: FilterContext, node: AnyNode | null
       return or(await Promise.all(node.nodes.map((n) => extendedFilterDsl(ctx, n, target))));
     case 'not':
       return not(await extendedFilterDsl(ctx, node.node, target));
-    case 'string':
+    case 'string': {
+      const leaf = node as FilterNode<string, string>;
+      const longStrings = await resolveLongStrings(ctx.requests, indexOf(ctx, target), leaf, fieldsOf(target), ctx.served);
+      return filterDsl(leaf, fieldsOf(target), NO_FALLBACK, longStrings);
+    }
     case 'time':
     case 'int':
       return filterDsl(node as FilterNode<string, string>, fieldsOf(target));
@@ -104,23 +110,9 @@ function runDsl(node: ExtendedFilterNode<InstanceStringField, string>): Query {
 async function jsonOperator(ctx: FilterContext, target: Target, field: JsonField, path: readonly string[], predicate: JsonPredicate): Promise<Query> {
   const fields = JSON_OPERATOR_FIELDS[field];
   const { onKeywords, checked } = jsonOperatorPlan(fields, path, predicate);
-  // The documents the keyword fields cannot decide are checked on their payload text, in pages by id.
-  const index = indexOf(ctx, target);
-  const query = and([ctx.served, checked]);
-  const ids: string[] = [];
-  let lastId: string | null = null;
-  for (;;) {
-    const page = lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]);
-    const response = await ctx.requests.search(index, { query: page, size: 1000, sort: [{ id: { order: 'asc' } }], _source: ['id', fields.text] }, 'JSON filter check');
-    const hits = response.hits.hits;
-    for (const hit of hits) {
-      const text = hit._source[fields.text];
-      if (jsonPredicateMatches(typeof text === 'string' ? text : null, path, predicate)) ids.push(String(hit._source['id']));
-    }
-    if (hits.length < 1000) break;
-    lastId = String(hits[hits.length - 1]!._source['id']);
-  }
-  return or([onKeywords, terms('id', ids)]);
+  // The documents the keyword fields cannot decide are checked on their payload text (source-check.ts).
+  const ids = await checkedIds(ctx.requests, indexOf(ctx, target), and([ctx.served, checked]), fields.text, (text) => jsonPredicateMatches(text, path, predicate));
+  return or([onKeywords, idsQuery(ids)]);
 }
 
 /**

@@ -1,0 +1,141 @@
+// String filters on a field whose long values the keyword does not index (error.detail beyond IGNORE_ABOVE:
+// ../long-detail.ts). The filter is exact in two parts:
+//   unmarked documents  the keyword query (filter-dsl.ts stringDsl), as for every other string field
+//   marked documents    (`<flag>: true`, the text is longer than IGNORE_ABOVE UTF-16 units and not null) either a query
+//                       that decides them (isNull; eq/in/ne of a value the keyword would index, which no marked text
+//                       equals; startsWith of a value no longer than the indexed head), or the ids of those whose
+//                       `_source` text passes PostgreSQL's rule (source-check.ts), read after a prefilter on the head
+//                       (eq/in/ne of a long value, a long startsWith, a like pattern's leading literal) or all of them
+//                       (contains, endsWith, like without a leading literal).
+import type { FilterNode, LikeSegment, StringPredicate } from '@workflow-index/core/reader';
+import { KEYWORD_LIMIT, keywordHead } from '../long-detail.js';
+import type { FilterFields, LongStringDoc } from './fields.js';
+import { MATCH_ALL, MATCH_NONE, type Query, and, not, or, term, terms } from './query-dsl.js';
+import type { SearchRequests } from './search-requests.js';
+import { checkedIds, idsQuery } from './source-check.js';
+
+/** The ids of the marked documents that passed the check of a predicate (resolveLongStrings). */
+export type LongStringChecks = (doc: LongStringDoc, predicate: StringPredicate) => readonly string[] | undefined;
+
+export const NO_LONG_STRINGS: LongStringChecks = () => undefined;
+
+type Plan =
+  | { readonly decided: Query }
+  /** Read the marked documents of `candidates`; they match when `rule` holds (or, `complement`, when it does not). */
+  | { readonly candidates: Query; readonly rule: (text: string) => boolean; readonly complement?: true };
+
+const isLong = (value: string): boolean => value.length > KEYWORD_LIMIT;
+
+/** How the marked documents (a non-null text beyond the limit) are answered. */
+function plan(doc: LongStringDoc, p: StringPredicate): Plan {
+  switch (p.op) {
+    case 'isNull':
+      return { decided: p.value ? MATCH_NONE : MATCH_ALL };
+    case 'eq':
+    case 'ne': {
+      const value = p.value;
+      if (!isLong(value)) return { decided: p.op === 'eq' ? MATCH_NONE : MATCH_ALL };
+      return { candidates: term(doc.head, keywordHead(value)), rule: (t) => t === value, ...(p.op === 'ne' ? { complement: true as const } : {}) };
+    }
+    case 'in': {
+      const long = p.values.filter(isLong);
+      if (long.length === 0) return { decided: MATCH_NONE };
+      return { candidates: terms(doc.head, long.map(keywordHead)), rule: (t) => long.includes(t) };
+    }
+    case 'startsWith': {
+      const value = p.value;
+      // The head holds at least KEYWORD_LIMIT − 1 units (one less when a surrogate pair would be cut).
+      if (value.length < KEYWORD_LIMIT) return { decided: { prefix: { [doc.head]: { value } } } };
+      return { candidates: { prefix: { [doc.head]: { value: keywordHead(value) } } }, rule: (t) => t.startsWith(value) };
+    }
+    case 'contains': {
+      const value = p.value;
+      return value === '' ? { decided: MATCH_ALL } : { candidates: MATCH_ALL, rule: (t) => t.includes(value) };
+    }
+    case 'endsWith': {
+      const value = p.value;
+      return value === '' ? { decided: MATCH_ALL } : { candidates: MATCH_ALL, rule: (t) => t.endsWith(value) };
+    }
+    case 'like': {
+      const pattern = p.pattern;
+      const head = pattern[0];
+      const candidates = head?.kind === 'literal' && head.text !== '' ? { prefix: { [doc.head]: { value: keywordHead(head.text) } } } : MATCH_ALL;
+      return { candidates, rule: (t) => likeMatches(t, pattern) };
+    }
+  }
+}
+
+/** The filter on one long-string field: the keyword query on unmarked documents, the plan's answer on marked ones. */
+export function longStringDsl(doc: LongStringDoc, predicate: StringPredicate, keywordQuery: Query, checks: LongStringChecks): Query {
+  const marked = term(doc.flag, true);
+  const how = plan(doc, predicate);
+  let answer: Query;
+  if ('decided' in how) answer = how.decided;
+  else {
+    const ids = checks(doc, predicate);
+    if (ids === undefined) throw new Error(`the ${doc.text} filter's stored-text check was not resolved before translation`);
+    answer = how.complement === true ? not(idsQuery(ids)) : idsQuery(ids);
+  }
+  return or([and([not(marked), keywordQuery]), and([marked, answer])]);
+}
+
+const keyOf = (doc: LongStringDoc, predicate: StringPredicate): string => `${doc.text}\u0000${JSON.stringify(predicate)}`;
+
+function collect<S extends string, T extends string>(node: FilterNode<S, T> | null, fields: FilterFields<S, T>, out: [LongStringDoc, StringPredicate][]): typeof out {
+  if (node === null) return out;
+  if (node.kind === 'and' || node.kind === 'or') for (const n of node.nodes) collect(n, fields, out);
+  else if (node.kind === 'not') collect(node.node, fields, out);
+  else if (node.kind === 'string') {
+    const doc = fields.longString?.[node.field];
+    if (doc !== undefined) out.push([doc, node.predicate]);
+  }
+  return out;
+}
+
+/**
+ * Reads and checks, for each predicate of the filter on a long-string field that needs it, the marked documents among
+ * `served`; one search (in pages) per distinct predicate, only over marked documents.
+ */
+export async function resolveLongStrings<S extends string, T extends string>(
+  requests: SearchRequests,
+  index: string,
+  filter: FilterNode<S, T> | null,
+  fields: FilterFields<S, T>,
+  served: Query,
+): Promise<LongStringChecks> {
+  const checked = new Map<string, string[]>();
+  for (const [doc, predicate] of collect(filter, fields, [])) {
+    const key = keyOf(doc, predicate);
+    const how = plan(doc, predicate);
+    if (checked.has(key) || 'decided' in how) continue;
+    const query = and([served, term(doc.flag, true), how.candidates]);
+    checked.set(key, await checkedIds(requests, index, query, doc.text, (text) => text !== null && how.rule(text)));
+  }
+  return (doc, predicate) => checked.get(keyOf(doc, predicate));
+}
+
+/**
+ * PostgreSQL's LIKE on a parsed pattern over code points (`_` is one character, `%` any run): the two-pointer walk with
+ * one backtrack point that filter-dsl.ts's GLOB_SCRIPT runs on indexed keywords.
+ */
+export function likeMatches(text: string, pattern: readonly LikeSegment[]): boolean {
+  const t = Array.from(text, (c) => c.codePointAt(0)!);
+  const p = pattern.flatMap((s) => (s.kind === 'literal' ? Array.from(s.text, (c) => c.codePointAt(0)!) : [s.kind === 'any' ? -1 : -2]));
+  let [i, j, star, mark] = [0, 0, -1, 0];
+  while (i < t.length) {
+    if (j < p.length && (p[j] === -2 || p[j] === t[i])) {
+      i++;
+      j++;
+    } else if (j < p.length && p[j] === -1) {
+      star = j;
+      mark = i;
+      j++;
+    } else if (star !== -1) {
+      j = star + 1;
+      mark++;
+      i = mark;
+    } else return false;
+  }
+  while (j < p.length && p[j] === -1) j++;
+  return j === p.length;
+}
