@@ -22,7 +22,7 @@ import { migrate } from '../src/migrator.js';
 import { encodeCursor } from '@workflow-index/core/cursor';
 import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, recordStatements, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
 import { seededRandom } from '../test/support/seeded-random.js';
-import { createPostgresqlReader } from '../src/postgresql-reader.js';
+import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
 import { type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
 
 const argv = yargs(hideBin(process.argv))
@@ -318,7 +318,10 @@ async function captureVariants(url: string, specs: readonly QuerySpec[]): Promis
   return result;
 }
 
-/** The floor: the same statements straight through a pg pool, `concurrency` loops for `duration` seconds. */
+/**
+ * The floor: the same statements straight through a pg pool, `concurrency` loops for `duration` seconds. The ones the
+ * reader sends as named (prepared) statements are named here too, so both sides parse and plan them once per session.
+ */
 function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurrency: number, duration: number): Promise<Measurement> {
   return measureLoop(variants, async (variant) => {
     const client = await pool.connect();
@@ -326,7 +329,8 @@ function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurrency: 
       for (const s of variant.statements) {
         // A count's exact attempt cut short by its own SET LOCAL statement_timeout is what the reader does too
         // (it answers the estimate then): replayed, not failed.
-        await client.query(s.text, [...s.values]).catch((error: { code?: string }) => {
+        const name = preparedStatementName(s.text);
+        await client.query(name === undefined ? { text: s.text, values: [...s.values] } : { name, text: s.text, values: [...s.values] }).catch((error: { code?: string }) => {
           if (error.code !== '57014') throw error;
         });
       }

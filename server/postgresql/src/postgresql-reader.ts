@@ -73,7 +73,9 @@ function tasksAsJson(payloads: boolean): string {
     ` FROM ${TASKS} t WHERE t.instance_id = i.id)`;
 }
 function taskRowOf(values: readonly unknown[]): TaskRow {
-  return Object.fromEntries(TASK_JSON_COLUMNS.slice(0, values.length).map((column, i) => [column, values[i]])) as unknown as TaskRow;
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < values.length; i++) row[TASK_JSON_COLUMNS[i] as string] = values[i];
+  return row as unknown as TaskRow;
 }
 
 const SERVED_INSTANCE = 'i.started_event_time IS NOT NULL';
@@ -83,6 +85,48 @@ const SERVED_INSTANCE = 'i.started_event_time IS NOT NULL';
 // placeholders (their partial index, workflow_instances_placeholder_idx) instead of the run's row for every task.
 const PLACEHOLDER_OF_TASK = `SELECT 1 FROM ${INSTANCES} s WHERE s.id = t.instance_id AND s.started_event_time IS NULL`;
 const SERVED_TASK = `NOT EXISTS (${PLACEHOLDER_OF_TASK})`;
+
+/**
+ * The lookups of a fixed shape (one run, with or without its tasks; one task; the tasks of a page of runs) run as
+ * named statements: each session parses and plans them once, then sends only Bind/Execute. All their texts are
+ * built here, so a session holds at most these ten; list queries, whose text follows the filter, stay unnamed.
+ */
+interface Prepared { readonly name: string; readonly text: string }
+const PREPARED_NAMES = new Map<string, string>();
+function prepared(name: string, text: string): Prepared {
+  PREPARED_NAMES.set(text, name);
+  return { name, text };
+}
+const payloadsKey = (payloads: boolean): string => (payloads ? 'p' : 'n');
+
+/** The statement name the reader gives this SQL text, or undefined when it sends it unnamed (bench:query's floor prepares the same ones). */
+export function preparedStatementName(text: string): string | undefined {
+  return PREPARED_NAMES.get(text);
+}
+
+const GET_INSTANCE = new Map<string, Prepared>(
+  [false, true].flatMap((payloads) =>
+    [undefined, false, true].map((taskPayloads): [string, Prepared] => {
+      const key = `${payloadsKey(payloads)}${taskPayloads === undefined ? '' : payloadsKey(taskPayloads)}`;
+      const tasks = taskPayloads === undefined ? '' : `, ${tasksAsJson(taskPayloads)} AS tasks`;
+      return [key, prepared(`wi_get_instance_${key}`, `SELECT ${instanceSelect(payloads)}${tasks} FROM ${INSTANCES} i WHERE i.id = $1 AND ${SERVED_INSTANCE}`)];
+    }),
+  ),
+);
+const GET_TASK = new Map<boolean, Prepared>(
+  [false, true].map((payloads) => [payloads, prepared(`wi_get_task_${payloadsKey(payloads)}`, `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.id = $1 AND ${SERVED_TASK}`)]),
+);
+// One statement for a whole page of runs; the (instance_id, start_time, end_time, id) index gives this order.
+const TASKS_OF_INSTANCES = new Map<boolean, Prepared>(
+  [false, true].map((payloads) => [
+    payloads,
+    prepared(
+      `wi_tasks_of_instances_${payloadsKey(payloads)}`,
+      `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.instance_id = ANY($1::text[]) AND ${SERVED_TASK}` +
+        ` ORDER BY t.instance_id, t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
+    ),
+  ]),
+);
 
 interface ErrorColumns {
   error_type: string | null;
@@ -202,12 +246,8 @@ export class PostgresqlReader implements Reader, ExtendedReader {
   }
 
   async getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null> {
-    const tasks = options.tasks === undefined ? '' : `, ${tasksAsJson(options.tasks.payloads)} AS tasks`;
-    const rows = await this.#query<InstanceRow & { tasks?: unknown[][] }>(
-      `SELECT ${instanceSelect(options.payloads)}${tasks} FROM ${INSTANCES} i WHERE i.id = $1 AND ${SERVED_INSTANCE}`,
-      [id],
-      'getInstance',
-    );
+    const key = `${payloadsKey(options.payloads)}${options.tasks === undefined ? '' : payloadsKey(options.tasks.payloads)}`;
+    const rows = await this.#query<InstanceRow & { tasks?: unknown[][] }>(GET_INSTANCE.get(key) as Prepared, [id], 'getInstance');
     const row = rows[0];
     if (!row) return null;
     const instance = toInstance(row, options.payloads);
@@ -231,11 +271,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
   }
 
   async getTask(id: string, options: { payloads: boolean }): Promise<TaskExecutionRecord | null> {
-    const rows = await this.#query<TaskRow>(
-      `SELECT ${taskSelect(options.payloads)} FROM ${TASKS} t WHERE t.id = $1 AND ${SERVED_TASK}`,
-      [id],
-      'getTask',
-    );
+    const rows = await this.#query<TaskRow>(GET_TASK.get(options.payloads) as Prepared, [id], 'getTask');
     const row = rows[0];
     return row ? toTask(row, options.payloads) : null;
   }
@@ -257,14 +293,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
   async tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>> {
     const result = new Map<string, TaskExecutionRecord[]>(instanceIds.map((id) => [id, []]));
     if (instanceIds.length === 0) return result;
-    // One statement for the whole page; the (instance_id, start_time, end_time, id) index gives this order.
-    const rows = await this.#query<TaskRow>(
-      `SELECT ${taskSelect(options.payloads)} FROM ${TASKS} t` +
-        ` WHERE t.instance_id = ANY($1::text[]) AND ${SERVED_TASK}` +
-        ` ORDER BY t.instance_id, t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
-      [[...new Set(instanceIds)]],
-      'tasksOfInstances',
-    );
+    const rows = await this.#query<TaskRow>(TASKS_OF_INSTANCES.get(options.payloads) as Prepared, [[...new Set(instanceIds)]], 'tasksOfInstances');
     for (const row of rows) result.get(row.instance_id)?.push(toTask(row, options.payloads));
     return result;
   }
@@ -317,7 +346,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
     return this.#closed;
   }
 
-  async #query<R extends object>(text: string, values: readonly unknown[], what: string, timeoutMs?: number): Promise<R[]> {
+  async #query<R extends object>(statement: string | Prepared, values: readonly unknown[], what: string, timeoutMs?: number): Promise<R[]> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -328,7 +357,8 @@ export class PostgresqlReader implements Reader, ExtendedReader {
       throw new BackendUnavailableError(`PostgreSQL unavailable (${what}): ${reason}`, { cause: error });
     }
     try {
-      const result = await client.query<R>({ text, values: [...values], ...(timeoutMs !== undefined ? { query_timeout: timeoutMs } : {}) });
+      const named = typeof statement === 'string' ? { text: statement } : statement;
+      const result = await client.query<R>({ ...named, values: [...values], ...(timeoutMs !== undefined ? { query_timeout: timeoutMs } : {}) });
       client.release();
       return result.rows;
     } catch (error) {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
 import type { InstanceFilter, InstanceSortField, KeysetPosition, ListQuery, Reader, SortKey, TaskFilter, TaskSortField } from '@workflow-index/core/reader';
 import { createPool } from '../src/postgresql-pool.js';
-import { createPostgresqlReader } from '../src/postgresql-reader.js';
+import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, type Event } from './support/load-events.js';
 
@@ -177,6 +177,39 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     for (const statement of recorded) expect(statement.text).not.toContain('DROP');
     expect(recorded.filter((s) => s.values.some((v) => JSON.stringify(v).includes('DROP TABLE')))).toHaveLength(6);
     expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
+  });
+
+  it('runs the fixed-shape lookups as named statements, each session preparing each once; lists stay unnamed', async () => {
+    const session = new pg.Pool({ connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 });
+    const sent: Array<{ name?: string; text: string }> = [];
+    session.on('connect', (client) => {
+      const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        if (typeof args[0] === 'object' && args[0] !== null) sent.push(args[0] as { name?: string; text: string });
+        return original(...args);
+      };
+    });
+    const one = createPostgresqlReader({ pool: session, ownsPool: false });
+    try {
+      for (let round = 0; round < 2; round++) {
+        expect((await one.getInstance('r-1', { payloads: false, tasks: { payloads: false } }))?.tasks?.map((t) => t.taskPosition)).toEqual(
+          ['do/0/first', 'do/1/loop', 'do/1/loop', 'do/2/open', 'do/3/orphan'],
+        );
+        expect((await one.getInstance('r-3', { payloads: true }))?.status).toBe('FAULTED');
+        expect((await one.getTask('p-1:do/0/hidden', { payloads: false }))).toBeNull();
+        expect((await one.tasksOfInstances(['r-3'], { payloads: true })).get('r-3')?.map((t) => t.status)).toEqual(['FAULTED']);
+        expect((await one.listInstances(instances(null, { limit: 1 }))).map((i) => i.id)).toEqual(['r-4']);
+      }
+      const names = sent.map((s) => s.name);
+      expect(names.slice(0, 5)).toEqual(['wi_get_instance_nn', 'wi_get_instance_p', 'wi_get_task_n', 'wi_tasks_of_instances_p', undefined]);
+      expect(names.slice(5)).toEqual(names.slice(0, 5));
+      for (const s of sent) expect(preparedStatementName(s.text)).toBe(s.name);
+      // The session holds the four it used, once each, whatever the number of calls.
+      const held = await session.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
+      expect(held.rows.map((r) => r.name)).toEqual(['wi_get_instance_nn', 'wi_get_instance_p', 'wi_get_task_n', 'wi_tasks_of_instances_p']);
+    } finally {
+      await session.end();
+    }
   });
 
   it('uses two-valued logic: a leaf on NULL is false, not() matches exactly the other rows', async () => {
