@@ -24,6 +24,7 @@ import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, rec
 import { seededRandom } from '../test/support/seeded-random.js';
 import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
 import { type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
+import { measureWrk, wrkAvailable } from '../../core/bench/wrk-load.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 100_000, describe: 'workflow instances generated' })
@@ -31,6 +32,10 @@ const argv = yargs(hideBin(process.argv))
   .option('duration', { type: 'number', default: 10, describe: 'seconds per measurement' })
   .option('warmup', { type: 'number', default: 2, describe: 'seconds of warm-up per query before measuring' })
   .option('connections', { type: 'number', default: 10, describe: 'concurrent HTTP connections at saturation = pool size = floor concurrency' })
+  .option('load-generator', {
+    type: 'string', choices: ['autocannon', 'wrk'], default: 'autocannon',
+    describe: 'what drives the saturation measurements: autocannon in this process (the default), or wrk (Debian package wrk: C, a fraction of the CPU per request on a machine the server shares); the fixed rate and the floor are the same either way',
+  })
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', default: '', describe: 'NODE_OPTIONS for the server process, e.g. --max-old-space-size=128' })
@@ -362,6 +367,7 @@ function peakRssMiB(pid: number): number {
 async function main(): Promise<void> {
   const started = performance.now();
   const reuse = argv['reuse-database'];
+  if (argv['load-generator'] === 'wrk' && !wrkAvailable()) throw new Error('--load-generator wrk needs the wrk command (Debian: apt-get install wrk)');
   if (reuse !== undefined && !/^wi_bench_query_[0-9a-f]{8}$/.test(reuse)) throw new Error(`--reuse-database takes a name a --keep-database run printed (wi_bench_query_xxxxxxxx), got ${reuse}`);
   const dbName = reuse ?? `wi_bench_query_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: argv['database-url'] });
@@ -433,7 +439,7 @@ async function main(): Promise<void> {
     }
     const pid = server.pid as number;
     log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}${argv['server-node-options'] ? `, NODE_OPTIONS ${argv['server-node-options']}` : ''}`);
-    log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
+    log(`saturation: ${argv['load-generator']}, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
     for (const spec of [...specs, heavy]) {
@@ -442,6 +448,7 @@ async function main(): Promise<void> {
       if (response.errors !== undefined || response.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(response).slice(0, 500)}`);
     }
 
+    const saturate = argv['load-generator'] === 'wrk' ? measureWrk : measureHttp;
     const floorPool = new pg.Pool({ connectionString: readerUrl, max: argv.connections });
     let heavyRow: { rps: number; p50Ms: number; p99Ms: number; floorRps: number; ratio: number; failures: number; mixRssMiB: number; rssMiB: number } | null = null;
     const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
@@ -449,12 +456,12 @@ async function main(): Promise<void> {
       // Warm every code path (JIT, plan caches, buffer cache) before the first measurement, not just its own.
       for (const spec of specs) {
         const list = variants.get(spec.name) as Variant[];
-        await measureHttp(baseUrl, bodies(list), { connections: argv.connections, duration: argv.warmup });
+        await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.warmup });
         await measureFloor(floorPool, list, argv.connections, argv.warmup);
       }
       for (const spec of specs) {
         const list = variants.get(spec.name) as Variant[];
-        const saturated = await measureHttp(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
+        const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
         const fixed = await measureFixedRate(baseUrl, bodies(list), argv.rate, argv.duration);
         const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
         const row = {
@@ -467,7 +474,7 @@ async function main(): Promise<void> {
       }
       const mixRss = peakRssMiB(pid);
       const list = variants.get(heavy.name) as Variant[];
-      const saturated = await measureHttp(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
+      const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
       const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
       heavyRow = { rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, floorRps: floor.rps, ratio: round(saturated.rps / floor.rps, 3), failures: saturated.failures, mixRssMiB: mixRss, rssMiB: peakRssMiB(pid) };
       log(`${heavy.name.padEnd(26)} ${String(heavyRow.rps).padStart(8)} rps  p50 ${heavyRow.p50Ms} ms  p99 ${heavyRow.p99Ms} ms  | floor ${heavyRow.floorRps} rps  ratio ${heavyRow.ratio}${heavyRow.failures > 0 ? `  FAILURES ${heavyRow.failures}` : ''}  | peak RSS ${mixRss} MiB after the mix, ${heavyRow.rssMiB} MiB after this`);
@@ -483,6 +490,7 @@ async function main(): Promise<void> {
       taskExecutions: argv.instances * argv['tasks-per-instance'],
       connections: argv.connections,
       durationSeconds: argv.duration,
+      loadGenerator: argv['load-generator'],
       fixedRate: argv.rate,
       server: argv.server,
       dataset: 'bulk SQL into the normalized tables',
