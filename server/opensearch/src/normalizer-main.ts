@@ -4,7 +4,9 @@
 //   OPENSEARCH_* (see opensearch-connection-settings.ts), NORMALIZER_INTERVAL_MS (1000), NORMALIZER_OVERLAP_MS
 //   (10000), NORMALIZER_LEASE_TTL_MS (30000), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info),
 //   NORMALIZER_RETENTION_INTERVAL_MS (3600000; 0: retention only by `init-job prune`): how often the retention rule
-//   (retention/retention-rule.ts) is applied.
+//   (retention/retention-rule.ts) is applied. NORMALIZER_MAX_BACKOFF_MS (30000): the longest pause between retries
+//   of a failing cycle (the pause doubles from NORMALIZER_INTERVAL_MS), i.e. how long after an outage ends it may
+//   take to resume.
 //   WI_OPENSEARCH_INDEX_PREFIX: a prefix for every index name, for tests and benchmarks on a shared node only.
 import { createServer } from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     leaseTtlMs: intSetting('NORMALIZER_LEASE_TTL_MS', 30_000, problems),
     batchSize: intSetting('NORMALIZER_BATCH_SIZE', 200, problems),
     retentionIntervalMs: intSetting('NORMALIZER_RETENTION_INTERVAL_MS', 3_600_000, problems, 0),
+    maxBackoffMs: intSetting('NORMALIZER_MAX_BACKOFF_MS', 30_000, problems),
   };
   const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
   if (settings === null || problems.length > 0) {

@@ -29,6 +29,13 @@ export function openSearchConnectionSettings(env: Readonly<Record<string, string
   return { settings: { node: `${protocol}://${host}:${port}`, username, password, caFile }, problems };
 }
 
+/**
+ * The client of the server and the normalizer: one node URL (a Service in front of the cluster), no sniffing (the
+ * default: the pool stays that one URL, never the pod addresses behind it). After a failure the pool marks the node
+ * dead, but a pool whose connections are all dead still hands out the dead one rather than NoLivingConnectionsError,
+ * so the first request after an outage reaches the node again; the `ping` resurrection (60 s, doubling) only matters
+ * for pools of several nodes. `outage-recovery.test.ts` holds both processes to that.
+ */
 export function openSearchClient(settings: OpenSearchConnectionSettings): Client {
   const options: ClientOptions = { node: settings.node, requestTimeout: 30_000 };
   if (settings.username !== undefined) options.auth = { username: settings.username, password: settings.password ?? '' };

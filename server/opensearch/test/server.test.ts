@@ -2,7 +2,6 @@
 // are missing and UP once they exist, GraphQL over HTTP, ingestion metrics, an unreachable cluster answered promptly as
 // SERVICE_UNAVAILABLE, and main.ts as `npm run serve:opensearch` runs it (configuration errors exit 2, SIGTERM drains
 // and exits 0).
-import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { attribute, OtlpReceiver } from '../../core/test/otlp-receiver.js';
 import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
 import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
+import { startOutageProxy } from './support/outage-proxy.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
 import { CONFORMANCE_EVENTS } from '../../core/test/conformance/conformance-suite.js';
 
@@ -95,26 +95,26 @@ describe.skipIf(!available)('OpenSearch production server', () => {
   it('an outage while serving: readiness DOWN and SERVICE_UNAVAILABLE at once, both recover by themselves', async () => {
     const prefix = `${ns.prefix}outage-`;
     await loadNormalized(ns.client, prefix, eventLines(CONFORMANCE_EVENTS.slice(0, 80)));
-    const proxy = await tcpProxy(Number(node.port || '9200'), node.hostname);
+    const proxy = await startOutageProxy({ host: node.hostname, port: Number(node.port || '9200') });
     const config = loadOpenSearchServerConfig({ ...connectionEnv(prefix), OPENSEARCH_HOST: '127.0.0.1', OPENSEARCH_PORT: String(proxy.port) });
     const server = await startOpenSearchServer(config, pino({ level: 'silent' }));
     try {
       expect((await ready(server.baseUrl)).status).toBe(200);
       expect((await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }')).body.errors).toBeUndefined();
-      await proxy.stop();
+      await proxy.set('refuse');
       const down = await ready(server.baseUrl);
       expect(down.status).toBe(503);
       expect(down.body.checks.find((c) => c.name === 'backend')?.data?.error).toMatch(/OpenSearch unavailable/);
       const failed = await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }');
       expect(failed.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
-      await proxy.start();
+      await proxy.set('forward');
       expect((await ready(server.baseUrl)).status).toBe(200);
       const back = await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }');
       expect(back.body.errors).toBeUndefined();
       expect(back.body.data?.['getWorkflowInstances']).toHaveLength(1);
     } finally {
       await server.close();
-      await proxy.stop();
+      await proxy.close();
     }
   }, 120_000);
 
@@ -157,37 +157,6 @@ describe.skipIf(!available)('OpenSearch production server', () => {
     await receiver.close();
   }, 120_000);
 });
-
-/** A TCP forwarder to the node that can be stopped (every connection cut) and started again on the same port. */
-async function tcpProxy(targetPort: number, targetHost: string): Promise<{ port: number; stop(): Promise<void>; start(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  let port = 0;
-  const start = (): Promise<void> => new Promise((resolve, reject) => {
-    server = createServer((client) => {
-      const upstream = connect(targetPort, targetHost);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('error', () => undefined);
-        s.on('close', () => sockets.delete(s));
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      port = (server!.address() as AddressInfo).port;
-      resolve();
-    });
-  });
-  const stop = (): Promise<void> => new Promise((resolve) => {
-    for (const s of sockets) s.destroy();
-    sockets.clear();
-    if (server === null || !server.listening) return resolve();
-    server.close(() => resolve());
-  });
-  await start();
-  return { port, stop, start };
-}
 
 /** main.ts as `npm run serve:opensearch` runs it. */
 function spawnMain(env: Record<string, string>) {
