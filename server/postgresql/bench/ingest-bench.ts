@@ -1,22 +1,25 @@
-// npm run bench:ingest [-- --instances N --batch-sizes 100,1000 --database-url URL]
+// npm run bench:ingest [-- --instances N --batch-sizes 100,1000 --database-url URL --normalizer-dir DIR --migrations-dir DIR]
 //
 // Loads generated workflow instances through the exact statement Fluent Bit's pgsql output sends, into the raw
 // tables with their normalizing triggers, in batches of each size; and in the same run the same statements into
 // trigger-less copies of the raw tables (the floor: plain inserts). Workflow and task flushes go over two
 // connections concurrently, as Fluent Bit's two pgsql outputs do, with the forwarder's search_path. Prints events/s and the ratio; the last line
-// is one JSON object with the figures.
+// is one JSON object with the figures. --normalizer-dir / --migrations-dir load another release's definitions (an
+// A/B against a previous schema: e.g. `git archive <commit> server/postgresql/normalizer server/postgresql/migrations`).
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { randomBytes } from 'node:crypto';
 import { generateEventStream } from './event-generator.js';
-import { migrate } from '../src/migrator.js';
+import { loadMigrations, loadNormalizer, migrate } from '../src/migrator.js';
 import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '../src/fluent-bit-statement.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 25_000, describe: 'instances generated per run (≈20 events each; the default gives well over 30 s of work)' })
   .option('batch-sizes', { type: 'string', default: '100,1000', describe: 'comma-separated flush sizes' })
   .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; a scratch database is created and dropped' })
+  .option('normalizer-dir', { type: 'string', describe: 'normalizer definitions to apply instead of this release\'s (A/B runs)' })
+  .option('migrations-dir', { type: 'string', describe: 'migrations to apply instead of this release\'s (A/B runs)' })
   .strict()
   .parseSync();
 
@@ -59,7 +62,10 @@ async function main(): Promise<void> {
   const clients = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })] as const;
   try {
     await Promise.all(clients.map((c) => c.connect()));
-    await migrate(clients[0]);
+    await migrate(clients[0], {
+      ...(argv['normalizer-dir'] === undefined ? {} : { normalizer: loadNormalizer(argv['normalizer-dir']) }),
+      ...(argv['migrations-dir'] === undefined ? {} : { migrations: loadMigrations(argv['migrations-dir']) }),
+    });
     // As the forwarder login: workflow_raw on the search_path, so Fluent Bit's statement uses the safe
     // json_array_elements(text) of the normalizer (server/postgresql/normalizer/040-raw-json.sql), floor included.
     await Promise.all(clients.map((c) => c.query('SET search_path = workflow_raw')));

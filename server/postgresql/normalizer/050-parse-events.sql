@@ -100,8 +100,7 @@ AS $$
       SELECT e.*,
              CASE WHEN jsonb_typeof(e.j_et) = 'string' THEN e.j_et #>> '{}' END AS et,
              -- Match on the suffix: the producer's prefix (io.serverlessworkflow.) may change in future SDKs.
-             regexp_match(CASE WHEN jsonb_typeof(e.j_et) = 'string' THEN e.j_et #>> '{}' END,
-                          '(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$') AS m,
+             workflow_index.event_type_suffix(CASE WHEN jsonb_typeof(e.j_et) = 'string' THEN e.j_et #>> '{}' END) AS m,
              e.j_iid #>> '{}' AS iid,
              -- task payloads as jsonb text, once, for the event's identity (045-event-identity.sql)
              CASE WHEN e.j_pos IS NOT NULL THEN e.j_input::TEXT END AS input_text,
