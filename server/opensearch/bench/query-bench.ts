@@ -1,16 +1,17 @@
 // npm run bench:query -- --backend opensearch [--instances N --tasks-per-instance 10 --duration 10 --connections 10
-//   --url http://127.0.0.1:9200 --freshness-samples 40]
+//   --url http://127.0.0.1:9200 --freshness-samples 40 --server dist|source --server-node-options ...]
 //
 // Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (same nine
 // GraphQL queries, same variants, same measurements, same JSON summary). The dataset is written straight into the
-// normalized indices (query-dataset.ts) under a random prefix; the production server (server/opensearch/src/main.ts,
-// NODE_ENV=production) runs as a child process; autocannon measures each query at saturation (rps, p50, p99) and a
+// normalized indices (query-dataset.ts) under a random prefix; the production server (NODE_ENV=production) runs as a
+// child process, by default as the image runs it (built, dist/main.js, with the image's NODE_OPTIONS), as the
+// PostgreSQL benchmark does; `--server source` runs src/main.ts through tsx; autocannon measures each query at saturation (rps, p50, p99) and a
 // fixed 100 requests/s (p99). The floor, in the same run: a hand-written `_search` (or `_msearch`) per request sent
 // with the same client library at the same concurrency — what the node alone delivers. Then the freshness figure:
 // a workflow.started event sent in Fluent Bit's bulk shape, with the production normalizer (normalizer-main.ts) running
 // as a child process, until GraphQL serves its instance (p50/p99). The last line printed is one JSON object.
 import { Client } from '@opensearch-project/opensearch';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -37,13 +38,19 @@ const argv = yargs(hideBin(process.argv))
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
   .option('freshness-samples', { type: 'number', default: 40, describe: 'events timed from bulk request to GraphQL answer (0 skips)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
+  .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server and the normalizer as production does (npm run build, then dist/*.js) or from source through tsx' })
+  .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server and normalizer processes; default: the image's (Dockerfile.server), so they run with the heap settings production has" })
   .option('url', { type: 'string', default: process.env['WI_TEST_OPENSEARCH_URL'] ?? 'http://127.0.0.1:9200', describe: 'the node' })
   .strict()
   .parseSync();
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SERVER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const NORMALIZER_MAIN = fileURLToPath(new URL('../src/normalizer-main.ts', import.meta.url));
+/** Each process's entry: from source through tsx, or compiled (what the images run). */
+const ENTRIES = {
+  source: { server: fileURLToPath(new URL('../src/main.ts', import.meta.url)), normalizer: fileURLToPath(new URL('../src/normalizer-main.ts', import.meta.url)) },
+  dist: { server: fileURLToPath(new URL('../dist/main.js', import.meta.url)), normalizer: fileURLToPath(new URL('../dist/normalizer-main.js', import.meta.url)) },
+} as const;
+const serverMode = argv.server as keyof typeof ENTRIES;
 const PREFIX = `wi-bench-query-${randomBytes(4).toString('hex')}-`;
 const NAMES = normalizedIndexNames(PREFIX);
 const node = new URL(argv.url);
@@ -189,11 +196,27 @@ function freePort(): Promise<number> {
 const children: ChildProcess[] = [];
 const nodeEnv = { OPENSEARCH_HOST: node.hostname, OPENSEARCH_PORT: node.port || '9200', OPENSEARCH_PROTOCOL: node.protocol.replace(':', ''), WI_OPENSEARCH_INDEX_PREFIX: PREFIX };
 
-/** Starts `entry` from source with the production environment and waits until `readyUrl` answers 200. */
+/** NODE_OPTIONS of the server image (the ENV of Dockerfile.server's runtime stage, shared by the OpenSearch targets). */
+function imageNodeOptions(): string {
+  const dockerfile = readFileSync(new URL('../../../Dockerfile.server', import.meta.url), 'utf8');
+  const match = /^\s*NODE_OPTIONS=(?:"([^"]*)"|(\S+))/m.exec(dockerfile);
+  if (match === null) throw new Error('Dockerfile.server sets no NODE_OPTIONS: give --server-node-options');
+  return match[1] ?? match[2] ?? '';
+}
+const nodeOptions = argv['server-node-options'] ?? imageNodeOptions();
+
+/** `npm run build` (tsc -b tsconfig.build.json), so dist/ is what the source says. */
+function build(): void {
+  const result = spawnSync(process.execPath, [fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build failed (use --server source to run from source):\n${result.stdout}${result.stderr}`);
+}
+
+/** Starts `entry` (source via tsx, or a dist file) with the production environment; waits until `readyUrl` answers 200. */
 async function startChild(entry: string, env: Record<string, string>, readyUrl: string, what: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', entry], {
+  const args = serverMode === 'source' ? ['--conditions=source', '--import', 'tsx', entry] : [entry];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...nodeEnv, ...env },
+    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...(nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions }), ...nodeEnv, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
@@ -259,9 +282,10 @@ async function main(): Promise<void> {
 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const server = await startChild(SERVER_MAIN, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0' }, `${baseUrl}/q/health/ready`, 'the server');
+    if (serverMode === 'dist') build();
+    const server = await startChild(ENTRIES[serverMode].server, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0' }, `${baseUrl}/q/health/ready`, 'the server');
     const pid = server.pid as number;
-    log(`server pid ${pid} on ${baseUrl}: src/main.ts via tsx, production mode, LOG_LEVEL ${argv['log-level']}`);
+    log(`server pid ${pid} on ${baseUrl}: ${serverMode === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? " (the image's)" : ''}`);
     log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s; floor: a hand-written _search/_msearch per request through the same client library, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
@@ -295,7 +319,7 @@ async function main(): Promise<void> {
     let fresh: number[] = [];
     if (argv['freshness-samples'] > 0) {
       const metricsPort = await freePort();
-      await startChild(NORMALIZER_MAIN, { NORMALIZER_HTTP_PORT: String(metricsPort), LOG_LEVEL: 'warn' }, `http://127.0.0.1:${metricsPort}/q/health/ready`, 'the normalizer');
+      await startChild(ENTRIES[serverMode].normalizer, { NORMALIZER_HTTP_PORT: String(metricsPort), LOG_LEVEL: 'warn' }, `http://127.0.0.1:${metricsPort}/q/health/ready`, 'the normalizer');
       fresh = await freshness(baseUrl, argv['freshness-samples']);
       log(`freshness (bulk request sent → instance served by GraphQL, production normalizer and server as child processes): ${fresh.length} samples, p50 ${percentile(fresh, 50)} ms, p99 ${percentile(fresh, 99)} ms, max ${fresh[fresh.length - 1]} ms`);
     }
@@ -310,7 +334,7 @@ async function main(): Promise<void> {
       connections: argv.connections,
       durationSeconds: argv.duration,
       fixedRate: argv.rate,
-      server: 'source',
+      server: serverMode,
       dataset: 'normalizer documents bulk-indexed into the normalized indices',
       queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
       peakRssMiB: peakRss,
