@@ -109,7 +109,8 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
           contractFilter !== undefined && contractOrder !== undefined
             ? await ctx.reader.listInstances({ ...query, filter: contractFilter, orderBy: contractOrder })
             : await requireExtended(ctx.reader, extendedFeatureOf(filter) ?? 'orderBy: {duration}').listInstances({ ...query, filter, orderBy });
-        rememberOrder(rows, 'instances', order);
+        // Cursors are made from what the rows remember: only when the query asks for them.
+        if (selectedFields(info, 'cursor').length > 0) rememberOrder(rows, 'instances', order);
         return rows;
       },
       async getWorkflowInstance(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord | null> {
@@ -137,7 +138,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
           contractFilter !== undefined && contractOrder !== undefined
             ? await ctx.reader.listTasks({ ...query, filter: contractFilter, orderBy: contractOrder })
             : await requireExtended(ctx.reader, extendedFeatureOf(filter) ?? 'orderBy: {duration}').listTasks({ ...query, filter, orderBy });
-        rememberOrder(rows, 'tasks', order);
+        if (selectedFields(info, 'cursor').length > 0) rememberOrder(rows, 'tasks', order);
         return rows;
       },
       async getTaskExecution(_: unknown, args: { readonly id: string }, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord | null> {
