@@ -31,6 +31,8 @@ function yogaLogger(logger: Logger): YogaLogger {
   const at =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...args: unknown[]): void => {
+      // Yoga logs three debug lines per request: below the level, nothing is built.
+      if (!child.isLevelEnabled(level)) return;
       const [first, ...rest] = args;
       if (first instanceof Error) child[level]({ err: first, details: rest }, first.message);
       else child[level]({ details: rest.length > 0 ? rest : undefined }, String(first));
