@@ -3,6 +3,7 @@
 // Exit codes: 0 after a graceful shutdown, 1 when start-up fails, 2 for invalid configuration or flags.
 import { ConfigError } from '@workflow-index/core/config';
 import { installGracefulShutdown } from '@workflow-index/core/http-server';
+import { tuneHeapGrowth } from '@workflow-index/core/heap-tuning';
 import { createLogger } from '@workflow-index/core/logger';
 import { startTracing, tracingSettings } from '@workflow-index/core/tracing';
 import { DevServicesError } from './dev-database.js';
@@ -26,8 +27,10 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // Before anything large is allocated: the old generation grows by a fixed factor (heap-tuning.ts, issue 11).
+  const heapGrowth = tuneHeapGrowth();
   const logger = createLogger(config.core);
-  logger.info({ mode: config.core.mode, backend: 'postgresql' }, 'starting');
+  logger.info({ mode: config.core.mode, backend: 'postgresql', heapGrowth }, 'starting');
   // Before the app is built: the GraphQL layer adds its spans only when tracing is on (OTEL_* environment).
   const tracing = startTracing(process.env, logger);
   let server;
