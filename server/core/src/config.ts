@@ -223,7 +223,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_DEFAULT_LIMIT', development: '100', production: '100', description: 'Page size when a query gives no limit.' },
   { key: 'GRAPHQL_MAX_LIMIT', development: '1000', production: '1000', description: 'Largest accepted limit.' },
   { key: 'GRAPHQL_MAX_COST', development: '20000', production: '20000', description: 'Most rows one request may read: the sum of the limits of its lists, nested taskExecutions counted per instance of their list (BAD_USER_INPUT above, before any read).' },
-  { key: 'GRAPHQL_MAX_COST_IN_FLIGHT', development: '2 × GRAPHQL_MAX_COST', production: '2 × GRAPHQL_MAX_COST', description: 'Server-wide budget of rows in flight: a request holds its cost from before execution until its response is written; requests that do not fit wait in arrival order (one that fits waits too while an older one waits). At least GRAPHQL_MAX_COST; 0 disables.' },
+  { key: 'GRAPHQL_MAX_COST_IN_FLIGHT', development: '1.5 × GRAPHQL_MAX_COST', production: '1.5 × GRAPHQL_MAX_COST', description: 'Server-wide budget of rows in flight: a request holds its cost from before execution until its response is written; requests that do not fit wait in arrival order (one that fits waits too while an older one waits). The default runs one request at the maximum cost at a time and leaves half of it to the others. At least GRAPHQL_MAX_COST; 0 disables.' },
   { key: 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', development: '10000', production: '10000', description: 'Longest wait for room in GRAPHQL_MAX_COST_IN_FLIGHT; then SERVICE_UNAVAILABLE (HTTP 503, Retry-After: 1) without running the request.' },
   { key: 'GRAPHQL_COST_TASKS_PER_INSTANCE', development: '10', production: '10', description: 'What one instance\'s taskExecutions (or one getTaskExecutionsByWorkflowInstance) counts in the cost.' },
   { key: 'GRAPHQL_MAX_FILTER_DEPTH', development: '32', production: '32', description: 'Deepest and/or/not nesting of a filter (BAD_USER_INPUT above).' },
@@ -279,7 +279,9 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
   const maxCost = r.int('GRAPHQL_MAX_COST', 20_000, { min: 1, max: 1_000_000_000 });
   // Below it, a list at the maximum limit could never run.
   if (maxCost < maxLimit) r.problem(`GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit})`);
-  const maxCostInFlight = r.int('GRAPHQL_MAX_COST_IN_FLIGHT', 2 * maxCost, { min: 0, max: 1_000_000_000 });
+  // One request at the maximum cost at a time (its rows and response are what the memory peaks with, issue 11),
+  // and half of it left for everyone else's requests meanwhile.
+  const maxCostInFlight = r.int('GRAPHQL_MAX_COST_IN_FLIGHT', maxCost + Math.floor(maxCost / 2), { min: 0, max: 1_000_000_000 });
   // Below it, a request at the maximum cost could never be admitted.
   if (maxCostInFlight !== 0 && maxCostInFlight < maxCost) {
     r.problem(`GRAPHQL_MAX_COST_IN_FLIGHT (${maxCostInFlight}) must be at least GRAPHQL_MAX_COST (${maxCost}), or 0 to disable the budget`);

@@ -26,7 +26,7 @@ describe('loadCoreConfig', () => {
         defaultLimit: 100,
         maxLimit: 1000,
         maxCost: 20_000,
-        maxCostInFlight: 40_000,
+        maxCostInFlight: 30_000,
         costQueueTimeoutMs: 10_000,
         costTasksPerInstance: 10,
         maxFilterDepth: 32,
@@ -204,11 +204,13 @@ describe('loadCoreConfig', () => {
     expect(loadCoreConfig({ GRAPHQL_MAX_LIMIT: '50', GRAPHQL_DEFAULT_LIMIT: '50', GRAPHQL_MAX_COST: '50' }).graphql.maxCost).toBe(50);
   });
 
-  it('the budget of rows in flight is at least GRAPHQL_MAX_COST (or 0), defaults to twice it, and its queue timeout is positive', () => {
+  it('the budget of rows in flight is at least GRAPHQL_MAX_COST (or 0), defaults to one and a half times it (one request at the maximum at a time), and its queue timeout is positive', () => {
     expect(() => loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '19999', GRAPHQL_COST_QUEUE_TIMEOUT_MS: '0' })).toThrow(
       'Invalid configuration: GRAPHQL_MAX_COST_IN_FLIGHT (19999) must be at least GRAPHQL_MAX_COST (20000), or 0 to disable the budget; GRAPHQL_COST_QUEUE_TIMEOUT_MS must be an integer between 1 and 600000, got "0"',
     );
-    expect(loadCoreConfig({ GRAPHQL_MAX_COST: '5000' }).graphql.maxCostInFlight).toBe(10_000);
+    expect(loadCoreConfig({ GRAPHQL_MAX_COST: '5000' }).graphql.maxCostInFlight).toBe(7_500);
+    expect(loadCoreConfig({ GRAPHQL_MAX_LIMIT: '1', GRAPHQL_DEFAULT_LIMIT: '1', GRAPHQL_MAX_COST: '1' }).graphql.maxCostInFlight).toBe(1);
+    expect(loadCoreConfig({ GRAPHQL_MAX_COST: '20001' }).graphql.maxCostInFlight).toBe(30_001);
     expect(loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '0' }).graphql.maxCostInFlight).toBe(0);
     expect(loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '20000' }).graphql.maxCostInFlight).toBe(20_000);
   });
