@@ -3,21 +3,15 @@
 // edit kept by a rerun, a bad value refused with the other problems; prune's dry run counts per raw index and per
 // workflow and deletes nothing, the real run deletes exactly that (never an index the normalizer has not processed,
 // never a RUNNING run), and a second run deletes nothing.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
 import { writeEventLines } from '@workflow-index/opensearch/fluent-bit-bulk';
-import { OpenSearchNormalizer } from '@workflow-index/opensearch/normalizer-job';
-import { FIXTURE_PATH } from '../../server/postgresql/test/support/fixtures.js';
+import { DAY_ONE, DAY_TWO, FIXTURE_LINES as lines, leasedNormalizer, rawIndexNames, records } from '../../server/opensearch/test/support/leased-normalizer.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from '../../server/opensearch/test/support/test-node.js';
 import { runInit } from './support/run-init.js';
 
 const available = await openSearchReachable();
 const node = new URL(OPENSEARCH_URL);
-const lines = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
 const RUNNING = `{"instanceId":"still-running","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"long"}`;
-const DAY_ONE = Date.UTC(2026, 4, 12, 9, 0, 0);
-const DAY_TWO = DAY_ONE + 86_400_000;
 
 function env(prefix: string, overrides: Record<string, string> = {}): Record<string, string> {
   return {
@@ -46,11 +40,6 @@ describe.skipIf(!available)('init-job OpenSearch retention against a real node',
   async function rule(prefix: string): Promise<Record<string, unknown>> {
     const response = await ns.client.transport.request({ method: 'GET', path: `/${prefix}workflow-index-normalizer/_doc/retention` });
     return (response.body as { _source: Record<string, unknown> })._source;
-  }
-
-  async function indices(prefix: string): Promise<string[]> {
-    const response = await ns.client.transport.request({ method: 'GET', path: `/${prefix}*-events-raw-*/_settings/index.creation_date`, querystring: { allow_no_indices: 'true' } });
-    return Object.keys(response.body as object).sort();
   }
 
   it('setup creates the retention rule from the environment; a rerun keeps an operator\'s edit; status shows it', async () => {
@@ -91,10 +80,8 @@ describe.skipIf(!available)('init-job OpenSearch retention against a real node',
   it('prune: the dry run counts per raw index and per workflow and deletes nothing; the real run deletes that, never unprocessed events or a RUNNING run; a second run deletes nothing', async () => {
     const prefix = `${ns.prefix}prune-`;
     expect((await runInit(['opensearch-setup'], env(prefix))).code).toBe(0);
-    await applyRawSchema(ns.client, { prefix });
-    const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, overlapMs: 200, retentionIntervalMs: 0 });
-    expect(await normalizer.acquire()).toBe(true);
-    await writeEventLines(ns.client, [...lines, RUNNING].map((line, i) => ({ line, recordTimeMs: DAY_ONE + i })), prefix);
+    const normalizer = await leasedNormalizer(ns.client, prefix, { overlapMs: 200, retentionIntervalMs: 0 });
+    await writeEventLines(ns.client, records([...lines, RUNNING], DAY_ONE), prefix);
     await ns.refresh();
     await normalizer.cycle();
     // later events on another day move the checkpoint past day one; they stay unprocessed
@@ -106,9 +93,9 @@ describe.skipIf(!available)('init-job OpenSearch retention against a real node',
     const late = `{"instanceId":"late","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"late"}`;
     await writeEventLines(ns.client, [{ line: late, recordTimeMs: DAY_TWO + 86_400_000 }], prefix);
     await ns.refresh();
-    const dayOne = (await indices(prefix)).filter((i) => i.endsWith('2026.05.12'));
+    const dayOne = (await rawIndexNames(ns.client, prefix)).filter((i) => i.endsWith('2026.05.12'));
     expect(dayOne).toHaveLength(2);
-    const all = await indices(prefix);
+    const all = await rawIndexNames(ns.client, prefix);
 
     const args = ['prune', '--backend', 'opensearch', '--raw-retention-days', '0', '--instance-retention-days', '0'];
     const dry = await runInit([...args, '--dry-run'], env(prefix));
@@ -118,13 +105,13 @@ describe.skipIf(!available)('init-job OpenSearch retention against a real node',
     expect(dry.stdout).toContain(`raw events: 2 indices with ${lines.length + 1} events would be deleted`);
     expect(dry.stdout).toMatch(/workflow [^\n]+: [0-9]+ finished runs, [0-9]+ task executions, [0-9]+ stored events\n/);
     expect(dry.stdout).toMatch(/finished runs that ended before [^:]+:[^:]+:[^:]+: 8 runs, [0-9]+ task executions, [0-9]+ stored events would be deleted/);
-    expect(await indices(prefix)).toEqual(all);
+    expect(await rawIndexNames(ns.client, prefix)).toEqual(all);
 
     const real = await runInit(args, env(prefix));
     expect(real.code).toBe(0);
     expect(real.stdout).toContain(`raw events: 2 indices with ${lines.length + 1} events deleted`);
     expect(real.stdout).toMatch(/: 8 runs, [0-9]+ task executions, [0-9]+ stored events deleted/);
-    expect(await indices(prefix)).toEqual(all.filter((i) => !dayOne.includes(i)));
+    expect(await rawIndexNames(ns.client, prefix)).toEqual(all.filter((i) => !dayOne.includes(i)));
     await ns.refresh();
     const left = await ns.client.transport.request({ method: 'POST', path: `/${prefix}workflow-instances/_search`, body: { size: 100, _source: false, sort: [{ id: 'asc' }] } });
     expect((left.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id)).toEqual(['marker', 'still-running']);

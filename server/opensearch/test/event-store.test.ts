@@ -9,11 +9,10 @@ import { createTestDatabase, postgresReachable, type TestDatabase } from '../../
 import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
 import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
 import { randomInt, seededRandom, shuffled } from '../../postgresql/test/support/seeded-random.js';
-import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
-import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { rawIndices } from '../src/raw-event-source.js';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { leasedNormalizer } from './support/leased-normalizer.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { type ComparableState, type Delivery, postgresqlState, writeToPostgreSQL } from './support/postgresql-twin.js';
 
@@ -64,10 +63,7 @@ describe.skipIf(!available)('OpenSearch event store', () => {
         const again: Delivery[] = good.filter(() => random() < 0.3).map((line) => ({ line, recordTimeMs: RECORD_TIME + randomInt(random, 1, 40) * DAY + randomInt(random, 0, 999) }));
         const all = shuffled([...once, ...again], random);
         const flushes = randomInt(random, 2, 5);
-        await applyRawSchema(ns.client, { prefix });
-        const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true });
-        await normalizer.setup();
-        expect(await normalizer.acquire()).toBe(true);
+        const normalizer = await leasedNormalizer(ns.client, prefix);
         const size = Math.ceil(all.length / flushes);
         for (let i = 0; i < all.length; i += size) {
           await writeEventLines(ns.client, all.slice(i, i + size), prefix);
@@ -88,14 +84,9 @@ describe.skipIf(!available)('OpenSearch event store', () => {
   it('a cycle right after another counts what that one stored, though nothing was refreshed in between', async () => {
     const oneGo = `${ns.prefix}onego-`;
     const split = `${ns.prefix}split-`;
-    const reference = new OpenSearchNormalizer({ client: ns.client, prefix: oneGo, refresh: true });
+    const reference = await leasedNormalizer(ns.client, oneGo);
     // production settings: no forced refresh; the event store and executions refresh only when asked to
-    const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix: split, refresh: false });
-    for (const [n, prefix] of [[reference, oneGo], [normalizer, split]] as const) {
-      await applyRawSchema(ns.client, { prefix });
-      await n.setup();
-      expect(await n.acquire()).toBe(true);
-    }
+    const normalizer = await leasedNormalizer(ns.client, split, { refresh: false });
     await ns.client.transport.request({ method: 'PUT', path: `/${normalizer.names.eventStore},${normalizer.names.taskExecutions}/_settings`, body: { index: { refresh_interval: '-1' } } });
     const deliveries = good.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
     await writeEventLines(ns.client, deliveries, oneGo);
@@ -112,10 +103,7 @@ describe.skipIf(!available)('OpenSearch event store', () => {
 
   it('stores each event identity once: re-delivering everything with other record times adds nothing', async () => {
     const prefix = `${ns.prefix}once-`;
-    await applyRawSchema(ns.client, { prefix });
-    const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true });
-    await normalizer.setup();
-    expect(await normalizer.acquire()).toBe(true);
+    const normalizer = await leasedNormalizer(ns.client, prefix);
     await writeEventLines(ns.client, good.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i })), prefix);
     await ns.refresh();
     await normalizer.cycle();

@@ -9,10 +9,9 @@ import { createTestDatabase, postgresReachable, type TestDatabase } from '../../
 import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
 import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
 import { randomInt, seededRandom, shuffled } from '../../postgresql/test/support/seeded-random.js';
-import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
-import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { leasedNormalizer } from './support/leased-normalizer.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { type ComparableState, type Delivery, postgresqlState, writeToPostgreSQL } from './support/postgresql-twin.js';
 
@@ -73,10 +72,7 @@ describe.skipIf(!available)('OpenSearch normalizer: delivery-proof', () => {
         const resent = once.filter(() => random() < 0.1);
         const all = shuffled([...once, ...again, ...resent], random);
         const flushes = randomInt(random, 1, 4);
-        await applyRawSchema(ns.client, { prefix });
-        const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true });
-        await normalizer.setup();
-        expect(await normalizer.acquire()).toBe(true);
+        const normalizer = await leasedNormalizer(ns.client, prefix);
         const size = Math.ceil(all.length / flushes);
         for (let i = 0; i < all.length; i += size) {
           const result = await writeEventLines(ns.client, all.slice(i, i + size), prefix);

@@ -3,28 +3,21 @@
 // events kept; retention while Fluent Bit keeps writing (retrying refused flushes, as it does) loses nothing; instance
 // retention deletes finished runs only, counts per workflow in a dry run, is idempotent, and a late event for a
 // deleted run does not bring it back. "Older than the horizon" is reached by running retention at a later `now`.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { type FluentBitRecord, writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
-import { rawIndices } from '../src/raw-event-source.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
 import { writeRetentionRule } from '../src/retention/retention-rule.js';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
+import { DAY_MS, DAY_ONE, DAY_TWO, FIXTURE_LINES, leasedNormalizer, rawIndexNames, records } from './support/leased-normalizer.js';
 
 const available = await openSearchReachable();
-const DAY = 86_400_000;
-const lines = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
+const DAY = DAY_MS;
+const lines = FIXTURE_LINES;
 const instanceIds = [...new Set(lines.map((l) => (JSON.parse(l) as { instanceId: string }).instanceId))];
-const DAY_ONE = Date.UTC(2026, 4, 12, 9, 0, 0);
-const DAY_TWO = DAY_ONE + DAY;
 
-function records(subset: readonly string[], recordTimeMs: number): FluentBitRecord[] {
-  return subset.map((line, i) => ({ line, recordTimeMs: recordTimeMs + i }));
-}
 
 /** Sends a flush until every document is accepted, re-sending the whole flush as Fluent Bit does on an error. */
 async function writeUntilAccepted(ns: TestNamespace, flush: readonly FluentBitRecord[], prefix: string): Promise<number> {
@@ -56,18 +49,9 @@ async function retried<T>(step: () => Promise<T>): Promise<T> {
   }
 }
 
-async function rawIndexNames(ns: TestNamespace, prefix: string): Promise<string[]> {
-  const response = await ns.client.transport.request({ method: 'GET', path: `/${rawIndices(prefix)}/_settings/index.creation_date`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } });
-  return Object.keys(response.body as object).sort();
-}
 
-async function normalizer(ns: TestNamespace, prefix: string, overlapMs = 200): Promise<OpenSearchNormalizer> {
-  await applyRawSchema(ns.client, { prefix });
-  const n = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, overlapMs, retentionIntervalMs: 0 });
-  await n.setup();
-  expect(await n.acquire()).toBe(true);
-  return n;
-}
+/** A leased normalizer whose retention runs only when a test calls it, re-reading 200 ms behind its checkpoint. */
+const normalizer = (ns: TestNamespace, prefix: string): Promise<OpenSearchNormalizer> => leasedNormalizer(ns.client, prefix, { overlapMs: 200, retentionIntervalMs: 0 });
 
 async function waitPast(ms: number): Promise<void> {
   const until = Date.now() + ms + 5;
@@ -116,11 +100,11 @@ describe.skipIf(!available)('OpenSearch retention', () => {
     // normalized: the checkpoint is past day one's newest event plus the overlap, so day one's indices go and day
     // two's (its newest event is within the overlap) stay
     await n.cycle();
-    const dayOne = (await rawIndexNames(ns, prefix)).filter((i) => i.endsWith('2026.05.12'));
+    const dayOne = (await rawIndexNames(ns.client, prefix)).filter((i) => i.endsWith('2026.05.12'));
     expect(dayOne.length).toBeGreaterThan(0);
     const done = await n.retention(later);
     expect(done.raw.deleted.map((d) => d.index).sort()).toEqual(dayOne);
-    const left = await rawIndexNames(ns, prefix);
+    const left = await rawIndexNames(ns.client, prefix);
     expect(left.length).toBeGreaterThan(0);
     expect(left.every((i) => i.endsWith('2026.05.13'))).toBe(true);
     const state = await openSearchState(ns.client, n.names);
@@ -151,7 +135,7 @@ describe.skipIf(!available)('OpenSearch retention', () => {
     }
     const removed = await pruned.retention(Date.now() + 8 * DAY);
     expect(removed.raw.deleted.map((d) => d.index).filter((i) => i.endsWith('2026.05.12')).length).toBeGreaterThan(0);
-    expect((await rawIndexNames(ns, `${ns.prefix}pruned-`)).some((i) => i.endsWith('2026.05.12'))).toBe(false);
+    expect((await rawIndexNames(ns.client, `${ns.prefix}pruned-`)).some((i) => i.endsWith('2026.05.12'))).toBe(false);
     for (const n of [kept, pruned]) {
       await writeEventLines(ns.client, records(tail, DAY_TWO + 1000), n === kept ? `${ns.prefix}kept-` : `${ns.prefix}pruned-`);
       await ns.refresh();
@@ -226,7 +210,7 @@ describe.skipIf(!available)('OpenSearch retention', () => {
       await waitPast(200);
       // a later event moves the checkpoint past day one; the next retention pass deletes day one's indices
       await writeEventLines(ns.client, records([`{"instanceId":"tick","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"tick"}`], DAY_TWO), prefix);
-      await until('day one deleted', async () => !(await rawIndexNames(ns, prefix)).some((i) => i.endsWith('2026.05.12')));
+      await until('day one deleted', async () => !(await rawIndexNames(ns.client, prefix)).some((i) => i.endsWith('2026.05.12')));
       // the status shows the last pass (later passes find nothing more to delete); the counter adds them up
       await until('the status reporting a pass', async () => (await readStatus(ns.client, n.names.normalizerState))?.retention !== undefined);
       expect(await metric('workflow_index_normalizer_retention_deleted_total', { kind: 'raw_index' })).toBe(2);
