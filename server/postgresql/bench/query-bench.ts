@@ -38,7 +38,7 @@ const argv = yargs(hideBin(process.argv))
   })
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
-  .option('server-node-options', { type: 'string', default: '', describe: 'NODE_OPTIONS for the server process, e.g. --max-old-space-size=128' })
+  .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server process; default: the server image's (Dockerfile.server), so the server runs with the heap settings production has" })
   .option('server-node-flags', { type: 'string', default: '', describe: 'node flags for the server process that NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the bench stops it)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('keep-database', { type: 'boolean', default: false, describe: 'keep the generated database at the end (its name is printed) for --reuse-database' })
@@ -358,6 +358,14 @@ function freePort(): Promise<number> {
   });
 }
 
+/** NODE_OPTIONS of the server image (the ENV of Dockerfile.server's runtime stage): the bench starts the server as production does. */
+function imageNodeOptions(): string {
+  const dockerfile = readFileSync(new URL('../../../Dockerfile.server', import.meta.url), 'utf8');
+  const match = /^\s*NODE_OPTIONS=(?:"([^"]*)"|(\S+))/m.exec(dockerfile);
+  if (match === null) throw new Error('Dockerfile.server sets no NODE_OPTIONS: give --server-node-options');
+  return match[1] ?? match[2] ?? '';
+}
+
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
@@ -418,10 +426,11 @@ async function main(): Promise<void> {
     }
     const port = await freePort();
     const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
+    const nodeOptions = argv['server-node-options'] ?? imageNodeOptions();
     server = spawn(process.execPath, [...nodeFlags, ...serverArgs], {
       cwd: REPO_ROOT,
       env: {
-        PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', NODE_OPTIONS: argv['server-node-options'], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', DATABASE_URL: readerUrl,
+        PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', NODE_OPTIONS: nodeOptions, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', DATABASE_URL: readerUrl,
         DATABASE_POOL_MIN: String(argv.connections), DATABASE_POOL_MAX: String(argv.connections), LOG_LEVEL: argv['log-level'],
         // The load generator is one address standing in for many clients: no per-client in-flight limit.
         HTTP_MAX_REQUESTS_PER_CLIENT: '0',
@@ -438,7 +447,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const pid = server.pid as number;
-    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}${argv['server-node-options'] ? `, NODE_OPTIONS ${argv['server-node-options']}` : ''}`);
+    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? ' (the image\'s)' : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}`);
     log(`saturation: ${argv['load-generator']}, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
