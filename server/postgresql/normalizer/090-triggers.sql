@@ -50,6 +50,11 @@ SET search_path = workflow_index, pg_catalog, pg_temp
 SET enable_seqscan = off
 SET enable_mergejoin = off
 SET enable_hashjoin = off
+-- No JIT compilation: the estimated cost of the normalizer's statements grows with the flush (and the settings
+-- above add disable_cost wherever only a disabled plan fits), so past about 8,000 events per flush the CTE statement
+-- crossed jit_above_cost and every flush spent a second or more compiling: 35 % of the CPU of a 10,000-event flush
+-- (docs/write-path.md). Each statement runs once per flush over rows it has just built; compiling never pays.
+SET jit = off
 -- A flush that waits for an instance row another flush holds gives up after this and is retried by its writer
 -- (lock_not_available propagates): one stuck transaction cannot wedge every flush behind it.
 SET lock_timeout = '10s'

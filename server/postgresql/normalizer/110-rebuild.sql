@@ -21,6 +21,7 @@ SET search_path = workflow_index, pg_catalog, pg_temp
 SET enable_seqscan = off
 SET enable_mergejoin = off
 SET enable_hashjoin = off
+SET jit = off  -- as for the triggers (090-triggers.sql): batches of p_batch_size events must not JIT-compile
 AS $$
 DECLARE
   v_table TEXT;
