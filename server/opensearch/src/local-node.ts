@@ -1,6 +1,9 @@
 // A local single-node OpenSearch for tests, benchmarks and development mode: the pinned distribution
 // (local-node-distribution.ts) run with a JDK >= 21 (local-node-java.ts) on loopback, as a non-root user
 // (OpenSearch refuses to run as root), daemonized with a pid file so that `stop` and `status` find it again.
+// `npm run opensearch` runs the pinned version with these defaults; the optional options (version, extra settings,
+// a step that prepares the home, an https/authenticated health probe) serve a test's second node, e.g. the secured
+// node of the least-privilege suite (test/support/secure-node.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +29,23 @@ export interface LocalNodeOptions {
   readonly startTimeoutSeconds: number;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: (line: string) => void;
+  /** OpenSearch version to run (default: the pinned OPENSEARCH_VERSION). */
+  readonly version?: string;
+  /** Lines appended to the generated opensearch.yml (e.g. the security plugin's settings). */
+  readonly settings?: readonly string[];
+  /**
+   * Runs after the distribution is unzipped and before the node starts (as this process's user): plugins,
+   * certificates. The lines it returns are appended to opensearch.yml after `settings`.
+   */
+  readonly prepare?: (paths: LocalNodePaths, javaHome: string) => readonly string[] | void;
+  /** The node's URL scheme (default http); an https node needs `probe`. */
+  readonly protocol?: 'http' | 'https';
+  /** How the cluster's health is asked (default: plain, unauthenticated `GET /_cluster/health`). */
+  readonly probe?: HealthProbe;
 }
+
+/** Asks `<url>/_cluster/health<query>`; undefined when the node does not answer usefully. */
+export type HealthProbe = (url: string, query: string) => Promise<ClusterHealth | undefined>;
 
 export interface LocalNodePaths {
   readonly dir: string;
@@ -38,11 +57,11 @@ export interface LocalNodePaths {
   readonly launcherLog: string;
 }
 
-export function localNodePaths(dir: string): LocalNodePaths {
+export function localNodePaths(dir: string, version = OPENSEARCH_VERSION): LocalNodePaths {
   const logs = join(dir, 'logs');
   return {
     dir,
-    home: join(dir, `opensearch-${OPENSEARCH_VERSION}`),
+    home: join(dir, `opensearch-${version}`),
     data: join(dir, 'data'),
     logs,
     log: join(logs, `${CLUSTER_NAME}.log`),
@@ -51,11 +70,11 @@ export function localNodePaths(dir: string): LocalNodePaths {
   };
 }
 
-export function localNodeUrl(port: number): string {
-  return `http://${LOCAL_NODE_HOST}:${port}`;
+export function localNodeUrl(port: number, protocol: 'http' | 'https' = 'http'): string {
+  return `${protocol}://${LOCAL_NODE_HOST}:${port}`;
 }
 
-export function nodeSettings(paths: LocalNodePaths, httpPort: number): string {
+export function nodeSettings(paths: LocalNodePaths, httpPort: number, extra: readonly string[] = []): string {
   return [
     '# Written by `npm run opensearch -- start` on every start; edits here are overwritten.',
     `cluster.name: ${CLUSTER_NAME}`,
@@ -68,6 +87,7 @@ export function nodeSettings(paths: LocalNodePaths, httpPort: number): string {
     `path.logs: ${paths.logs}`,
     // CI disks are often more than 90 % full; the watermarks would make every new index read-only or unassigned.
     'cluster.routing.allocation.disk.threshold_enabled: false',
+    ...extra,
     '',
   ].join('\n');
 }
@@ -170,12 +190,14 @@ export interface StartResult {
  */
 export async function startLocalNode(options: LocalNodeOptions): Promise<StartResult> {
   const began = performance.now();
-  const paths = localNodePaths(options.dir);
-  const url = localNodeUrl(options.httpPort);
+  const version = options.version ?? OPENSEARCH_VERSION;
+  const paths = localNodePaths(options.dir, version);
+  const url = localNodeUrl(options.httpPort, options.protocol);
+  const probe: HealthProbe = options.probe ?? ((base, query) => clusterHealth(base, query));
   const log = options.log;
   const existing = runningPid(paths);
   if (existing === undefined) {
-    const health = await clusterHealth(url);
+    const health = await probe(url, '');
     if (health) {
       log(`a node already answers on ${url} (status ${health.status}) and it was not started from ${paths.dir}: leaving it alone`);
       return { state: 'foreign', url, seconds: 0 };
@@ -186,7 +208,7 @@ export async function startLocalNode(options: LocalNodeOptions): Promise<StartRe
   if (pid === undefined) {
     const java = findJavaHome(options.env);
     log(`java: ${java.path} (Java ${java.major}, from ${java.source})`);
-    const distribution = ensureDistribution(options.dir, log);
+    const distribution = ensureDistribution(options.dir, log, version);
     if (distribution.action !== 'present') {
       log(
         `distribution: ${distribution.action}` +
@@ -195,7 +217,8 @@ export async function startLocalNode(options: LocalNodeOptions): Promise<StartRe
       );
     }
     for (const folder of [paths.data, paths.logs, join(paths.dir, 'run')]) mkdirSync(folder, { recursive: true });
-    writeFileSync(join(paths.home, 'config', 'opensearch.yml'), nodeSettings(paths, options.httpPort));
+    const prepared = options.prepare?.(paths, java.path) ?? [];
+    writeFileSync(join(paths.home, 'config', 'opensearch.yml'), nodeSettings(paths, options.httpPort, [...(options.settings ?? []), ...prepared]));
     rmSync(paths.pidFile, { force: true });
 
     const asRoot = process.getuid?.() === 0;
@@ -216,7 +239,7 @@ export async function startLocalNode(options: LocalNodeOptions): Promise<StartRe
     const args = asRoot
       ? ['-u', options.user, '--', 'env', ...Object.entries(environment).map(([k, v]) => `${k}=${v}`), launcher, '-d', '-p', paths.pidFile]
       : ['-d', '-p', paths.pidFile];
-    log(`starting OpenSearch ${OPENSEARCH_VERSION} on ${url} (heap ${options.heap}${asRoot ? `, user ${options.user}` : ''})`);
+    log(`starting OpenSearch ${version} on ${url} (heap ${options.heap}${asRoot ? `, user ${options.user}` : ''})`);
     const output = openSync(paths.launcherLog, 'w');
     try {
       // -d puts the JVM in the background and returns; early output (bootstrap errors included) goes to launcher.log.
@@ -242,7 +265,7 @@ export async function startLocalNode(options: LocalNodeOptions): Promise<StartRe
   const deadline = began + options.startTimeoutSeconds * 1000;
   let delayMs = 250;
   for (;;) {
-    const health = await clusterHealth(url, '?wait_for_status=green&timeout=1s');
+    const health = await probe(url, '?wait_for_status=green&timeout=1s');
     if (health?.status === 'green') break;
     if (!isAlive(pid)) {
       rmSync(paths.pidFile, { force: true });
@@ -262,8 +285,8 @@ export async function startLocalNode(options: LocalNodeOptions): Promise<StartRe
   return { state: existing === undefined ? 'started' : 'already-running', pid, url, seconds };
 }
 
-export async function stopLocalNode(options: Pick<LocalNodeOptions, 'dir' | 'log'>, timeoutSeconds = 60): Promise<'stopped' | 'not-running'> {
-  const paths = localNodePaths(options.dir);
+export async function stopLocalNode(options: Pick<LocalNodeOptions, 'dir' | 'log' | 'version'>, timeoutSeconds = 60): Promise<'stopped' | 'not-running'> {
+  const paths = localNodePaths(options.dir, options.version);
   const pid = runningPid(paths);
   if (pid === undefined) {
     rmSync(paths.pidFile, { force: true });
