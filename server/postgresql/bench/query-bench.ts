@@ -50,7 +50,8 @@ const argv = yargs(hideBin(process.argv))
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN_SOURCE = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const MAIN_DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const READER_ROLE = 'wi_bench_query_reader';
+// One login per run: helpers benchmarking side by side on one PostgreSQL must not re-password or drop each other's.
+const READER_ROLE = `wi_bench_query_reader_${randomBytes(4).toString('hex')}`;
 const READER_PASSWORD = randomBytes(12).toString('hex');
 
 const log = (line: string): void => {
