@@ -7,7 +7,7 @@
 //    as PostgreSQL's numeric comparison (a double would round).
 // Both are capped like the leaves: `complete: false` sends the reader to the payload text for that document.
 import { exactDecimal, MAX_LEAVES, PATH_SEPARATOR, VALUE_SEPARATOR } from './json-leaves.js';
-import { JsonNumber, type JsonValue } from './lossless-json.js';
+import { isJsonObject, JsonNumber, type JsonValue } from './lossless-json.js';
 
 /** Exponents are written with this offset in EXPONENT_WIDTH digits (|exponent| far beyond any payload's). */
 const EXPONENT_OFFSET = 5_000_000_000;
@@ -57,4 +57,20 @@ export function jsonPathEntries(value: JsonValue): JsonPathEntries {
     else if (v !== null && typeof v === 'object') for (const [k, x] of [...v].reverse()) work.push([x, [...path, k]]);
   }
   return { paths, numbers, complete: true };
+}
+
+/**
+ * The value at `path` as PostgreSQL's `#>` reads it (object keys; a segment of digits indexes an array); undefined:
+ * missing. What the reader checks a payload's text with when the keywords cannot decide (reader/json-fallback.ts,
+ * reader/extended/json-operators.ts).
+ */
+export function valueAtPath(value: JsonValue, path: readonly string[]): JsonValue | undefined {
+  let v: JsonValue | undefined = value;
+  for (const segment of path) {
+    if (v === undefined || v === null) return undefined;
+    if (isJsonObject(v)) v = v.get(segment);
+    else if (Array.isArray(v)) v = /^(?:0|[1-9]\d*)$/.test(segment) ? v[Number(segment)] : undefined;
+    else return undefined;
+  }
+  return v;
 }

@@ -6,9 +6,11 @@
 // (source-check.ts).
 import type { FilterNode, JsonField } from '@workflow-index/core/reader';
 import { exactDecimal, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../json-leaves.js';
-import { isJsonObject, JsonNumber, type JsonValue, parseLosslessJson } from '../lossless-json.js';
+import { valueAtPath } from '../json-paths.js';
+import { JsonNumber, parseLosslessJson } from '../lossless-json.js';
 import { type FilterFields, IGNORE_ABOVE } from './fields.js';
 import type { JsonFallbackIds } from './filter-dsl.js';
+import { filterLeaves } from './filter-leaves.js';
 import { MATCH_ALL, type Query, and, not, term, terms } from './query-dsl.js';
 import type { SearchRequests } from './search-requests.js';
 import { checkedIds } from './source-check.js';
@@ -22,29 +24,11 @@ interface JsonLeaf {
 const keyOf = (field: JsonField, path: readonly string[], value: string): string =>
   `${field}${VALUE_SEPARATOR}${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}${value}`;
 
-function collect<S extends string, T extends string>(node: FilterNode<S, T> | null, out: JsonLeaf[]): JsonLeaf[] {
-  if (node === null) return out;
-  if (node.kind === 'and' || node.kind === 'or') for (const n of node.nodes) collect(n, out);
-  else if (node.kind === 'not') collect(node.node, out);
-  else if (node.kind === 'json') out.push({ field: node.field, path: node.path, value: node.value });
-  return out;
-}
 
-/** The value at `path` as `#>` reads it: object keys, and a segment that is an array's index. */
-function valueAt(value: JsonValue, path: readonly string[]): JsonValue | undefined {
-  let v: JsonValue | undefined = value;
-  for (const segment of path) {
-    if (v === undefined || v === null) return undefined;
-    if (isJsonObject(v)) v = v.get(segment);
-    else if (Array.isArray(v)) v = /^(?:0|[1-9]\d*)$/.test(segment) ? v[Number(segment)] : undefined;
-    else return undefined;
-  }
-  return v;
-}
 
 /** Whether the payload text has, at `path`, a value one of the filter's candidates equals (as the leaves would say). */
 export function payloadMatches(payloadText: string, path: readonly string[], value: string): boolean {
-  const v = valueAt(parseLosslessJson(payloadText), path);
+  const v = valueAtPath(parseLosslessJson(payloadText), path);
   let entry: string;
   if (typeof v === 'string') entry = `s:${v}`;
   else if (typeof v === 'boolean') entry = `b:${v}`;
@@ -65,7 +49,7 @@ export async function resolveJsonFallback<S extends string, T extends string>(
   fields: FilterFields<S, T>,
   served: Query,
 ): Promise<JsonFallbackIds> {
-  const leaves = collect(filter, []);
+  const leaves = filterLeaves<S, T, JsonLeaf>(filter, (n) => (n.kind === 'json' ? { field: n.field, path: n.path, value: n.value } : undefined));
   if (leaves.length === 0) return () => [];
   const matched = new Map<string, string[]>();
   for (const leaf of leaves) {

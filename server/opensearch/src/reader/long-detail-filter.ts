@@ -10,6 +10,7 @@
 import type { FilterNode, LikeSegment, StringPredicate } from '@workflow-index/core/reader';
 import { KEYWORD_LIMIT, keywordHead } from '../long-detail.js';
 import type { FilterFields, LongStringDoc } from './fields.js';
+import { filterLeaves } from './filter-leaves.js';
 import { MATCH_ALL, MATCH_NONE, type Query, and, not, or, term, terms } from './query-dsl.js';
 import type { SearchRequests } from './search-requests.js';
 import { checkedIds, idsQuery } from './source-check.js';
@@ -81,16 +82,6 @@ export function longStringDsl(doc: LongStringDoc, predicate: StringPredicate, ke
 
 const keyOf = (doc: LongStringDoc, predicate: StringPredicate): string => `${doc.text}\u0000${JSON.stringify(predicate)}`;
 
-function collect<S extends string, T extends string>(node: FilterNode<S, T> | null, fields: FilterFields<S, T>, out: [LongStringDoc, StringPredicate][]): typeof out {
-  if (node === null) return out;
-  if (node.kind === 'and' || node.kind === 'or') for (const n of node.nodes) collect(n, fields, out);
-  else if (node.kind === 'not') collect(node.node, fields, out);
-  else if (node.kind === 'string') {
-    const doc = fields.longString?.[node.field];
-    if (doc !== undefined) out.push([doc, node.predicate]);
-  }
-  return out;
-}
 
 /**
  * Reads and checks, for each predicate of the filter on a long-string field that needs it, the marked documents among
@@ -104,7 +95,11 @@ export async function resolveLongStrings<S extends string, T extends string>(
   served: Query,
 ): Promise<LongStringChecks> {
   const checked = new Map<string, string[]>();
-  for (const [doc, predicate] of collect(filter, fields, [])) {
+  const leaves = filterLeaves(filter, (n): [LongStringDoc, StringPredicate] | undefined => {
+    const doc = n.kind === 'string' ? fields.longString?.[n.field] : undefined;
+    return doc === undefined || n.kind !== 'string' ? undefined : [doc, n.predicate];
+  });
+  for (const [doc, predicate] of leaves) {
     const key = keyOf(doc, predicate);
     const how = plan(doc, predicate);
     if (checked.has(key) || 'decided' in how) continue;

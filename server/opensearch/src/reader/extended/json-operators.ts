@@ -10,8 +10,8 @@
 // for the others `jsonPredicateMatches` checks the payload text itself (the reader reads those few documents).
 import type { JsonPredicate } from '@workflow-index/core/reader';
 import { leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
-import { sortableNumber } from '../../json-paths.js';
-import { isJsonObject, JsonNumber, type JsonValue, parseLosslessJson } from '../../lossless-json.js';
+import { sortableNumber, valueAtPath } from '../../json-paths.js';
+import { JsonNumber, type JsonValue, parseLosslessJson } from '../../lossless-json.js';
 import { escapeWildcard } from '../filter-dsl.js';
 import { type Query, and, MATCH_NONE, not, range, term, terms } from '../query-dsl.js';
 
@@ -68,17 +68,6 @@ export function jsonOperatorDsl(fields: JsonOperatorFields, path: readonly strin
   }
 }
 
-/** The value at `path` as PostgreSQL's `#>` reads it (object keys; a digit segment indexes an array); undefined: missing. */
-function valueAt(value: JsonValue, path: readonly string[]): JsonValue | undefined {
-  let v: JsonValue | undefined = value;
-  for (const segment of path) {
-    if (v === undefined || v === null) return undefined;
-    if (isJsonObject(v)) v = v.get(segment);
-    else if (Array.isArray(v)) v = /^(?:0|[1-9]\d*)$/.test(segment) ? v[Number(segment)] : undefined;
-    else return undefined;
-  }
-  return v;
-}
 
 const compareText = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
@@ -99,7 +88,7 @@ const COMPARE: Readonly<Record<'gt' | 'gte' | 'lt' | 'lte', (c: number) => boole
 
 /** The operator on a payload's jsonb text (null: no payload), for documents the keyword fields cannot decide. */
 export function jsonPredicateMatches(payloadText: string | null, path: readonly string[], predicate: JsonPredicate): boolean {
-  const v = payloadText === null ? undefined : valueAt(parseLosslessJson(payloadText), path);
+  const v = payloadText === null ? undefined : valueAtPath(parseLosslessJson(payloadText), path);
   switch (predicate.op) {
     case 'exists':
       return (v !== undefined) === predicate.value;
