@@ -208,7 +208,8 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
     // Issue 9's additions beyond counts of runs: task counts, relation filters, durations, JSON operators. Their
     // filters are GraphQL variables; the reader calls translate the same objects as the resolvers do.
     {
-      // 10,000 tasks per name at 100,000 runs (exact, at COUNT_EXACT_LIMIT), 100,000 at 1,000,000 (the estimate).
+      // 100,000 tasks per name at 100,000 runs, 1,000,000 at 1,000,000: above COUNT_EXACT_LIMIT, so the bounded count reads
+      // 10,001 index entries, then the planner's estimate answers (exact: false).
       name: 'count-tasks-by-name',
       query: `query CountTasks($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`,
       variables: TASK_NAMES.map((name) => ({ filter: { taskName: { eq: name } } })),
