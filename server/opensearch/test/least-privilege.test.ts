@@ -272,6 +272,7 @@ describe.skipIf(!available)('least privilege: the shipped OpenSearch roles on a 
     const rawDoc = await ask(clients.admin, 'POST', `/${workflowRaw}/_search`, { size: 1 });
     const rawId = (rawDoc.body as { hits: { hits: { _id: string }[] } }).hits.hits[0]!._id;
     expect((await ask(client, 'GET', `/${workflowRaw}/_doc/${rawId}`)).status).toBe(403);
+    expect((await ask(client, 'POST', `/${workflowRaw}/_mget`, { ids: [rawId] })).status).toBe(403);
     expect((await ask(client, 'POST', '/_search', { query: { match_all: {} } })).status).toBe(403);
     expect((await ask(client, 'POST', '/workflow-instances/_doc', { id: 'x' })).status).toBe(403);
     expect((await ask(client, 'DELETE', '/workflow-instances/_doc/conformance-suspended')).status).toBe(403);
@@ -301,5 +302,10 @@ describe.skipIf(!available)('least privilege: the shipped OpenSearch roles on a 
     expect(result.raw.decisions.filter((d) => d.action === 'keep').map((d) => [d.index, d.reason.replace(/ \(.*/, '')])).toEqual([[lateIndex, 'holds events the normalizer has not processed yet']]);
     const left = await ask(clients.admin, 'GET', `/${RAW[0]}-*,${RAW[1]}-*/_settings`);
     expect(Object.keys(left.body as object)).toEqual([lateIndex]);
+
+    // The admin's retention commands over existing raw indices (refresh, settings, search) work too.
+    const prune = await runInit(['prune', '--backend', 'opensearch', '--dry-run', '--wait-timeout', '30'], envOf('admin'));
+    expect(prune.code, prune.stdout + prune.stderr).toBe(0);
+    expect(prune.stdout + prune.stderr).toContain(lateIndex);
   }, 120_000);
 });
