@@ -14,6 +14,9 @@
 -- the iteration that ran before it rather than one that starts at the same instant, and a task that starts and
 -- ends within one instant is one execution. Among events of the same role at one instant: by kind, then by
 -- content hash (a fixed order).
+--
+-- Most positions hold one event, or one start and one closing event no earlier than it: one execution, which the
+-- sweep would find too. Those are computed by one aggregation; only the others go through the sweep's windows.
 -- ------------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION workflow_index.task_position_executions(p_iids TEXT[], p_pos TEXT[])
 RETURNS TABLE (instance_id TEXT, task_position TEXT, first_seq BIGINT, task_name TEXT, status TEXT,
@@ -21,7 +24,7 @@ RETURNS TABLE (instance_id TEXT, task_position TEXT, first_seq BIGINT, task_name
                error_type TEXT, error_title TEXT, error_detail TEXT, error_status INTEGER, error_instance TEXT)
 LANGUAGE sql STABLE
 AS $$
-  WITH ev AS (
+  WITH ev0 AS (
     SELECT e.*,
            CASE WHEN e.event_kind IN ('started', 'retried') THEN 1
                 WHEN e.event_kind IN ('completed', 'faulted', 'cancelled') THEN -1 ELSE 0 END AS delta
@@ -29,6 +32,18 @@ AS $$
     CROSS JOIN LATERAL (SELECT * FROM workflow_index.task_events t
                         WHERE t.instance_id = a.i AND t.task_position = a.p
                         OFFSET 0) e  -- per-key index lookups (OFFSET 0: not flattened into a join)
+  ), shaped AS (
+    -- simple: the position holds a single start or closing event, or one start and one closing event at or after
+    -- it (at one instant the start comes first: nothing was open before it)
+    SELECT ev0.*,
+           (count(*) OVER w = 1 AND ev0.delta <> 0)
+           OR (count(*) OVER w = 2 AND count(*) FILTER (WHERE ev0.delta = 1) OVER w = 1
+               AND count(*) FILTER (WHERE ev0.delta = -1) OVER w = 1
+               AND max(ev0.event_time) FILTER (WHERE ev0.delta = 1) OVER w
+                   <= max(ev0.event_time) FILTER (WHERE ev0.delta = -1) OVER w) AS simple
+    FROM ev0 WINDOW w AS (PARTITION BY ev0.instance_id, ev0.task_position)
+  ), ev AS (
+    SELECT * FROM shaped WHERE NOT shaped.simple
   ), instants AS (
     -- One sort serves every window here: per instant its net delta, the running balance after it (RANGE: peers
     -- share it), each event's rank within its role at the instant, and whether it is the instant's last row.
@@ -112,5 +127,41 @@ AS $$
     WHERE m.open_seq IS NOT NULL OR m.delta = -1  -- a pause with nothing open changes nothing
     GROUP BY m.instance_id, m.task_position, coalesce(m.open_seq, -m.seq)
   ) g
+  UNION ALL
+  -- The simple positions: their one execution, with the values the sweep's aggregation above gives it (the start
+  -- is the first event in the sweep's order; a closing event alone is a completion-only execution).
+  SELECT f.instance_id, f.task_position, 1::BIGINT,
+         CASE WHEN f.has_open THEN f.s_task_name ELSE f.c_task_name END,
+         CASE WHEN f.has_close THEN workflow_index.task_end_status(f.c_status, f.c_kind) ELSE 'RUNNING' END,
+         f.start_time, f.end_time,
+         coalesce(f.s_input, f.c_input),
+         CASE WHEN f.c_has_output THEN f.c_output END,
+         CASE WHEN f.c_has_error THEN f.c_error_type END, CASE WHEN f.c_has_error THEN f.c_error_title END,
+         CASE WHEN f.c_has_error THEN f.c_error_detail END, CASE WHEN f.c_has_error THEN f.c_error_status END,
+         CASE WHEN f.c_has_error THEN f.c_error_instance END
+  FROM (
+    SELECT s.instance_id, s.task_position,
+           bool_or(s.delta = 1) AS has_open,
+           bool_or(s.delta = -1) AS has_close,
+           (array_agg(s.task_name) FILTER (WHERE s.delta = 1))[1] AS s_task_name,
+           (array_agg(s.task_name) FILTER (WHERE s.delta = -1))[1] AS c_task_name,
+           min(s.at_time) FILTER (WHERE s.delta = 1) AS start_time,
+           min(s.at_time) FILTER (WHERE s.delta = -1) AS end_time,
+           (array_agg(s.status) FILTER (WHERE s.delta = -1))[1] AS c_status,
+           (array_agg(s.event_kind) FILTER (WHERE s.delta = -1))[1] AS c_kind,
+           (array_agg(s.input) FILTER (WHERE s.delta = 1))[1] AS s_input,
+           (array_agg(s.input) FILTER (WHERE s.delta = -1))[1] AS c_input,
+           coalesce(bool_or(s.has_output) FILTER (WHERE s.delta = -1), false) AS c_has_output,
+           (array_agg(s.output) FILTER (WHERE s.delta = -1))[1] AS c_output,
+           coalesce(bool_or(s.has_error) FILTER (WHERE s.delta = -1), false) AS c_has_error,
+           (array_agg(s.error_type) FILTER (WHERE s.delta = -1))[1] AS c_error_type,
+           (array_agg(s.error_title) FILTER (WHERE s.delta = -1))[1] AS c_error_title,
+           (array_agg(s.error_detail) FILTER (WHERE s.delta = -1))[1] AS c_error_detail,
+           (array_agg(s.error_status) FILTER (WHERE s.delta = -1))[1] AS c_error_status,
+           (array_agg(s.error_instance) FILTER (WHERE s.delta = -1))[1] AS c_error_instance
+    FROM shaped s
+    WHERE s.simple
+    GROUP BY s.instance_id, s.task_position
+  ) f
 $$;
 
