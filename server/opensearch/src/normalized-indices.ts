@@ -52,6 +52,7 @@ const errorMapping = {
     instance: keyword,
     detail_long: { type: 'boolean' },
     detail_head: { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false },
+    detail_chunks: { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false },
   },
 } as const;
 

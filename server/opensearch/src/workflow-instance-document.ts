@@ -10,9 +10,10 @@ export interface ErrorFields {
   readonly detail: string | null;
   readonly status: number | null;
   readonly instance: string | null;
-  /** Only when the detail is beyond the keyword limit (long-detail.ts): the mark, and the indexed head. */
+  /** Only when the detail is beyond the keyword limit (long-detail.ts): the mark, the indexed head and chunks. */
   readonly detail_long?: true;
   readonly detail_head?: string;
+  readonly detail_chunks?: readonly string[];
 }
 
 /** The payload fields both document kinds carry (normalize-instance.ts payloadFields, normalized-indices.ts

@@ -373,6 +373,20 @@ const detailFilter = (status: string): fc.Arbitrary<Record<string, unknown>> =>
     return fc.constantFrom(leaf, { not: leaf }, { or: [leaf, { status: { eq: status } }] }, { and: [leaf, { not: { error: { title: { eq: 't1' } } } }] });
   });
 
+/**
+ * A count on both backends, compared unless PostgreSQL's exact count was cut short by its count timeout (a LIKE of
+ * thousands of characters over 40k-character details, on a busy machine): it then answers its planner's estimate with
+ * `exact: false`, which OpenSearch's exact count is not expected to equal (README, API additions). Returns whether
+ * it compared.
+ */
+async function expectSameCount(pair: Pair, query: string, variables: Variables): Promise<boolean> {
+  const { postgresql } = await answers(pair, query, variables);
+  const data = (JSON.parse(postgresql) as { data: Record<string, { exact?: boolean } | null> | null }).data;
+  if (Object.values(data ?? {}).some((count) => count?.exact === false)) return false;
+  await expectSame(pair, query, variables);
+  return true;
+}
+
 describe.skipIf(!available)('cross-backend: error.detail beyond the keyword limit answers as on PostgreSQL', () => {
   let ns: TestNamespace;
   let pair: Pair | undefined;
@@ -406,16 +420,18 @@ describe.skipIf(!available)('cross-backend: error.detail beyond the keyword limi
 
   it('generated: every string operator on details around the limit, on instances, tasks and counts', async () => {
     Object.assign(tally, { requests: 0, errors: 0, nonEmpty: 0 });
+    let estimated = 0;
     await fc.assert(
       fc.asyncProperty(detailFilter('COMPLETED'), detailFilter('FAULTED'), fc.integer({ min: 1, max: 60 }), async (instanceFilter, taskFilter, limit) => {
         await expectSame(pair!, INSTANCES, { filter: instanceFilter, limit, orderBy: { id: 'ASC' } } as Variables);
-        await expectSame(pair!, INSTANCE_COUNTS, { filter: instanceFilter });
+        if (!(await expectSameCount(pair!, INSTANCE_COUNTS, { filter: instanceFilter }))) estimated++;
         await expectSame(pair!, TASKS, { filter: taskFilter, limit });
-        await expectSame(pair!, TASK_COUNTS, { filter: taskFilter });
+        if (!(await expectSameCount(pair!, TASK_COUNTS, { filter: taskFilter }))) estimated++;
       }),
       { numRuns: 150, seed: 8 },
     );
-    console.info(`long details: ${tally.requests} requests, ${tally.nonEmpty} with rows, ${tally.errors} errors`);
+    console.info(`long details: ${tally.requests} requests, ${tally.nonEmpty} with rows, ${tally.errors} errors; ${estimated} PostgreSQL counts estimated (not compared)`);
+    expect(estimated).toBeLessThan(30);
     expect(tally.errors).toBe(0);
     expect(tally.nonEmpty).toBeGreaterThan(tally.requests * 0.3);
   }, 600_000);

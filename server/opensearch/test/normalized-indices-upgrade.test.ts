@@ -1,5 +1,5 @@
 // An installation whose normalized indices were created by an earlier release (without duration_us, the run's
-// name/namespace/version in task documents, the JSON operators' paths and numbers, and the mark and head of an
+// name/namespace/version in task documents, the JSON operators' paths and numbers, and the mark, head and chunks of an
 // error.detail beyond the keyword limit inside `error`): the normalizer's bootstrap
 // adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the documents
 // already there stay readable.
@@ -9,7 +9,7 @@ import { createTestNamespace, openSearchReachable, type TestNamespace } from './
 
 const available = await openSearchReachable();
 
-const NEW_ERROR_FIELDS = ['detail_long', 'detail_head'];
+const NEW_ERROR_FIELDS = ['detail_long', 'detail_head', 'detail_chunks'];
 const NEW_FIELDS = ['duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
 
 /** A definition as the earlier release had it: the same without this release's fields. */
@@ -39,7 +39,7 @@ describe.skipIf(!available)('normalized indices created by an earlier release', 
     // before: the strict mapping refuses this release's documents
     const refused = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, body: { id: 'new', duration_us: 5 } }, { ignore: [400] });
     expect(refused.statusCode).toBe(400);
-    const longDetail = { detail: 'd'.repeat(9000), detail_long: true, detail_head: 'd'.repeat(8191) };
+    const longDetail = { detail: 'd'.repeat(9000), detail_long: true, detail_head: 'd'.repeat(8191), detail_chunks: ['d'.repeat(8191), 'd'.repeat(1833)] };
     const refusedError = await ns.client.transport.request({ method: 'PUT', path: `/${names.taskExecutions}/_doc/new`, body: { id: 'new', error: longDetail } }, { ignore: [400] });
     expect(refusedError.statusCode).toBe(400);
 

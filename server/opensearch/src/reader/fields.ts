@@ -11,7 +11,7 @@ import type {
   TaskStringField,
   TaskTimeField,
 } from '@workflow-index/core/reader';
-import { DETAIL_HEAD_FIELD, DETAIL_LONG_FIELD, KEYWORD_LIMIT } from '../long-detail.js';
+import { DETAIL_CHUNKS_FIELD, DETAIL_HEAD_FIELD, DETAIL_LONG_FIELD, KEYWORD_LIMIT } from '../long-detail.js';
 
 export interface JsonFieldDoc {
   /** Stored jsonb text of the payload (what is served). */
@@ -30,6 +30,8 @@ export interface LongStringDoc {
   readonly flag: string;
   /** The indexed head of such a text. */
   readonly head: string;
+  /** The indexed overlapping chunks of such a text (../long-detail.ts keywordChunks). */
+  readonly chunks: string;
 }
 
 export interface FilterFields<S extends string, T extends string> {
@@ -56,7 +58,7 @@ export interface SortFieldDoc {
 export const IGNORE_ABOVE = KEYWORD_LIMIT;
 
 const ERROR_STRING = { 'error.type': 'error.type', 'error.title': 'error.title', 'error.detail': 'error.detail', 'error.instance': 'error.instance' } as const;
-const LONG_STRING = { 'error.detail': { text: 'error.detail', flag: DETAIL_LONG_FIELD, head: DETAIL_HEAD_FIELD } } as const;
+const LONG_STRING = { 'error.detail': { text: 'error.detail', flag: DETAIL_LONG_FIELD, head: DETAIL_HEAD_FIELD, chunks: DETAIL_CHUNKS_FIELD } } as const;
 const JSON_FIELDS: Readonly<Record<JsonField, JsonFieldDoc>> = {
   input: { text: 'input_json', leaves: 'input_leaves', complete: 'input_leaves_complete' },
   output: { text: 'output_json', leaves: 'output_leaves', complete: 'output_leaves_complete' },

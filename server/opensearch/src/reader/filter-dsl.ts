@@ -7,7 +7,9 @@ import { parseDateTimeToMicros } from '@workflow-index/core/date-time';
 import { leafEntries } from '../json-leaves.js';
 import type { FilterFields } from './fields.js';
 import { type LongStringChecks, longStringDsl, NO_LONG_STRINGS } from './long-detail-filter.js';
-import { MATCH_ALL, MATCH_NONE, type Query, and, exists, not, or, range, term, terms } from './query-dsl.js';
+import { MATCH_ALL, MATCH_NONE, type Query, and, escapeWildcard, exists, not, or, range, term, terms, WILDCARD_LIMIT } from './query-dsl.js';
+
+export { escapeWildcard, WILDCARD_LIMIT } from './query-dsl.js';
 import { idsQuery } from './source-check.js';
 
 /** Ids of documents whose capped or unindexed leaves were checked against the payload text (json-fallback.ts). */
@@ -75,10 +77,6 @@ function stringDsl(field: string, p: StringPredicate): Query {
   }
 }
 
-/** Lucene wildcard syntax: `*`, `?` and the escape `\`; everything else is literal (unlike regexp, no other operator). */
-export function escapeWildcard(text: string): string {
-  return text.replace(/[\\*?]/g, (c) => `\\${c}`);
-}
 
 /**
  * A parsed `like` pattern as the cheapest exact query: a term when it has no wildcard, a prefix query for
@@ -96,8 +94,6 @@ export function likeDsl(field: string, pattern: readonly LikeSegment[]): Query {
   return { wildcard: { [field]: { value: wildcard } } };
 }
 
-/** Patterns up to this many code points run as wildcard queries (measured: 300 pass, 600 exceed Lucene's effort). */
-export const WILDCARD_LIMIT = 200;
 /** The literal slice a long pattern's prefilter searches for (a wildcard that is always cheap to build). */
 const PREFILTER_SLICE = 64;
 

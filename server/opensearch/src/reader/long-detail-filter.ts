@@ -3,15 +3,17 @@
 //   unmarked documents  the keyword query (filter-dsl.ts stringDsl), as for every other string field
 //   marked documents    (`<flag>: true`, the text is longer than IGNORE_ABOVE UTF-16 units and not null) either a query
 //                       that decides them (isNull; eq/in/ne of a value the keyword would index, which no marked text
-//                       equals; startsWith of a value no longer than the indexed head), or the ids of those whose
-//                       `_source` text passes PostgreSQL's rule (source-check.ts), read after a prefilter on the head
-//                       (eq/in/ne of a long value, a long startsWith, a like pattern's leading literal) or all of them
-//                       (contains, endsWith, like without a leading literal).
+//                       equals; startsWith of a value no longer than the indexed head; contains of at most
+//                       WILDCARD_LIMIT code points, a wildcard on the overlapping chunks), or the ids of those whose
+//                       `_source` text passes PostgreSQL's rule (source-check.ts), read after a prefilter: the head
+//                       (eq/in/ne of a long value, a long startsWith, a like pattern's leading literal) and the chunks
+//                       (a 64-code-point slice of a long contains, of endsWith's end, of each of a like pattern's
+//                       literals); a like of wildcards only reads every marked document.
 import type { FilterNode, LikeSegment, StringPredicate } from '@workflow-index/core/reader';
 import { KEYWORD_LIMIT, keywordHead } from '../long-detail.js';
 import type { FilterFields, LongStringDoc } from './fields.js';
 import { filterLeaves } from './filter-leaves.js';
-import { MATCH_ALL, MATCH_NONE, type Query, and, not, or, term, terms } from './query-dsl.js';
+import { MATCH_ALL, MATCH_NONE, type Query, and, escapeWildcard, not, or, term, terms, WILDCARD_LIMIT } from './query-dsl.js';
 import type { SearchRequests } from './search-requests.js';
 import { checkedIds, idsQuery } from './source-check.js';
 
@@ -51,19 +53,40 @@ function plan(doc: LongStringDoc, p: StringPredicate): Plan {
     }
     case 'contains': {
       const value = p.value;
-      return value === '' ? { decided: MATCH_ALL } : { candidates: MATCH_ALL, rule: (t) => t.includes(value) };
+      if (value === '') return { decided: MATCH_ALL };
+      // Up to WILDCARD_LIMIT code points (at most 2 × 200 units, within CHUNK_OVERLAP): it occurs iff a chunk holds it.
+      if (codePointLength(value) <= WILDCARD_LIMIT) return { decided: inChunks(doc, value) };
+      return { candidates: inChunks(doc, slice(value, 0)), rule: (t) => t.includes(value) };
     }
     case 'endsWith': {
       const value = p.value;
-      return value === '' ? { decided: MATCH_ALL } : { candidates: MATCH_ALL, rule: (t) => t.endsWith(value) };
+      if (value === '') return { decided: MATCH_ALL };
+      return { candidates: inChunks(doc, slice(value, Math.max(0, codePointLength(value) - SLICE))), rule: (t) => t.endsWith(value) };
     }
     case 'like': {
       const pattern = p.pattern;
       const head = pattern[0];
-      const candidates = head?.kind === 'literal' && head.text !== '' ? { prefix: { [doc.head]: { value: keywordHead(head.text) } } } : MATCH_ALL;
+      // Every literal of the pattern occurs in the text: each (its first 64 code points, the 8 longest) in a chunk.
+      const literals = [...new Set(pattern.flatMap((x) => (x.kind === 'literal' && x.text !== '' ? [slice(x.text, 0)] : [])))]
+        .sort((a, b) => b.length - a.length)
+        .slice(0, 8);
+      const candidates = and([
+        head?.kind === 'literal' && head.text !== '' ? { prefix: { [doc.head]: { value: keywordHead(head.text) } } } : MATCH_ALL,
+        ...literals.map((literal) => inChunks(doc, literal)),
+      ]);
       return { candidates, rule: (t) => likeMatches(t, pattern) };
     }
   }
+}
+
+/** Code points of a literal a chunk query looks for when the whole text cannot be (a cheap automaton, within the overlap). */
+const SLICE = 64;
+const codePointLength = (text: string): number => Array.from(text).length;
+const slice = (text: string, from: number): string => Array.from(text).slice(from, from + SLICE).join('');
+
+/** Marked documents one of whose chunks contains `text` (at most CHUNK_OVERLAP units: then exactly those holding it). */
+function inChunks(doc: LongStringDoc, text: string): Query {
+  return { wildcard: { [doc.chunks]: { value: `*${escapeWildcard(text)}*` } } };
 }
 
 /** The filter on one long-string field: the keyword query on unmarked documents, the plan's answer on marked ones. */
