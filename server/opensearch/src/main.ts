@@ -2,6 +2,7 @@
 // Entry point of the OpenSearch server (`npm run serve:opensearch`, the container image's opensearch target).
 // Exit codes: 0 after a graceful shutdown, 1 when start-up fails, 2 for invalid configuration or flags.
 import { ConfigError } from '@workflow-index/core/config';
+import { tuneHeapGrowth } from '@workflow-index/core/heap-tuning';
 import { installGracefulShutdown } from '@workflow-index/core/http-server';
 import { createLogger } from '@workflow-index/core/logger';
 import { startTracing, tracingSettings } from '@workflow-index/core/tracing';
@@ -25,8 +26,10 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // The same heap-growth bound as the PostgreSQL server (server/core/src/heap-tuning.ts): responses are built alike.
+  const heapGrowth = tuneHeapGrowth();
   const logger = createLogger(config.core);
-  logger.info({ mode: config.core.mode, backend: 'opensearch' }, 'starting');
+  logger.info({ mode: config.core.mode, backend: 'opensearch', heapGrowth }, 'starting');
   // Before the app is built: the GraphQL layer adds its spans only when tracing is on (OTEL_* environment).
   const tracing = startTracing(process.env, logger);
   let server;

@@ -90,6 +90,8 @@ describe.skipIf(!available)('OpenSearch outage and recovery (server and normaliz
     const server = startNodeScript(SERVER_MAIN, { ...connectionEnv(prefix, proxy), HTTP_PORT: '0', HEALTH_DISK_MIN_FREE_BYTES: '0', OPENSEARCH_QUERY_TIMEOUT_MS: '5000' }, { defaultWaitMs: 60_000, killAfterMs: 400_000 });
     processes.push(server);
     const port = Number((await server.waitFor(/"httpPort":(\d+)[^\n]*server started/))[1]);
+    // The production entry point bounds V8's heap growth as the PostgreSQL server does (heap-tuning.ts).
+    expect(server.output()).toMatch(/"heapGrowth":"--heap-growing-percent=20"[^\n]*"starting"|"starting"[^\n]*"heapGrowth":"--heap-growing-percent=20"/);
     const baseUrl = `http://127.0.0.1:${port}`;
     await vi.waitFor(async () => expect((await health(baseUrl, 'ready')).status).toBe(200), WAIT);
     const served = await graphql(baseUrl, LIST);
