@@ -147,13 +147,18 @@ BEGIN
     ), placeholders AS (
       -- An instance known only from task events gets a placeholder row (not served until workflow.started),
       -- so placeholders are counted from one partial index. Its status bookkeeping loses to any workflow event.
-      INSERT INTO workflow_instances (id, status, status_terminal, status_event_time, status_rank)
+      -- One pass in id order takes every run's lock, new and existing alike: DO UPDATE … WHERE false updates
+      -- nothing but locks the existing row (DO NOTHING would not). Inserting new runs first and locking existing
+      -- ones later (step 2) deadlocked against a workflow flush upserting the same runs in id order: the task
+      -- flush held its new placeholder X and waited for an existing W < X that the workflow flush held, which
+      -- waited for X (40P01, seen with Fluent Bit's two concurrent outputs).
+      INSERT INTO workflow_instances AS w (id, status, status_terminal, status_event_time, status_rank)
       SELECT DISTINCT p.instance_id, 'RUNNING', false, '-infinity'::TIMESTAMPTZ, 0::SMALLINT
       FROM accepted p
       WHERE p.kind = 'task'
         AND NOT EXISTS (SELECT 1 FROM wf WHERE wf.id = p.instance_id)
       ORDER BY 1  -- the same lock order as the upsert above, across concurrent writers
-      ON CONFLICT (id) DO NOTHING
+      ON CONFLICT (id) DO UPDATE SET status = w.status WHERE false
     ), stored AS (
       INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
                                has_input, input, has_output, output, has_error,

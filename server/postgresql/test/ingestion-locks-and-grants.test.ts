@@ -91,6 +91,52 @@ describe.skipIf(!available)('locks and grants no login can abuse (real PostgreSQ
     expect(tasks.rows).toEqual([{ status: 'COMPLETED' }]);
   });
 
+  it("a task flush and a workflow flush over the same runs, one new to each, do not deadlock (Fluent Bit's two outputs)", async () => {
+    // Run A exists, B is new. A task flush for A and B that created B's placeholder and only later locked A held B
+    // while waiting for A, while a workflow flush that upserted A (in id order) waited for B: 40P01. The test pins
+    // the task flush inside its placeholder pass: a gate transaction holds an uncommitted row for a third run C
+    // (> B), so the flush waits at C, after B, until the gate rolls back.
+    const workflows = await connect(forwarderRole);
+    await workflows.query(fluentBitInsertStatement('workflow_events_raw', 'workflow.instance', [started('DL-A')]));
+    const gate = new pg.Client({ connectionString: db.url, statement_timeout: 60_000 });
+    await gate.connect();
+    clients.push(gate);
+    await gate.query('BEGIN');
+    await gate.query(`INSERT INTO workflow_index.workflow_instances (id, status, status_terminal, status_event_time, status_rank) VALUES ('DL-C', 'RUNNING', false, '-infinity', 0)`);
+
+    const tasks = await connect(forwarderRole);
+    const pidOf = async (c: pg.Client): Promise<number> => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const waitingOnLock = async (pid: number): Promise<boolean> => (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid])).rowCount === 1;
+    const settle = (p: Promise<unknown>, done: () => void): Promise<{ code?: string } | null> => p.then(() => null, (e: unknown) => e as { code?: string }).finally(done);
+    const poll = async (until: () => Promise<boolean>): Promise<void> => {
+      for (let i = 0; i < 600 && !(await until()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const taskPid = await pidOf(tasks);
+    const workflowPid = await pidOf(workflows);
+    let taskDone = false;
+    const taskResult = settle(tasks.query(fluentBitInsertStatement('task_events_raw', 'workflow.task', ['DL-A', 'DL-B', 'DL-C'].map((id) => task(id, 'started', T0 + 1)))), () => {
+      taskDone = true;
+    });
+    await poll(async () => taskDone || (await waitingOnLock(taskPid)));
+    expect(taskDone).toBe(false); // waiting at C, B's placeholder created
+    await workflows.query('BEGIN');
+    let upsertedA = false;
+    const completeA = settle(workflows.query(fluentBitInsertStatement('workflow_events_raw', 'workflow.instance', [{ ...started('DL-A'), eventType: 'io.serverlessworkflow.workflow.completed.v1', timestamp: T0 + 5, status: 'COMPLETED', endTime: T0 + 5 }])), () => {
+      upsertedA = true;
+    });
+    // The task flush holds A already and the workflow flush waits for it; the old order let the workflow flush take A.
+    await poll(async () => upsertedA || (await waitingOnLock(workflowPid)));
+    const startB = settle(workflows.query(fluentBitInsertStatement('workflow_events_raw', 'workflow.instance', [started('DL-B')])), () => undefined);
+    await gate.query('ROLLBACK'); // the task flush goes on: C's placeholder, then its locks and executions
+    const errors = { task: (await taskResult)?.code, completeA: (await completeA)?.code, startB: (await startB)?.code };
+    await workflows.query(errors.completeA === undefined && errors.startB === undefined ? 'COMMIT' : 'ROLLBACK');
+    expect(errors).toEqual({ task: undefined, completeA: undefined, startB: undefined });
+    const runs = await db.pool.query(`SELECT id, status, name FROM workflow_index.workflow_instances WHERE id IN ('DL-A', 'DL-B', 'DL-C') ORDER BY id`);
+    expect(runs.rows).toEqual([{ id: 'DL-A', status: 'COMPLETED', name: 'wf' }, { id: 'DL-B', status: 'RUNNING', name: 'wf' }, { id: 'DL-C', status: 'RUNNING', name: null }]);
+    const executions = await db.pool.query(`SELECT instance_id, status FROM workflow_index.task_executions WHERE instance_id IN ('DL-A', 'DL-B', 'DL-C') ORDER BY instance_id`);
+    expect(executions.rows.map((r: { instance_id: string }) => r.instance_id)).toEqual(['DL-A', 'DL-B', 'DL-C']);
+  });
+
   it('the forwarder inserts (tag, time, data) and cannot choose raw ids', async () => {
     const forwarder = await connect(forwarderRole);
     await forwarder.query(`INSERT INTO workflow_raw.workflow_events_raw (tag, time, data) VALUES ('t', now(), $1)`, [JSON.stringify(started('LK4'))]);
