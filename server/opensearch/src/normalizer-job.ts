@@ -20,6 +20,7 @@ import { parseRawEvent } from './raw-event-parse.js';
 import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
 import { DEFAULT_RETENTION_RULE, readRetentionRule } from './retention/retention-rule.js';
 import { type RetentionRunResult, runRetention } from './retention/retention-run.js';
+import { openSearchErrorText } from './opensearch-error-text.js';
 
 export interface NormalizerLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -293,7 +294,7 @@ export class OpenSearchNormalizer {
       }
     } catch (error) {
       this.metrics.retentionFailures.inc();
-      const message = (error as Error).message;
+      const message = openSearchErrorText(error);
       this.retentionStatus = { ...(this.retentionStatus ?? { last_run_at_ms: now, raw_events_retention_days: DEFAULT_RETENTION_RULE.raw_events_retention_days, instance_retention_days: null, raw_indices_deleted: 0, raw_indices_waiting: 0, instances_deleted: 0 }), last_error: message };
       this.logger.warn('retention failed; retrying at the next interval', { error: message });
     }
@@ -341,7 +342,7 @@ export class OpenSearchNormalizer {
         this.totals.failedCycles++;
         this.metrics.failedCycles.inc();
         this.metrics.consecutiveFailures.set(failures);
-        this.lastError = (error as Error).message;
+        this.lastError = openSearchErrorText(error);
         this.checkpoint = undefined; // re-read: another normalizer may have moved it
         // While cycles fail, events keep waiting: the lag grows from the start of the last successful cycle (which
         // saw everything visible then), so a stuck normalizer raises the lag alert.
@@ -364,7 +365,7 @@ export class OpenSearchNormalizer {
         return;
       } catch (error) {
         const backoff = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 16));
-        this.logger.warn('creating the normalized indices failed; retrying', { error: (error as Error).message, attempt, backoffMs: backoff });
+        this.logger.warn('creating the normalized indices failed; retrying', { error: openSearchErrorText(error), attempt, backoffMs: backoff });
         await sleep(backoff, signal);
       }
     }

@@ -179,6 +179,8 @@ describe.skipIf(!available)('OpenSearch outage and recovery (server and normaliz
         expect(await metric(baseUrl, 'workflow_index_normalizer_consecutive_failures')).toBe(0);
       }
       expect(normalizer.output()).toMatch(/normalization cycle failed; retrying/);
+      // The 503 outage is logged with its status, request and the node's reason, not only the client's message.
+      expect(normalizer.output()).toMatch(/"error":"HTTP 503 on [A-Z]+ \/[^"]*: cluster_block_exception[^\n]*cycle failed; retrying/);
       expect(normalizer.child.exitCode).toBeNull();
     } finally {
       await direct.close();
