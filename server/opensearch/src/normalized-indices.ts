@@ -41,7 +41,9 @@ const micros = { type: 'long' } as const;
 const storedText = { type: 'keyword', index: false, doc_values: false } as const;
 const storedOnly = { type: 'object', enabled: false } as const;
 // A leaf beyond the keyword limit is not indexed (the reader then checks the payload text).
-const leaves = { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false } as const;
+/** A keyword searched but never sorted or aggregated on (no doc values): payload leaves, long-detail head and chunks. */
+const searchOnlyKeyword = { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false } as const;
+const leaves = searchOnlyKeyword;
 
 const errorMapping = {
   properties: {
@@ -51,8 +53,8 @@ const errorMapping = {
     status: { type: 'integer' },
     instance: keyword,
     detail_long: { type: 'boolean' },
-    detail_head: { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false },
-    detail_chunks: { type: 'keyword', ignore_above: KEYWORD_LIMIT, doc_values: false },
+    detail_head: searchOnlyKeyword,
+    detail_chunks: searchOnlyKeyword,
   },
 } as const;
 
