@@ -36,6 +36,7 @@ const argv = yargs(hideBin(process.argv))
     type: 'string', choices: ['autocannon', 'wrk'], default: 'autocannon',
     describe: 'what drives the saturation measurements: autocannon in this process (the default), or wrk (Debian package wrk: C, a fraction of the CPU per request on a machine the server shares); the fixed rate and the floor are the same either way',
   })
+  .option('queries', { type: 'string', describe: 'comma-separated names of the mix to measure (default: all); the heaviest legal request is measured only when named too (heaviest-legal-request)' })
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server process; default: the server image's (Dockerfile.server), so the server runs with the heap settings production has" })
@@ -415,8 +416,14 @@ async function main(): Promise<void> {
     const cursorRows = await cursorClient
       .query<{ id: string; start: string }>(`SELECT id, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start FROM workflow_index.workflow_instances WHERE id = ANY($1::text[]) ORDER BY id`, [cursorIds])
       .finally(() => cursorClient.end());
-    const specs = querySpecs(argv.instances, cursorRows.rows);
+    const allSpecs = querySpecs(argv.instances, cursorRows.rows);
     const heavy = heaviestSpec();
+    const only = argv.queries === undefined ? null : new Set(argv.queries.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+    if (only !== null) {
+      const unknown = [...only].filter((name) => name !== heavy.name && !allSpecs.some((spec) => spec.name === name));
+      if (unknown.length > 0) throw new Error(`--queries: unknown ${unknown.join(', ')}; the mix: ${[...allSpecs.map((spec) => spec.name), heavy.name].join(', ')}`);
+    }
+    const specs = only === null ? allSpecs : allSpecs.filter((spec) => only.has(spec.name));
     const variants = await captureVariants(readerUrl, [...specs, heavy]);
 
     let serverArgs = ['--conditions=source', '--import', 'tsx', MAIN_SOURCE];
@@ -484,11 +491,13 @@ async function main(): Promise<void> {
         log(`${spec.name.padEnd(26)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p50 ${fixed.p50Ms} ms p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
       }
       const mixRss = peakRssMiB(pid);
-      const list = variants.get(heavy.name) as Variant[];
-      const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
-      const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
-      heavyRow = { rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, floorRps: floor.rps, ratio: round(saturated.rps / floor.rps, 3), failures: saturated.failures, mixRssMiB: mixRss, rssMiB: peakRssMiB(pid) };
-      log(`${heavy.name.padEnd(26)} ${String(heavyRow.rps).padStart(8)} rps  p50 ${heavyRow.p50Ms} ms  p99 ${heavyRow.p99Ms} ms  | floor ${heavyRow.floorRps} rps  ratio ${heavyRow.ratio}${heavyRow.failures > 0 ? `  FAILURES ${heavyRow.failures}` : ''}  | peak RSS ${mixRss} MiB after the mix, ${heavyRow.rssMiB} MiB after this`);
+      if (only === null || only.has(heavy.name)) {
+        const list = variants.get(heavy.name) as Variant[];
+        const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
+        const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
+        heavyRow = { rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, floorRps: floor.rps, ratio: round(saturated.rps / floor.rps, 3), failures: saturated.failures, mixRssMiB: mixRss, rssMiB: peakRssMiB(pid) };
+        log(`${heavy.name.padEnd(26)} ${String(heavyRow.rps).padStart(8)} rps  p50 ${heavyRow.p50Ms} ms  p99 ${heavyRow.p99Ms} ms  | floor ${heavyRow.floorRps} rps  ratio ${heavyRow.ratio}${heavyRow.failures > 0 ? `  FAILURES ${heavyRow.failures}` : ''}  | peak RSS ${mixRss} MiB after the mix, ${heavyRow.rssMiB} MiB after this`);
+      }
     } finally {
       await floorPool.end();
     }
