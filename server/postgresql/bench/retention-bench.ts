@@ -1,7 +1,7 @@
 // node --conditions=source --import tsx server/postgresql/bench/retention-bench.ts [-- --instances N --flush 500 --rounds 3]
 //
 // What the event store and retention cost, each against a floor measured in the same run:
-//  - ingestion through the triggers of this release (which also keep every event in workflow_index.events) against
+//  - ingestion through the triggers of this release (which also keep every event: workflow events in workflow_index.events, task events in task_events) against
 //    the previous release's normalizer (no store), the same flushes, alternately, `rounds` times;
 //  - rebuild_normalized() with the raw rows still there (store then raw replayed) and after raw retention (store
 //    only), against the previous release's rebuild (raw only);
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     });
     if (pruned !== floorRows) throw new Error(`prune deleted ${pruned} rows, the floor ${floorRows}`);
     const rebuildStore = await rebuild(clients.current);
-    const storeSize = (await clients.current.query<{ s: string }>(`SELECT pg_size_pretty(pg_total_relation_size('workflow_index.events')) AS s`)).rows[0]!.s;
+    const storeSize = (await clients.current.query<{ s: string }>(`SELECT pg_size_pretty(pg_total_relation_size('workflow_index.events') + pg_total_relation_size('workflow_index.task_events')) AS s`)).rows[0]!.s;
 
     const figures = {
       ...ingestFigures,

@@ -22,8 +22,8 @@ BEGIN
     RETURN;
   END IF;
   BEGIN
-    -- 1. Parse once; record rejected events; keep accepted ones in the event store (048); merge workflow events;
-    --    store task events (deduplicated).
+    -- 1. Parse once; record rejected events; keep accepted workflow events in the event store (048); merge workflow
+    --    events; store task events (deduplicated): task_events is the task events' store, each event stored once.
     WITH parsed AS MATERIALIZED (
       -- A run deleted by instance retention stays deleted: its late events are ignored (pruned_instances).
       SELECT p.*, EXISTS (SELECT 1 FROM pruned_instances t WHERE t.id = p.instance_id) AS pruned
@@ -31,27 +31,20 @@ BEGIN
     ), accepted AS NOT MATERIALIZED (
       SELECT * FROM parsed p WHERE p.reason IS NULL AND NOT p.pruned
     ), identified AS (
-      SELECT a.instance_id, a.kind, a.raw_id, stored_event_document(a.document) AS document,
-             CASE WHEN a.kind = 'task' THEN jsonb_build_array(coalesce(a.input, 'null'::JSONB), coalesce(a.output, 'null'::JSONB)) END AS payload,
-             hashtextextended(CASE WHEN a.kind = 'task'
-               THEN jsonb_build_array('task', a.task_position, epoch_us(a.ts), a.action, a.content_hash)
-               ELSE jsonb_build_array('workflow', a.action, epoch_us(a.ts), a.namespace, a.name, a.version, a.status,
+      SELECT a.instance_id, a.raw_id, stored_event_document(a.document) AS document,
+             hashtextextended(jsonb_build_array('workflow', a.action, epoch_us(a.ts), a.namespace, a.name, a.version, a.status,
                       a.terminal, a.rank, epoch_us(a.start_time), epoch_us(a.end_time), a.input_rank, a.input, a.has_output,
-                      a.output, a.has_error, a.error_type, a.error_title, a.error_detail, a.error_status, a.error_instance)
-               END::TEXT, 0) AS identity_hash
+                      a.output, a.has_error, a.error_type, a.error_title, a.error_detail, a.error_status, a.error_instance)::TEXT, 0)
+               AS identity_hash
       FROM accepted a
+      WHERE a.kind = 'workflow'
     ), kept AS (
-      -- One row per identity within the flush (an ON CONFLICT DO UPDATE may not touch a row twice): the greatest
-      -- task payload, the first raw id.
+      -- One row per identity (a re-delivery is already stored: nothing to do), the first raw id.
       INSERT INTO events AS e (instance_id, identity_hash, kind, raw_table, raw_id, document)
-      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.instance_id, i.identity_hash, i.kind, p_table,
-             min(i.raw_id) OVER (PARTITION BY i.instance_id, i.identity_hash), i.document
+      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.instance_id, i.identity_hash, 'workflow', p_table, i.raw_id, i.document
       FROM identified i
-      ORDER BY i.instance_id, i.identity_hash,
-               i.payload DESC NULLS LAST, i.raw_id  -- payload: what stored_task_payload reads from the document
-      ON CONFLICT (instance_id, identity_hash) DO UPDATE
-        SET document = EXCLUDED.document
-        WHERE e.kind = 'task' AND stored_task_payload(EXCLUDED.document) > stored_task_payload(e.document)
+      ORDER BY i.instance_id, i.identity_hash, i.raw_id
+      ON CONFLICT (instance_id, identity_hash) DO NOTHING
     ), rejected AS (
       INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
       SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
@@ -160,20 +153,29 @@ BEGIN
       ORDER BY 1  -- the same lock order as the upsert above, across concurrent writers
       ON CONFLICT (id) DO UPDATE SET status = w.status WHERE false
     ), stored AS (
+      -- task_events is also the task events' store (048-event-store.sql): the document as given, the raw table and
+      -- id of the first delivery. One row per identity within the flush (an ON CONFLICT DO UPDATE may not touch a
+      -- row twice): the greatest payload, the first raw id.
       INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
                                has_input, input, has_output, output, has_error,
-                               error_type, error_title, error_detail, error_status, error_instance, raw_id, content_hash)
-      SELECT p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
+                               error_type, error_title, error_detail, error_status, error_instance, raw_id, content_hash,
+                               raw_table, document)
+      SELECT DISTINCT ON (p.instance_id, p.task_position, p.ts, p.action, p.content_hash)
+             p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
              p.input IS NOT NULL, p.input, p.has_output, p.output, p.has_error,
-             p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance, p.raw_id, p.content_hash
+             p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance,
+             min(p.raw_id) OVER (PARTITION BY p.instance_id, p.task_position, p.ts, p.action, p.content_hash), p.content_hash,
+             p_table, stored_event_document(p.document)
       FROM accepted p
       WHERE p.kind = 'task'
-      ORDER BY p.instance_id, p.task_position
+      ORDER BY p.instance_id, p.task_position, p.ts, p.action, p.content_hash,
+               coalesce(p.input, 'null'::JSONB) DESC, coalesce(p.output, 'null'::JSONB) DESC, p.raw_id
       -- The same event delivered again is already stored and changes nothing (045-event-identity.sql). A writer that
       -- printed its numbers differently (0.3 for 0.30000000000000004) delivers the same event too: of the two
-      -- spellings the greater payload is kept, so the served payload does not depend on which arrived first.
+      -- spellings the greater payload is kept (with its document), so the served payload does not depend on which
+      -- arrived first.
       ON CONFLICT (instance_id, task_position, event_time, event_kind, content_hash) DO UPDATE
-        SET input = EXCLUDED.input, output = EXCLUDED.output
+        SET input = EXCLUDED.input, output = EXCLUDED.output, document = EXCLUDED.document
         WHERE (coalesce(EXCLUDED.input, 'null'::JSONB), coalesce(EXCLUDED.output, 'null'::JSONB))
             > (coalesce(task_events.input, 'null'::JSONB), coalesce(task_events.output, 'null'::JSONB))
       RETURNING task_events.instance_id, task_events.task_position

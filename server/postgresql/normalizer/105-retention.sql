@@ -9,7 +9,7 @@
 -- The ingest errors of a deleted raw row go with it (a rebuild could not re-record them either).
 --
 -- Finished runs (COMPLETED, FAULTED, CANCELLED; never RUNNING or SUSPENDED) go by their end time, with their task
--- executions, stored task events and stored events; each leaves a row in pruned_instances, so a late event for
+-- executions and stored events (task events in task_events, workflow events in events); each leaves a row in pruned_instances, so a late event for
 -- it is ignored instead of bringing part of it back. A run a flush is writing at that moment is skipped (SKIP
 -- LOCKED) and goes with a later batch or run.
 -- ------------------------------------------------------------------------------------------------
@@ -56,10 +56,12 @@ AS $$
     ON CONFLICT (id) DO UPDATE SET end_time = EXCLUDED.end_time, pruned_at = now()
   ), tasks AS (
     DELETE FROM task_executions t WHERE t.instance_id IN (SELECT v.id FROM victims v) RETURNING t.instance_id
-  ), task_events_gone AS (
-    DELETE FROM task_events t WHERE t.instance_id IN (SELECT v.id FROM victims v)
-  ), stored AS (
+  ), stored_task_events AS (
+    DELETE FROM task_events t WHERE t.instance_id IN (SELECT v.id FROM victims v) RETURNING t.instance_id
+  ), stored_workflow_events AS (
     DELETE FROM events e WHERE e.instance_id IN (SELECT v.id FROM victims v) RETURNING e.instance_id
+  ), stored AS (
+    SELECT instance_id FROM stored_task_events UNION ALL SELECT instance_id FROM stored_workflow_events
   ), runs AS (
     DELETE FROM workflow_instances w WHERE w.id IN (SELECT v.id FROM victims v) RETURNING w.id
   ), per_instance AS (
@@ -103,7 +105,8 @@ AS $$
   SELECT w.namespace, w.name, w.version, sum(p.wf)::BIGINT, sum(p.task)::BIGINT,
          count(*) FILTER (WHERE p.pruned),
          coalesce(sum((SELECT count(*) FROM task_executions t WHERE t.instance_id = p.instance_id)) FILTER (WHERE p.pruned), 0)::BIGINT,
-         coalesce(sum((SELECT count(*) FROM events e WHERE e.instance_id = p.instance_id)) FILTER (WHERE p.pruned), 0)::BIGINT
+         coalesce(sum((SELECT count(*) FROM events e WHERE e.instance_id = p.instance_id)
+                      + (SELECT count(*) FROM task_events t WHERE t.instance_id = p.instance_id)) FILTER (WHERE p.pruned), 0)::BIGINT
   FROM per_instance p
   LEFT JOIN workflow_instances w ON w.id = p.instance_id
   GROUP BY w.namespace, w.name, w.version

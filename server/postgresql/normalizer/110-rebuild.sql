@@ -6,9 +6,11 @@
 --
 -- What it replays, in this order (each in first-delivery order: the workflow table's rows, then the task table's):
 --  1. the event store (048-event-store.sql): every event ever accepted, once per identity, including those whose
---     raw rows retention has deleted. The store is kept as it is: replaying an event that is stored finds it
---     stored (an index probe, no write). A release whose rules identify events differently stores them again under
---     the new identity; it cleans the old rows up in a migration.
+--     raw rows retention has deleted. Its workflow events (workflow_index.events) are kept as they are: replaying an
+--     event that is stored finds it stored (an index probe, no write). Its task events live in task_events, whose
+--     parsed fields the new rules may read differently: their documents are set aside first (a temporary table),
+--     task_events emptied and refilled by the replay. A release whose rules identify events differently stores them
+--     again under the new identity; it cleans the old rows up in a migration.
 --  2. the raw rows still there, for what the store cannot hold: rejected events (the new rules may accept them,
 --     and ingest_errors is rebuilt from them) and fields the old rules did not read. Accepted ones are duplicates
 --     of stored events and change nothing.
@@ -25,6 +27,7 @@ SET jit = off  -- as for the triggers (090-triggers.sql): batches of p_batch_siz
 AS $$
 DECLARE
   v_table TEXT;
+  v_store TEXT;
   last_id BIGINT;
   ids BIGINT[];
   datas JSON[];
@@ -32,22 +35,31 @@ DECLARE
   total BIGINT := 0;
 BEGIN
   LOCK TABLE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw IN SHARE ROW EXCLUSIVE MODE;
+  DROP TABLE IF EXISTS pg_temp.stored_task_events;
+  CREATE TEMPORARY TABLE stored_task_events ON COMMIT DROP AS
+    SELECT t.raw_table, t.raw_id, t.document FROM task_events t;
+  CREATE INDEX ON pg_temp.stored_task_events (raw_table, raw_id);
+  ANALYZE pg_temp.stored_task_events;
   TRUNCATE task_executions, task_events, workflow_instances, ingest_errors;
 
   FOREACH v_table IN ARRAY ARRAY['workflow_events_raw', 'task_events_raw'] LOOP
-    -- 1. The store, by the index on (raw_table, raw_id). Rows the replay itself adds carry the raw id being replayed,
-    --    so they are behind the cursor.
-    last_id := 0;
-    LOOP
-      SELECT array_agg(e.raw_id ORDER BY e.raw_id), array_agg(e.document ORDER BY e.raw_id) INTO ids, docs
-      FROM (SELECT s.raw_id, s.document FROM events s
-            WHERE s.raw_table = v_table AND s.raw_id > last_id ORDER BY s.raw_id LIMIT p_batch_size) e;
-      EXIT WHEN ids IS NULL;
-      PERFORM apply_events(v_table, ids, docs);
-      total := total + cardinality(ids);
-      last_id := ids[cardinality(ids)];
+    -- 1. The store, by the index on (raw_table, raw_id): workflow events, then task events. Rows the replay itself
+    --    adds carry the raw id being replayed, so they are behind the cursor.
+    FOREACH v_store IN ARRAY ARRAY['workflow_index.events', 'pg_temp.stored_task_events'] LOOP
+      last_id := 0;
+      LOOP
+        EXECUTE format('SELECT array_agg(e.raw_id ORDER BY e.raw_id), array_agg(e.document ORDER BY e.raw_id)
+                        FROM (SELECT s.raw_id, s.document FROM %s s
+                              WHERE s.raw_table = $1 AND s.raw_id > $2 ORDER BY s.raw_id LIMIT $3) e', v_store)
+          INTO ids, docs USING v_table, last_id, p_batch_size;
+        EXIT WHEN ids IS NULL;
+        PERFORM apply_events(v_table, ids, docs);
+        total := total + cardinality(ids);
+        last_id := ids[cardinality(ids)];
+      END LOOP;
     END LOOP;
   END LOOP;
+  DROP TABLE pg_temp.stored_task_events;
 
   -- 2. The raw rows retention has not deleted yet.
   FOREACH v_table IN ARRAY ARRAY['workflow_events_raw', 'task_events_raw'] LOOP

@@ -58,6 +58,10 @@ async function pruneRaw(db: pg.Pool, horizonSeconds: number, batchSize: number):
   return deleted;
 }
 
+// The event store: workflow events in workflow_index.events, task events in workflow_index.task_events (migration 0013).
+const STORED_EVENTS = `(SELECT instance_id, raw_id, document FROM workflow_index.events
+                        UNION ALL SELECT instance_id, raw_id, document FROM workflow_index.task_events) stored`;
+
 async function rebuild(db: pg.Pool): Promise<number> {
   return Number((await db.query<{ n: string }>('SELECT workflow_index.rebuild_normalized() AS n')).rows[0]!.n);
 }
@@ -89,14 +93,15 @@ describe.skipIf(!available)('event store: raw events are an inbox with retention
     await deliver(db.pool, events, (_e, i) => BASE_SECONDS + i);
     await deliver(db.pool, events, (_e, i) => BASE_SECONDS + 500 + i, 'pod-b'); // a backfill: other record times and pod
     await db.pool.query(`INSERT INTO workflow_raw.task_events_raw (tag, time, data) VALUES ('t', now(), '{"eventType": "nonsense"}')`);
+    // Each event is stored once: workflow events in the event store, task events in task_events (with their documents).
     const stored = await db.pool.query<{ kind: string; n: string }>('SELECT kind, count(*) AS n FROM workflow_index.events GROUP BY kind ORDER BY kind');
     const taskEvents = events.filter((e) => String(e['eventType']).includes('.task.')).length;
-    expect(stored.rows).toEqual([{ kind: 'task', n: String(taskEvents) }, { kind: 'workflow', n: String(events.length - taskEvents) }]);
+    expect(stored.rows).toEqual([{ kind: 'workflow', n: String(events.length - taskEvents) }]);
     expect(await count(db.pool, 'SELECT count(*) FROM workflow_index.task_events')).toBe(taskEvents);
-    expect(await count(db.pool, `SELECT count(*) FROM workflow_index.events
+    expect(await count(db.pool, `SELECT count(*) FROM ${STORED_EVENTS}
                                  WHERE document ?| ARRAY['kubernetes', 'stream', 'wi_record_time']`)).toBe(0);
     // the first delivery is the one remembered
-    expect(await count(db.pool, 'SELECT max(raw_id) FROM workflow_index.events')).toBeLessThanOrEqual(events.length);
+    expect(await count(db.pool, `SELECT max(raw_id) FROM ${STORED_EVENTS}`)).toBeLessThanOrEqual(events.length);
     expect(await snapshot(db.pool)).toEqual(canonical);
   });
 
@@ -221,7 +226,7 @@ describe.skipIf(!available)('event store: raw events are an inbox with retention
     expect(left.instances.map((i) => [i.id, i.status])).toEqual([[String(running[0]!['instanceId']), 'RUNNING']]);
     expect(left.tasks.length).toBeGreaterThan(0);
     expect(await count(db.pool, 'SELECT count(*) FROM workflow_index.pruned_instances')).toBe(8);
-    expect(await count(db.pool, `SELECT count(*) FROM workflow_index.events WHERE instance_id NOT LIKE '%-running'`)).toBe(0);
+    expect(await count(db.pool, `SELECT count(*) FROM ${STORED_EVENTS} WHERE instance_id NOT LIKE '%-running'`)).toBe(0);
 
     await deliver(db.pool, events, (_e, i) => BASE_SECONDS + 5000 + i); // Fluent Bit re-reads old logs
     expect(await snapshot(db.pool)).toEqual(left);
@@ -258,7 +263,7 @@ describe.skipIf(!available)('upgrade from the previous release with data (real P
       await migrate(client, { onNormalizer: (r) => (normalizer = r) });
       expect(normalizer).toMatchObject({ status: 'applied', rebuiltEvents: events.length + 30 });
       expect(await snapshot(db.pool)).toEqual(beforeUpgrade);
-      expect(await count(db.pool, 'SELECT count(*) FROM workflow_index.events')).toBe(events.length);
+      expect(await count(db.pool, `SELECT count(*) FROM ${STORED_EVENTS}`)).toBe(events.length);
 
       expect(await pruneRaw(db.pool, BASE_SECONDS + 10_000, 50)).toBe(events.length + 30);
       expect(await snapshot(db.pool)).toEqual(beforeUpgrade);
@@ -271,5 +276,43 @@ describe.skipIf(!available)('upgrade from the previous release with data (real P
     } finally {
       client.release();
     }
+  });
+});
+
+describe.skipIf(!available)('migration 0013: task events stored once (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db?.drop());
+
+  it('moves the task events of the event store into task_events; with the raw rows gone, a rebuild still gives the same rows', async () => {
+    await deliver(db.pool, events, (_e, i) => BASE_SECONDS + i);
+    const served = await snapshot(db.pool);
+    const documents = (await db.pool.query('SELECT instance_id, raw_table, raw_id, document FROM workflow_index.task_events ORDER BY 1, 2, 3')).rows;
+    expect(documents.length).toBeGreaterThan(0);
+    // The store as the release before 0013 left it: task events in workflow_index.events under the identity hash that
+    // release's apply_events gave them, task_events without their documents.
+    await db.pool.query(`
+      INSERT INTO workflow_index.events (instance_id, identity_hash, kind, raw_table, raw_id, document)
+      SELECT t.instance_id,
+             hashtextextended(jsonb_build_array('task', t.task_position, workflow_index.epoch_us(t.event_time), t.event_kind, t.content_hash)::TEXT, 0),
+             'task', t.raw_table, t.raw_id, t.document
+      FROM workflow_index.task_events t;
+      ALTER TABLE workflow_index.task_events DROP COLUMN raw_table, DROP COLUMN document;
+      DELETE FROM workflow_index.schema_migrations WHERE version = 13;`);
+    expect(await pruneRaw(db.pool, BASE_SECONDS + 10_000, 50)).toBe(events.length);
+
+    const client = await db.pool.connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+    expect(await count(db.pool, `SELECT count(*) FROM workflow_index.events WHERE kind = 'task'`)).toBe(0);
+    expect((await db.pool.query('SELECT instance_id, raw_table, raw_id, document FROM workflow_index.task_events ORDER BY 1, 2, 3')).rows).toEqual(documents);
+    expect(await snapshot(db.pool)).toEqual(served);
+    expect(await rebuild(db.pool)).toBe(events.length);
+    expect(await snapshot(db.pool)).toEqual(served);
   });
 });

@@ -2,7 +2,7 @@
 // exactly the values of what they replace, for any input:
 //  * the event type's suffix (normalizer/012-event-type.sql) is read with split_part instead of the regular
 //    expression the normalizer used before (which cost about a tenth of its time per event): for any text, both
-//    give the same {kind, action} or NULL; the same for stored_task_payload, which reads a task event's action so;
+//    give the same {kind, action} or NULL;
 //  * epoch_us (048-event-store.sql), which enters event identities, through `AT TIME ZONE 'UTC'` (immutable, so it
 //    is inlined) gives extract(epoch …)'s value in any session time zone: stored identities do not change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,29 +84,6 @@ describe.skipIf(!available)('normalizer helpers that inline (real PostgreSQL, fa
           }
         }),
       { numRuns: 30 },
-    );
-  });
-
-  it('stored_task_payload reads the same action as the regular expression did', async () => {
-    const doc = fc.record({
-      eventType: eventType,
-      input: fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 1 })),
-      output: fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 1 })),
-    }, { requiredKeys: ['eventType'] });
-    await fc.assert(
-      fc.asyncProperty(fc.array(doc, { minLength: 1, maxLength: 50 }), async (docs) => {
-        const { rows } = await db.pool.query<{ now: unknown; old: unknown }>(
-          `SELECT workflow_index.stored_task_payload(d) AS now,
-                  (SELECT jsonb_build_array(
-                     coalesce(CASE WHEN a.action IN ('started', 'faulted') THEN nullif(d -> 'input', 'null'::JSONB) END, 'null'::JSONB),
-                     coalesce(CASE WHEN a.action = 'completed' THEN nullif(d -> 'output', 'null'::JSONB) END, 'null'::JSONB))
-                   FROM (SELECT substring(d ->> 'eventType' FROM '(?:^|\\.)task\\.([a-z-]+)\\.v[0-9]+$') AS action) a) AS old
-           FROM unnest($1::JSONB[]) AS u(d)`,
-          [docs.map((d) => JSON.stringify(d).replace(/\\u0000/g, ''))],
-        );
-        for (const row of rows) expect(row.now).toEqual(row.old);
-      }),
-      { numRuns: 40 },
     );
   });
 });
