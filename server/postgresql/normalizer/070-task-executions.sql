@@ -15,8 +15,12 @@
 -- ends within one instant is one execution. Among events of the same role at one instant: by kind, then by
 -- content hash (a fixed order).
 --
--- Most positions hold one event, or one start and one closing event no earlier than it: one execution, which the
--- sweep would find too. Those are computed by one aggregation; only the others go through the sweep's windows.
+-- Most positions hold one event, or starts and closing events that alternate in time: start, its closing event at
+-- or after it, the next start at or after that, … (a task that ran once, a loop's iterations), with no three of them
+-- at one instant. Their executions are the k-th start with the k-th closing event (the last start may still be
+-- open), which the sweep would find too: at an instant holding a closing event and the next start, the one open
+-- execution is closed first; at an instant holding a start and its own closing event, nothing was open before it.
+-- Those are computed by one aggregation; only the others go through the sweep's windows.
 -- ------------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION workflow_index.task_position_executions(p_iids TEXT[], p_pos TEXT[])
 RETURNS TABLE (instance_id TEXT, task_position TEXT, first_seq BIGINT, task_name TEXT, status TEXT,
@@ -29,19 +33,33 @@ AS $$
            CASE WHEN e.event_kind IN ('started', 'retried') THEN 1
                 WHEN e.event_kind IN ('completed', 'faulted', 'cancelled') THEN -1 ELSE 0 END AS delta
     FROM unnest(p_iids, p_pos) AS a(i, p)
-    CROSS JOIN LATERAL (SELECT * FROM workflow_index.task_events t
+    -- the columns the executions read (not the stored document: every sort below would carry it)
+    CROSS JOIN LATERAL (SELECT t.instance_id, t.task_position, t.event_time, t.event_kind, t.task_name, t.status, t.at_time,
+                               t.input, t.has_output, t.output, t.has_error, t.error_type, t.error_title, t.error_detail,
+                               t.error_status, t.error_instance, t.content_hash
+                        FROM workflow_index.task_events t
                         WHERE t.instance_id = a.i AND t.task_position = a.p
                         OFFSET 0) e  -- per-key index lookups (OFFSET 0: not flattened into a join)
-  ), shaped AS (
-    -- simple: the position holds a single start or closing event, or one start and one closing event at or after
-    -- it (at one instant the start comes first: nothing was open before it)
+  ), ordered AS (
+    -- In time order; at one instant closing events come first (their kinds sort before started and retried). The
+    -- balance (starts minus closing events) after each instant, the event's rank among those of its role, and
+    -- whether the event before it has the same role and instant.
     SELECT ev0.*,
-           (count(*) OVER w = 1 AND ev0.delta <> 0)
-           OR (count(*) OVER w = 2 AND count(*) FILTER (WHERE ev0.delta = 1) OVER w = 1
-               AND count(*) FILTER (WHERE ev0.delta = -1) OVER w = 1
-               AND max(ev0.event_time) FILTER (WHERE ev0.delta = 1) OVER w
-                   <= max(ev0.event_time) FILTER (WHERE ev0.delta = -1) OVER w) AS simple
-    FROM ev0 WINDOW w AS (PARTITION BY ev0.instance_id, ev0.task_position)
+           sum(ev0.delta) OVER (PARTITION BY ev0.instance_id, ev0.task_position ORDER BY ev0.event_time) AS balance,
+           CASE WHEN ev0.delta = 1 THEN count(*) FILTER (WHERE ev0.delta = 1) OVER o
+                ELSE count(*) FILTER (WHERE ev0.delta = -1) OVER o END AS k,
+           lag(ev0.event_time) OVER o = ev0.event_time AND lag(ev0.delta) OVER o = ev0.delta AS same_role_tie
+    FROM ev0
+    WINDOW o AS (PARTITION BY ev0.instance_id, ev0.task_position ORDER BY ev0.event_time, ev0.event_kind, ev0.content_hash
+                 ROWS UNBOUNDED PRECEDING)
+  ), shaped AS (
+    -- simple: the position holds a single start or closing event, or alternating starts and closing events (above):
+    -- no pause, at most one start and one closing event per instant, and the balance after every instant 0 or 1 (a
+    -- start finds nothing open, a closing event one open execution; an instant holding both leaves it as it was)
+    SELECT od.*,
+           (count(*) OVER w = 1 AND od.delta <> 0)
+           OR bool_and(od.delta <> 0 AND od.balance IN (0, 1) AND NOT coalesce(od.same_role_tie, false)) OVER w AS simple
+    FROM ordered od WINDOW w AS (PARTITION BY od.instance_id, od.task_position)
   ), ev AS (
     SELECT * FROM shaped WHERE NOT shaped.simple
   ), instants AS (
@@ -128,9 +146,10 @@ AS $$
     GROUP BY m.instance_id, m.task_position, coalesce(m.open_seq, -m.seq)
   ) g
   UNION ALL
-  -- The simple positions: their one execution, with the values the sweep's aggregation above gives it (the start
-  -- is the first event in the sweep's order; a closing event alone is a completion-only execution).
-  SELECT f.instance_id, f.task_position, 1::BIGINT,
+  -- The simple positions: one execution per start (the k-th start with the k-th closing event), with the values the
+  -- sweep's aggregation above gives it (the start is the first event in the sweep's order; a closing event alone is
+  -- a completion-only execution), in the sweep's order.
+  SELECT f.instance_id, f.task_position, f.k,
          CASE WHEN f.has_open THEN f.s_task_name ELSE f.c_task_name END,
          CASE WHEN f.has_close THEN workflow_index.task_end_status(f.c_status, f.c_kind) ELSE 'RUNNING' END,
          f.start_time, f.end_time,
@@ -140,7 +159,7 @@ AS $$
          CASE WHEN f.c_has_error THEN f.c_error_detail END, CASE WHEN f.c_has_error THEN f.c_error_status END,
          CASE WHEN f.c_has_error THEN f.c_error_instance END
   FROM (
-    SELECT s.instance_id, s.task_position,
+    SELECT s.instance_id, s.task_position, s.k,
            bool_or(s.delta = 1) AS has_open,
            bool_or(s.delta = -1) AS has_close,
            (array_agg(s.task_name) FILTER (WHERE s.delta = 1))[1] AS s_task_name,
@@ -161,7 +180,7 @@ AS $$
            (array_agg(s.error_instance) FILTER (WHERE s.delta = -1))[1] AS c_error_instance
     FROM shaped s
     WHERE s.simple
-    GROUP BY s.instance_id, s.task_position
+    GROUP BY s.instance_id, s.task_position, s.k
   ) f
 $$;
 
