@@ -240,6 +240,33 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
       }),
       readerCalls: (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     },
+    // The task filters on the run's fields, read from the task rows' own columns (migrations/0011_task_run_fields.sql).
+    {
+      // The tasks of one workflow and task name: 5,883 at 100,000 runs (exact, an index-only count), 58,824 at
+      // 1,000,000 (the bounded count reads 10,001 index entries, then the estimate).
+      name: 'count-tasks-by-workflow-and-name',
+      query: `query CountTasks($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`,
+      variables: Array.from({ length: 17 }, (_, k) => TASK_NAMES.map((name) => ({ filter: { workflowName: { eq: `flow-${k}` }, taskName: { eq: name } } }))).flat(),
+      readerCalls: (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    },
+    {
+      // "Faulted chargeCard tasks of payment-capture this week": one workflow, one task name, FAULTED, one week, newest
+      // first (about 14 at 100,000 runs, 140 at 1,000,000).
+      name: 'tasks-workflow-name-faulted-week',
+      query: `query FaultedOf($filter: TaskExecutionFilterInput) { getTaskExecutions(limit: 20, filter: $filter) { id workflowInstanceId taskName status startDate endDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => {
+        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 7 * 86_400)) * 1000;
+        return { filter: { workflowName: { eq: `flow-${Math.floor(rnd() * 17)}` }, taskName: { eq: pick(TASK_NAMES) }, status: { eq: 'FAULTED' }, startDate: { between: { from: iso(from), to: iso(from + 7 * 86_400_000) } } } };
+      }),
+      readerCalls: (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // How many runs faulted at a task of one name: 1,000 at 100,000 runs (exact), 10,000 at 1,000,000.
+      name: 'count-instances-task-faulted',
+      query: `query CountRuns($filter: WorkflowInstanceFilterInput) { countWorkflowInstances(filter: $filter) { value exact } }`,
+      variables: TASK_NAMES.map((name) => ({ filter: { taskExecutions: { taskName: { eq: name }, status: { eq: 'FAULTED' } } } })),
+      readerCalls: (reader, v) => extendedOf(reader).countInstances(instanceFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    },
     {
       // Runs longer than 4 to 55 s, newest first: 1.5 % to 0.2 % of the runs (the dataset's slow tail).
       name: 'instances-duration-gt',
@@ -269,6 +296,31 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
       name: 'instances-json-contains',
       query: `query Customer($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
       variables: Array.from({ length: 40 }, (_, k) => ({ filter: { input: { contains: [{ key: 'customer.id', value: `C-${10 + k}` }] } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // input.customer.tier ne "std" or "gold": the other tier's runs, 1/3 or 2/3 (a page reads 30 to 60 rows of the
+      // start index; ne is the complement of a value, so it is never selective on its own).
+      name: 'instances-json-ne',
+      query: `query NotTier($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
+      variables: ['std', 'gold'].map((tier) => ({ filter: { input: { ne: [{ key: 'customer.tier', value: tier }] } } })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // input.customer.id in three customers: 0.06 % of the runs (60 at 100,000), pre-selected by the GIN index like eq.
+      name: 'instances-json-in',
+      query: `query Customers($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
+      variables: Array.from({ length: VARIANTS }, () => ({
+        filter: { input: { in: [{ key: 'customer.id', values: Array.from({ length: 3 }, () => `C-${Math.floor(rnd() * CUSTOMERS)}`) }] } },
+      })),
+      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    },
+    {
+      // input.coupon exists: 2 % of the runs (about 1,000 rows of the start index per page; no index answers whether a
+      // key exists, see docs/benchmarks.md), and exists: false (98 %).
+      name: 'instances-json-exists',
+      query: `query Coupon($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
+      variables: [true, false].map((value) => ({ filter: { input: { exists: [{ key: 'coupon', value }] } } })),
       readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     },
   ];
