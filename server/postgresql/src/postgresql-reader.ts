@@ -89,7 +89,7 @@ const SERVED_TASK = `NOT EXISTS (${PLACEHOLDER_OF_TASK})`;
 /**
  * The lookups of a fixed shape (one run, with or without its tasks; one task; the tasks of a page of runs) run as
  * named statements: each session parses and plans them once, then sends only Bind/Execute. All their texts are
- * built here, so a session holds at most these ten; list queries, whose text follows the filter, stay unnamed.
+ * built here, so a session holds at most these twelve; list queries, whose text follows the filter, stay unnamed.
  */
 interface Prepared { readonly name: string; readonly text: string }
 const PREPARED_NAMES = new Map<string, string>();
@@ -124,6 +124,23 @@ const TASKS_OF_INSTANCES = new Map<boolean, Prepared>(
       `wi_tasks_of_instances_${payloadsKey(payloads)}`,
       `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.instance_id = ANY($1::text[]) AND ${SERVED_TASK}` +
         ` ORDER BY t.instance_id, t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
+    ),
+  ]),
+);
+
+// The tasks of one run (getTaskExecutionsByWorkflowInstance, a run's taskExecutions): a scalar id, so the session
+// plans the statement once and reuses the generic plan; with `= ANY($1::text[])` the generic plan assumes 100 runs,
+// so PostgreSQL re-planned it on every execution (the custom plan is cheaper), which cost more than executing it. The
+// placeholder check is one probe of the run's id (a one-time filter), not a join per task; the
+// (instance_id, start_time, end_time, id) index gives the order.
+const TASKS_OF_INSTANCE = new Map<boolean, Prepared>(
+  [false, true].map((payloads) => [
+    payloads,
+    prepared(
+      `wi_tasks_of_instance_${payloadsKey(payloads)}`,
+      `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.instance_id = $1` +
+        ` AND NOT EXISTS (SELECT 1 FROM ${INSTANCES} s WHERE s.id = $1 AND s.started_event_time IS NULL)` +
+        ` ORDER BY t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
     ),
   ]),
 );
@@ -293,7 +310,10 @@ export class PostgresqlReader implements Reader, ExtendedReader {
   async tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>> {
     const result = new Map<string, TaskExecutionRecord[]>(instanceIds.map((id) => [id, []]));
     if (instanceIds.length === 0) return result;
-    const rows = await this.#query<TaskRow>(TASKS_OF_INSTANCES.get(options.payloads) as Prepared, [[...new Set(instanceIds)]], 'tasksOfInstances');
+    const ids = [...new Set(instanceIds)];
+    const rows = ids.length === 1
+      ? await this.#query<TaskRow>(TASKS_OF_INSTANCE.get(options.payloads) as Prepared, ids, 'tasksOfInstances')
+      : await this.#query<TaskRow>(TASKS_OF_INSTANCES.get(options.payloads) as Prepared, [ids], 'tasksOfInstances');
     for (const row of rows) result.get(row.instance_id)?.push(toTask(row, options.payloads));
     return result;
   }
