@@ -239,6 +239,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
   }
 
   countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
+    if (filter?.kind === 'tasks') return this.#countRunsOfTasks(filter.node, options);
     const params = new SqlParams();
     const where = `${SERVED_INSTANCE} AND ${filterSql(filter, instanceColumns('i'), params)}`;
     return this.#counts.count(`FROM ${INSTANCES} i WHERE ${where}`, params.values, options.exactLimit, 'countInstances');
@@ -253,6 +254,26 @@ export class PostgresqlReader implements Reader, ExtendedReader {
       { from: `FROM ${TASKS} t WHERE ${condition}`, excluded: `FROM ${TASKS} t WHERE EXISTS (${PLACEHOLDER_OF_TASK}) AND ${condition}` },
       `FROM ${TASKS} t WHERE ${SERVED_TASK} AND ${condition}`,
       params.values, options.exactLimit, 'countTasks',
+    );
+  }
+
+  /**
+   * Runs where some task matches (an instance filter that is one `taskExecutions` condition): the runs of the matching
+   * tasks, grouped by run and bounded like every count, less the placeholder runs among them (as countTasks). It reads
+   * the task filter's index, not every served run (a hash semi join over all of them: at 100,000 runs, the 1,000 runs
+   * where charge faulted took 52 ms against 1.3 ms, and it grows with the table); a task filter that matches most runs
+   * stops after limit + 1 of them, in run order.
+   */
+  #countRunsOfTasks(node: ExtendedTaskFilter, options: CountOptions): Promise<Count> {
+    const params = new SqlParams();
+    const condition = filterSql(node, taskColumns('t'), params);
+    return this.#counts.countExcluding(
+      {
+        from: `FROM ${TASKS} t WHERE ${condition} GROUP BY t.instance_id`,
+        excluded: `FROM (SELECT DISTINCT t.instance_id FROM ${TASKS} t WHERE EXISTS (${PLACEHOLDER_OF_TASK}) AND ${condition}) d`,
+      },
+      `FROM ${INSTANCES} i WHERE ${SERVED_INSTANCE} AND EXISTS (SELECT 1 FROM ${TASKS} t WHERE t.instance_id = i.id AND ${condition})`,
+      params.values, options.exactLimit, 'countInstances',
     );
   }
 

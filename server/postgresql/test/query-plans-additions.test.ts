@@ -172,6 +172,16 @@ describe.skipIf(!available)('query plans of the API additions at 100,000 runs ×
     expect(await reader.countTasks(chargeOfFlow, { exactLimit: EXACT_LIMIT })).toEqual({ value: 5883, exact: true });
   }, 180_000);
 
+  it('a count of runs by their tasks reads the tasks index, not every run', async () => {
+    recording = [];
+    expect(await reader.countInstances(runsWhereChargeFaulted, { exactLimit: EXACT_LIMIT })).toEqual({ value: 1000, exact: true });
+    const [statement] = recording;
+    const plan = await planOf(statement!);
+    expect(planProblems(plan)).toEqual([]);
+    expect(indexesOf(plan).filter((index) => index.startsWith('workflow_instances_') && index !== 'workflow_instances_placeholder_idx')).toEqual([]);
+    expect(indexesOf(plan)).toContain('task_executions_faulted_instance_idx');
+  }, 60_000);
+
   it('counts: every exact count is bounded by LIMIT COUNT_EXACT_LIMIT + 1; above it the answer is an estimate from EXPLAIN', async () => {
     const failures: string[] = [];
     for (const [name, call] of COUNTS) {

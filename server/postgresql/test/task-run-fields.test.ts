@@ -3,7 +3,7 @@
 // (before or after the tasks, in any flush), following a run whose identity an earlier workflow.started replaces,
 // the same after rebuild_normalized(); the reader's workflowName/Namespace/Version task filters read them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedTaskFilter } from '@workflow-index/core/reader';
+import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core/reader';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
@@ -90,5 +90,19 @@ describe.skipIf(!available)("the run's fields on its task executions (real Postg
     expect(before.tasks.filter((t) => t.workflow_name !== null)).toHaveLength(5);
     await db.pool.query('SELECT workflow_index.rebuild_normalized()');
     expect(await snapshot(db.pool)).toEqual(before);
+  });
+
+  it('runs counted by their tasks: exactly the served runs the same filter lists (a placeholder with a matching task is not counted)', async () => {
+    await loadEvents(db.pool, [task('E', 'faulted', T0 + 2, 'do/1/charge')]); // E stays a placeholder
+    const runsWhere: ExtendedInstanceFilter = { kind: 'tasks', node: faultedCharge('payment-capture') };
+    const chargeFaulted: ExtendedInstanceFilter = {
+      kind: 'tasks',
+      node: { kind: 'and', nodes: [{ kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } }, { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }] },
+    };
+    for (const filter of [runsWhere, chargeFaulted, { kind: 'not', node: chargeFaulted } satisfies ExtendedInstanceFilter]) {
+      const listed = await reader.listInstances({ filter, orderBy: [], limit: 50, offset: 0, payloads: false });
+      expect(await reader.countInstances(filter, { exactLimit: 10_000 })).toEqual({ value: listed.length, exact: true });
+    }
+    expect((await reader.listInstances({ filter: chargeFaulted, orderBy: [], limit: 50, offset: 0, payloads: false })).map((i) => i.id).sort()).toEqual(['A', 'C']);
   });
 });
