@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
@@ -32,6 +32,54 @@ describe('createLogger', () => {
     const numbers = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
     expect(numbers).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   }, 150_000);
+
+  it('stdout: request lines that trickle in leave in batches, each line once and in order', async () => {
+    const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+    // sonic-boom writes through fs.write: count the writes while 300 lines arrive one per timer turn (as request
+    // lines do at saturation: each write completes before the next line comes).
+    const script = `
+      const fs = (await import('node:fs')).default;
+      const write = fs.write;
+      let writes = 0;
+      fs.write = (...args) => { writes += 1; return write(...args); };
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger({ log: { level: 'info', format: 'json' } });
+      for (let i = 0; i < 300; i++) {
+        log.info({ i }, 'request');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      process.on('exit', () => process.stderr.write(String(writes)));`;
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    });
+    const numbers = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    // One write per line without the buffer; with it, about one per LOG_BUFFER_BYTES of lines.
+    expect(Number(stderr)).toBeLessThanOrEqual(30);
+  }, 150_000);
+
+  it('stdout: a line on a quiet server is written without waiting for the buffer to fill or the process to exit', async () => {
+    const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      createLogger({ log: { level: 'info', format: 'json' } }).info('alone');
+      setInterval(() => undefined, 1000);`;
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+          if (out.includes('\n')) resolve(out);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code} before writing the line`)));
+      });
+      expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'alone' });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('json: one JSON object per line with the level as a label and an ISO time', () => {
     const out = capture();
