@@ -153,6 +153,17 @@ function foundSomething(answer: unknown): boolean {
   return true;
 }
 
+/**
+ * CPU time (user + system) a process has used, in ms: per request, the server's cost of a row whatever else loads
+ * the machine (latency and throughput here move with the load; CPU per request much less).
+ */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+/** USER_HZ: the unit of /proc/<pid>/stat's times (100 on Linux, whatever the kernel's HZ). */
+const CLOCK_TICKS = 100;
+
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
@@ -209,7 +220,7 @@ async function main(): Promise<void> {
       await runFloor(spec.floor(spec.variables[0] as Record<string, unknown>));
     }
 
-    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; serverCpuMsPerRequest: number; failures: number }> = [];
     const bodiesOf = (spec: QuerySpec): string[] => spec.variables.map((variables) => JSON.stringify({ query: spec.query, variables }));
     const floorOf = (spec: QuerySpec): FloorRequest[] => spec.variables.map((v) => spec.floor(v));
     for (const spec of specs) {
@@ -217,16 +228,18 @@ async function main(): Promise<void> {
       await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.warmup);
     }
     for (const spec of specs) {
+      const cpuBefore = cpuMs(pid);
       const saturated = await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.duration });
+      const serverCpuMsPerRequest = round((cpuMs(pid) - cpuBefore) / Math.max(1, saturated.requests), 3);
       const fixed = await measureFixedRate(baseUrl, bodiesOf(spec), argv.rate, argv.duration);
       const floor: Measurement = await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.duration);
       const row = {
         name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
-        floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3),
+        floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3), serverCpuMsPerRequest,
         failures: saturated.failures + fixed.failures + floor.failures,
       };
       results.push(row);
-      log(`${spec.name.padEnd(30)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
+      log(`${spec.name.padEnd(30)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}  | server CPU ${row.serverCpuMsPerRequest} ms/request${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
     }
     const peakRss = peakRssMiB(pid);
 
@@ -251,7 +264,7 @@ async function main(): Promise<void> {
       fixedRate: argv.rate,
       server: serverMode,
       dataset: 'normalizer documents bulk-indexed into the normalized indices',
-      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, serverCpuMsPerRequest, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, serverCpuMsPerRequest, failures })),
       peakRssMiB: peakRss,
       datasetStoreMiB: storeMiB,
       loadAverage,
