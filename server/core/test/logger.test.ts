@@ -17,6 +17,26 @@ function capture(): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
+/** Runs `body` (with createLogger imported, stdout logging) in a child process until it has written `count` lines. */
+async function firstLines(body: string, count: number): Promise<string[]> {
+  const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+  const script = `const { createLogger } = await import(${JSON.stringify(logger)});\n${body}`;
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    return await new Promise<string[]>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const lines = out.split('\n').slice(0, -1);
+        if (lines.length >= count) resolve(lines);
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code} after writing ${JSON.stringify(out)}`)));
+    });
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 describe('createLogger', () => {
   it('stdout (asynchronous): every line written before process.exit reaches the pipe, in order', async () => {
     const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
@@ -59,26 +79,22 @@ describe('createLogger', () => {
     expect(Number(stderr)).toBeLessThanOrEqual(30);
   }, 150_000);
 
-  it('stdout: a line on a quiet server is written without waiting for the buffer to fill or the process to exit', async () => {
-    const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
-    const script = `
-      const { createLogger } = await import(${JSON.stringify(logger)});
-      createLogger({ log: { level: 'info', format: 'json' } }).info('alone');
-      setInterval(() => undefined, 1000);`;
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString('utf8');
-          if (out.includes('\n')) resolve(out);
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${code} before writing the line`)));
-      });
-      expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'alone' });
-    } finally {
-      child.kill('SIGKILL');
-    }
+  it('stdout: a request line on a quiet server is written without waiting for the buffer to fill or the process to exit', async () => {
+    const lines = await firstLines(`
+      createLogger({ log: { level: 'info', format: 'json' } }).info({ status: 200 }, 'request');
+      setInterval(() => undefined, 1000);`, 1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 'info', msg: 'request', status: 200 });
+  }, 60_000);
+
+  it('stdout: any other line is written at once, after the request lines buffered before it', async () => {
+    // The event loop is then blocked for good: no periodic flush can run, only the write the line started.
+    const lines = await firstLines(`
+      const log = createLogger({ log: { level: 'info', format: 'json' } });
+      log.info({ i: 0 }, 'request');
+      log.info({ i: 1 }, 'request');
+      log.info({ schemaVersion: 11 }, 'database schema matches this release');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);`, 3);
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['request', 'request', 'database schema matches this release']);
   }, 60_000);
 
   it('json: one JSON object per line with the level as a label and an ISO time', () => {
