@@ -17,6 +17,7 @@ import { renderGraphQLUi } from './graphiql-page.js';
 import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-server.js';
 import { livenessChecks, readinessChecks, report } from './health.js';
 import type { HealthCheck } from './health.js';
+import { REQUEST_LOG_MESSAGE } from './logger.js';
 import type { Logger } from './logger.js';
 import { routeLabel } from './http-labels.js';
 import { createMetrics } from './metrics.js';
@@ -242,8 +243,8 @@ export function createApp(options: AppOptions): App {
       ...(state.operationType !== null ? { operationType: state.operationType } : {}),
       ...(state.errorCodes.length > 0 ? { errorCodes: state.errorCodes } : {}),
     };
-    if (QUIET_ROUTES.has(routeName)) logger.debug(entry, 'request');
-    else logger.info(entry, 'request');
+    if (QUIET_ROUTES.has(routeName)) logger.debug(entry, REQUEST_LOG_MESSAGE);
+    else logger.info(entry, REQUEST_LOG_MESSAGE);
   };
 
   /** POST /graphql: yoga's answer (a small in-memory body), finished with CORS and compression. */

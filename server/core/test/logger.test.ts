@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
@@ -17,6 +17,26 @@ function capture(): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
+/** Runs `body` (with createLogger imported, stdout logging) in a child process until it has written `count` lines. */
+async function firstLines(body: string, count: number): Promise<string[]> {
+  const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+  const script = `const { createLogger } = await import(${JSON.stringify(logger)});\n${body}`;
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    return await new Promise<string[]>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const lines = out.split('\n').slice(0, -1);
+        if (lines.length >= count) resolve(lines);
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code} after writing ${JSON.stringify(out)}`)));
+    });
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 describe('createLogger', () => {
   it('stdout (asynchronous): every line written before process.exit reaches the pipe, in order', async () => {
     const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
@@ -32,6 +52,50 @@ describe('createLogger', () => {
     const numbers = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
     expect(numbers).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   }, 150_000);
+
+  it('stdout: request lines that trickle in leave in batches, each line once and in order', async () => {
+    const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+    // sonic-boom writes through fs.write: count the writes while 300 lines arrive one per timer turn (as request
+    // lines do at saturation: each write completes before the next line comes).
+    const script = `
+      const fs = (await import('node:fs')).default;
+      const write = fs.write;
+      let writes = 0;
+      fs.write = (...args) => { writes += 1; return write(...args); };
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger({ log: { level: 'info', format: 'json' } });
+      for (let i = 0; i < 300; i++) {
+        log.info({ i }, 'request');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      process.on('exit', () => process.stderr.write(String(writes)));`;
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    });
+    const numbers = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    // One write per line without the buffer; with it, about one per LOG_BUFFER_BYTES of lines.
+    expect(Number(stderr)).toBeLessThanOrEqual(30);
+  }, 150_000);
+
+  it('stdout: a request line on a quiet server is written without waiting for the buffer to fill or the process to exit', async () => {
+    const lines = await firstLines(`
+      createLogger({ log: { level: 'info', format: 'json' } }).info({ status: 200 }, 'request');
+      setInterval(() => undefined, 1000);`, 1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 'info', msg: 'request', status: 200 });
+  }, 60_000);
+
+  it('stdout: any other line is written at once, after the request lines buffered before it', async () => {
+    // The event loop is then blocked for good: no periodic flush can run, only the write the line started.
+    const lines = await firstLines(`
+      const log = createLogger({ log: { level: 'info', format: 'json' } });
+      log.info({ i: 0 }, 'request');
+      log.info({ i: 1 }, 'request');
+      log.info({ schemaVersion: 11 }, 'database schema matches this release');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);`, 3);
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['request', 'request', 'database schema matches this release']);
+  }, 60_000);
 
   it('json: one JSON object per line with the level as a label and an ISO time', () => {
     const out = capture();

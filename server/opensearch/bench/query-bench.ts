@@ -1,15 +1,17 @@
 // npm run bench:query -- --backend opensearch [--instances N --tasks-per-instance 10 --duration 10 --connections 10
-//   --url http://127.0.0.1:9200 --freshness-samples 40 --server dist|source --server-node-options ...]
+//   --url http://127.0.0.1:9200 --freshness-samples 40 --queries a,b,c --keep-indices --reuse-prefix P
+//   --server dist|source --server-node-options ...]
 //
-// Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (same nine
-// GraphQL queries, same variants, same measurements, same JSON summary). The dataset is written straight into the
-// normalized indices (query-dataset.ts) under a random prefix; the production server (NODE_ENV=production) runs as a
-// child process, by default as the image runs it (built, dist/main.js, with the image's NODE_OPTIONS), as the
-// PostgreSQL benchmark does; `--server source` runs src/main.ts through tsx; autocannon measures each query at saturation (rps, p50, p99) and a
-// fixed 100 requests/s (p99). The floor, in the same run: a hand-written `_search` (or `_msearch`) per request sent
-// with the same client library at the same concurrency — what the node alone delivers. Then the freshness figure:
-// a workflow.started event sent in Fluent Bit's bulk shape, with the production normalizer (normalizer-main.ts) running
-// as a child process, until GraphQL serves its instance (p50/p99). The last line printed is one JSON object.
+// Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (the same mix
+// of GraphQL queries and variants, server/postgresql/bench/query-mix.ts; same measurements, same JSON summary). The
+// dataset is written straight into the normalized indices (query-dataset.ts) under a random prefix; the production
+// server (NODE_ENV=production) runs as a child process, by default as the image runs it (built, dist/main.js, with the
+// image's NODE_OPTIONS), as the PostgreSQL benchmark does; `--server source` runs src/main.ts through tsx; autocannon
+// measures each query at saturation (rps, p50, p99) and a fixed 100 requests/s (p99). The floor, in the same run: the
+// hand-written request(s) per row (query-floors.ts) sent with the same client library at the same concurrency — what
+// the node alone delivers. Then the freshness figure: a workflow.started event sent in Fluent Bit's bulk shape, with
+// the production normalizer (normalizer-main.ts) running as a child process, until GraphQL serves its instance
+// (p50/p99). The last line printed is one JSON object.
 import { Client } from '@opensearch-project/opensearch';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,14 +21,14 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { encodeCursor } from '@workflow-index/core/cursor';
 import { seededRandom } from '../../postgresql/test/support/seeded-random.js';
+import { selectQueries } from '../../postgresql/bench/query-mix.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
-import { PATH_SEPARATOR, VALUE_SEPARATOR } from '../src/json-leaves.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from '../../core/bench/http-load.js';
-import { BASE_TIME, CUSTOMERS, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES, benchInstanceId, writeDataset } from './query-dataset.js';
+import { benchInstanceId, writeDataset } from './query-dataset.js';
+import { type FloorRequest, openSearchFloors, type QuerySpec } from './query-floors.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by backend-dispatch.ts' })
@@ -36,6 +38,9 @@ const argv = yargs(hideBin(process.argv))
   .option('warmup', { type: 'number', default: 2, describe: 'seconds of warm-up per query before measuring' })
   .option('connections', { type: 'number', default: 10, describe: 'concurrent HTTP connections at saturation = floor concurrency' })
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
+  .option('queries', { type: 'string', describe: 'comma-separated names of the mix to measure (default: all)' })
+  .option('keep-indices', { type: 'boolean', default: false, describe: 'keep the generated indices at the end (their prefix is printed) for --reuse-prefix' })
+  .option('reuse-prefix', { type: 'string', describe: 'measure the indices a previous --keep-indices run generated (same --instances) instead of writing them' })
   .option('freshness-samples', { type: 'number', default: 40, describe: 'events timed from bulk request to GraphQL answer (0 skips)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server and the normalizer as production does (npm run build, then dist/*.js) or from source through tsx' })
@@ -51,136 +56,17 @@ const ENTRIES = {
   dist: { server: fileURLToPath(new URL('../dist/main.js', import.meta.url)), normalizer: fileURLToPath(new URL('../dist/normalizer-main.js', import.meta.url)) },
 } as const;
 const serverMode = argv.server as keyof typeof ENTRIES;
-const PREFIX = `wi-bench-query-${randomBytes(4).toString('hex')}-`;
+const PREFIX = argv['reuse-prefix'] ?? `wi-bench-query-${randomBytes(4).toString('hex')}-`;
 const NAMES = normalizedIndexNames(PREFIX);
 const node = new URL(argv.url);
 const client = new Client({ node: argv.url, requestTimeout: 60_000 });
+const { querySpecs, runFloor } = openSearchFloors(client, NAMES);
+const sendFloor = async (request: FloorRequest): Promise<void> => {
+  await runFloor(request);
+};
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-
-const FIELDS = ['id', 'name', 'namespace', 'version', 'status', 'start_time', 'end_time', 'last_update'];
-const TASK_FIELDS = ['id', 'instance_id', 'task_name', 'task_position', 'status', 'start_time', 'end_time'];
-const SERVED = { term: { placeholder: false } };
-const newestFirst = [{ start_time_us: { order: 'desc', missing: '_last' } }, { id: 'asc' }];
-const oldestFirst = [{ start_time_us: { order: 'asc', missing: '_last' } }, { id: 'asc' }];
-
-/** One hand-written search of the floor: `_search` on an index, or `_msearch` of several. */
-type FloorRequest = { readonly index: string; readonly body: Record<string, unknown> } | { readonly msearch: readonly { index: string; body: Record<string, unknown> }[] };
-
-interface QuerySpec {
-  readonly name: string;
-  readonly query: string;
-  readonly variables: ReadonlyArray<Record<string, unknown>>;
-  /** The search the node needs for these variables, written by hand (the floor). */
-  readonly floor: (variables: Record<string, unknown>) => FloorRequest;
-}
-
-interface CursorRow { readonly id: string; readonly start: string; readonly startUs: number }
-
-const micros = (iso: string): number => Date.parse(iso) * 1000;
-
-function querySpecs(instances: number, cursorRows: readonly CursorRow[]): QuerySpec[] {
-  const rnd = seededRandom(20260401); // the same request mix as the PostgreSQL benchmark
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
-  const iso = (ms: number): string => new Date(ms).toISOString();
-  const VARIANTS = 200;
-  const rowOf = (v: Record<string, unknown>): CursorRow => {
-    const decoded = JSON.parse(Buffer.from(String(v['after']), 'base64url').toString('utf8')) as [string, string, string[], string[]];
-    return cursorRows.find((row) => row.id === decoded[3][1])!;
-  };
-  const instancesSearch = (filter: unknown[], sort: unknown[], extra: Record<string, unknown> = {}) => ({
-    index: NAMES.workflowInstances,
-    body: { size: 20, query: { bool: { filter: [SERVED, ...filter] } }, sort, _source: FIELDS, ...extra },
-  });
-  return [
-    {
-      name: 'instances-page',
-      query: `query Page($status: WorkflowInstanceStatus!, $namespace: String!) {
-        getWorkflowInstances(limit: 20, filter: {status: {eq: $status}, namespace: {eq: $namespace}}, orderBy: {startDate: DESC}) {
-          id name namespace version status startDate endDate lastUpdate } }`,
-      variables: STATUSES.flatMap((status) => Array.from({ length: NAMESPACES }, (_, n) => ({ status, namespace: `com.acme.ns${n}` }))),
-      floor: (v) => instancesSearch([{ term: { status: v['status'] } }, { term: { namespace: v['namespace'] } }], newestFirst),
-    },
-    {
-      name: 'instance-by-id-with-tasks',
-      query: `query One($id: ID!) { getWorkflowInstance(id: $id) {
-        id name namespace status startDate endDate error { type title status } taskExecutions { id taskName taskPosition status startDate endDate } } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ id: benchInstanceId(1 + Math.floor(rnd() * instances)) })),
-      floor: (v) => ({
-        msearch: [
-          { index: NAMES.workflowInstances, body: { size: 1, query: { bool: { filter: [SERVED, { term: { id: v['id'] } }] } }, _source: [...FIELDS, 'error'] } },
-          { index: NAMES.taskExecutions, body: { size: 1000, query: { bool: { filter: [SERVED, { term: { instance_id: v['id'] } }] } }, sort: [{ start_time_us: { order: 'asc', missing: '_last' } }, { end_time_us: { order: 'asc', missing: '_last' } }, { id: 'asc' }], _source: TASK_FIELDS } },
-        ],
-      }),
-    },
-    {
-      name: 'tasks-by-name-and-time',
-      query: `query Tasks($name: String!, $from: DateTime!, $to: DateTime!) {
-        getTaskExecutions(limit: 20, filter: {taskName: {eq: $name}, startDate: {between: {from: $from, to: $to}}}) {
-          id workflowInstanceId taskName status startDate endDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => {
-        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 3600)) * 1000;
-        return { name: pick(TASK_NAMES), from: iso(from), to: iso(from + 3600 * 1000) };
-      }),
-      floor: (v) => ({
-        index: NAMES.taskExecutions,
-        body: { size: 20, query: { bool: { filter: [SERVED, { term: { task_name: v['name'] } }, { range: { start_time_us: { gte: micros(String(v['from'])), lte: micros(String(v['to'])) } } }] } }, sort: newestFirst, _source: TASK_FIELDS },
-      }),
-    },
-    {
-      name: 'instances-oldest-first-offset',
-      query: `query Oldest($offset: Int!) { getWorkflowInstances(limit: 20, offset: $offset, orderBy: {startDate: ASC}) { id name status startDate } }`,
-      variables: Array.from({ length: VARIANTS }, (_, k) => ({ offset: 5000 + k })),
-      floor: (v) => instancesSearch([], oldestFirst, { from: Number(v['offset']) }),
-    },
-    {
-      name: 'instances-oldest-first-cursor',
-      query: `query OldestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after, orderBy: {startDate: ASC}) { id name status startDate cursor } }`,
-      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'ASC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
-      floor: (v) => instancesSearch([], oldestFirst, { search_after: [rowOf(v).startUs, rowOf(v).id] }),
-    },
-    {
-      name: 'instances-newest-first-cursor',
-      query: `query NewestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after) { id name status startDate cursor } }`,
-      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'DESC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
-      floor: (v) => instancesSearch([], newestFirst, { search_after: [rowOf(v).startUs, rowOf(v).id] }),
-    },
-    {
-      name: 'instances-name-like',
-      query: `query Like($pattern: String!) { getWorkflowInstances(limit: 20, filter: {name: {like: $pattern}}) { id name status startDate } }`,
-      variables: Array.from({ length: 17 }, (_, k) => ({ pattern: `flow-${k}*` })),
-      floor: (v) => instancesSearch([{ prefix: { name: String(v['pattern']).slice(0, -1) } }], newestFirst),
-    },
-    {
-      name: 'tasks-of-instance',
-      query: `query TasksOf($id: ID!) { getTaskExecutionsByWorkflowInstance(workflowInstanceId: $id) { id taskName taskPosition status startDate endDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ id: benchInstanceId(1 + Math.floor(rnd() * instances)) })),
-      floor: (v) => ({
-        index: NAMES.taskExecutions,
-        body: { size: 1000, query: { bool: { filter: [SERVED, { term: { instance_id: v['id'] } }] } }, sort: [{ start_time_us: { order: 'asc', missing: '_last' } }, { end_time_us: { order: 'asc', missing: '_last' } }, { id: 'asc' }], _source: TASK_FIELDS },
-      }),
-    },
-    {
-      name: 'instances-json-input',
-      query: `query Json($customer: String!) {
-        getWorkflowInstances(limit: 20, filter: {input: {eq: [{key: "customer.id", value: $customer}]}}) { id name status startDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ customer: `C-${Math.floor(rnd() * CUSTOMERS)}` })),
-      floor: (v) => instancesSearch([{ term: { input_leaves: `customer${PATH_SEPARATOR}id${VALUE_SEPARATOR}s:${String(v['customer'])}` } }], newestFirst),
-    },
-  ];
-}
-
-async function runFloor(request: FloorRequest): Promise<void> {
-  if ('msearch' in request) {
-    const bulkBody = request.msearch.map((s) => `${JSON.stringify({ index: s.index })}\n${JSON.stringify(s.body)}\n`).join('');
-    const response = await client.transport.request({ method: 'POST', path: '/_msearch', bulkBody });
-    const body = response.body as { responses: { hits?: { hits: unknown[] }; error?: unknown }[] };
-    if (body.responses.some((r) => r.error !== undefined)) throw new Error(JSON.stringify(body).slice(0, 300));
-    return;
-  }
-  await client.transport.request({ method: 'POST', path: `/${request.index}/_search`, body: request.body });
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -257,6 +143,27 @@ async function freshness(baseUrl: string, samples: number): Promise<number[]> {
   return latencies.sort((a, b) => a - b);
 }
 
+/** Whether a query's answer holds anything: a row, a non-empty list, a count above zero. */
+function foundSomething(answer: unknown): boolean {
+  if (Array.isArray(answer)) return answer.some(foundSomething);
+  if (answer === null || typeof answer !== 'object') return false;
+  const { value, count } = answer as { value?: unknown; count?: unknown };
+  if (typeof value === 'number') return value > 0;
+  if (count !== undefined) return foundSomething(count);
+  return true;
+}
+
+/**
+ * CPU time (user + system) a process has used, in ms: per request, the server's cost of a row whatever else loads
+ * the machine (latency and throughput here move with the load; CPU per request much less).
+ */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+/** USER_HZ: the unit of /proc/<pid>/stat's times (100 on Linux, whatever the kernel's HZ). */
+const CLOCK_TICKS = 100;
+
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
@@ -265,12 +172,23 @@ function peakRssMiB(pid: number): number {
 async function main(): Promise<void> {
   const started = performance.now();
   try {
-    await applyRawSchema(client, { prefix: PREFIX });
-    await applyNormalizedIndices(client, PREFIX);
-    log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, documents from the normalizer's own function bulk-indexed straight into ${NAMES.workflowInstances} and ${NAMES.taskExecutions} (a query benchmark: the ingestion path is bench:ingest's)`);
-    const genStart = performance.now();
-    const written = await writeDataset(client, NAMES, argv.instances, argv['tasks-per-instance']);
-    log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s: ${written.instances} instances, ${written.executions} task executions`);
+    let written: { instances: number; executions: number };
+    if (argv['reuse-prefix'] === undefined) {
+      await applyRawSchema(client, { prefix: PREFIX });
+      await applyNormalizedIndices(client, PREFIX);
+      log(`dataset: ${argv.instances} instances × ${argv['tasks-per-instance']} task executions, documents from the normalizer's own function bulk-indexed straight into ${NAMES.workflowInstances} and ${NAMES.taskExecutions} (a query benchmark: the ingestion path is bench:ingest's)`);
+      const genStart = performance.now();
+      written = await writeDataset(client, NAMES, argv.instances, argv['tasks-per-instance']);
+      log(`dataset ready in ${round((performance.now() - genStart) / 1000, 1)} s (bulk, refresh, force-merge): ${written.instances} instances, ${written.executions} task executions`);
+    } else {
+      const counted = async (index: string): Promise<number> => ((await client.transport.request({ method: 'GET', path: `/${index}/_count` })).body as { count: number }).count;
+      written = { instances: await counted(NAMES.workflowInstances), executions: await counted(NAMES.taskExecutions) };
+      if (written.instances < argv.instances) throw new Error(`--reuse-prefix ${PREFIX}: ${written.instances} instances, fewer than --instances ${argv.instances}`);
+      log(`dataset: the indices of ${PREFIX} (--reuse-prefix): ${written.instances} instances, ${written.executions} task executions`);
+    }
+    const stores = (await client.transport.request({ method: 'GET', path: `/_cat/indices/${NAMES.workflowInstances},${NAMES.taskExecutions}`, querystring: { format: 'json', bytes: 'b', h: 'index,docs.count,store.size' } })).body as { index: string; 'store.size': string }[];
+    const storeMiB = round(stores.reduce((sum, row) => sum + Number(row['store.size']), 0) / 1024 / 1024, 1);
+    log(`disk use of the dataset: ${storeMiB} MiB (${stores.map((row) => `${row.index.slice(PREFIX.length)} ${round(Number(row['store.size']) / 1024 / 1024, 1)} MiB`).join(', ')})`);
 
     const picks = seededRandom(20261124);
     const cursorIds = [...new Set(Array.from({ length: 200 }, () => benchInstanceId(1 + Math.floor(picks() * argv.instances))))].sort();
@@ -278,7 +196,7 @@ async function main(): Promise<void> {
     const cursorRows = (found.body as { hits: { hits: { _source: { id: string; start_time: string; start_time_us: number } }[] } }).hits.hits
       .map((h) => ({ id: h._source.id, start: h._source.start_time, startUs: h._source.start_time_us }))
       .sort((a, b) => (a.id < b.id ? -1 : 1));
-    const specs = querySpecs(argv.instances, cursorRows);
+    const specs = selectQueries(querySpecs(argv.instances, cursorRows), argv.queries);
 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -288,31 +206,40 @@ async function main(): Promise<void> {
     log(`server pid ${pid} on ${baseUrl}: ${serverMode === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? " (the image's)" : ''}`);
     log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s; floor: a hand-written _search/_msearch per request through the same client library, ${argv.connections} concurrent, ${argv.duration} s`);
 
-    // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
+    // Every query must answer with data before it is measured: a benchmark of errors (or of empty answers) measures
+    // nothing. Every variant is asked once; a variant may find nothing, a query whose variants all do is refused.
     for (const spec of specs) {
-      const answer = await graphqlData(baseUrl, JSON.stringify({ query: spec.query, variables: spec.variables[0] }));
-      if (answer.errors !== undefined || answer.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(answer).slice(0, 500)}`);
+      let found = 0;
+      for (const variables of spec.variables) {
+        const answer = await graphqlData(baseUrl, JSON.stringify({ query: spec.query, variables }));
+        if (answer.errors !== undefined || answer.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(answer).slice(0, 500)}`);
+        if (foundSomething(Object.values(answer.data)[0])) found++;
+      }
+      if (found === 0) throw new Error(`${spec.name}: no variant finds anything in this dataset (${JSON.stringify(spec.variables[0])})`);
+      log(`${spec.name.padEnd(34)} ${found} of ${spec.variables.length} variants find rows`);
       await runFloor(spec.floor(spec.variables[0] as Record<string, unknown>));
     }
 
-    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; serverCpuMsPerRequest: number; failures: number }> = [];
     const bodiesOf = (spec: QuerySpec): string[] => spec.variables.map((variables) => JSON.stringify({ query: spec.query, variables }));
     const floorOf = (spec: QuerySpec): FloorRequest[] => spec.variables.map((v) => spec.floor(v));
     for (const spec of specs) {
       await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.warmup });
-      await measureLoop(floorOf(spec), runFloor, argv.connections, argv.warmup);
+      await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.warmup);
     }
     for (const spec of specs) {
+      const cpuBefore = cpuMs(pid);
       const saturated = await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.duration });
+      const serverCpuMsPerRequest = round((cpuMs(pid) - cpuBefore) / Math.max(1, saturated.requests), 3);
       const fixed = await measureFixedRate(baseUrl, bodiesOf(spec), argv.rate, argv.duration);
-      const floor: Measurement = await measureLoop(floorOf(spec), runFloor, argv.connections, argv.duration);
+      const floor: Measurement = await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.duration);
       const row = {
         name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
-        floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3),
+        floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3), serverCpuMsPerRequest,
         failures: saturated.failures + fixed.failures + floor.failures,
       };
       results.push(row);
-      log(`${spec.name.padEnd(30)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
+      log(`${spec.name.padEnd(30)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}  | server CPU ${row.serverCpuMsPerRequest} ms/request${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
     }
     const peakRss = peakRssMiB(pid);
 
@@ -325,7 +252,8 @@ async function main(): Promise<void> {
     }
 
     const page = results.find((r) => r.name === 'instances-page');
-    log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s`);
+    const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+    log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s; load average ${loadAverage.join(' ')}`);
     log(`targets: page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); freshness p99 ≤ 5 s: ${fresh.length === 0 ? 'not measured' : percentile(fresh, 99) <= 5000 ? 'met' : 'NOT met'}; p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => r.p99At100RpsMs < 50) ? 'met' : 'NOT met'}`);
     log(JSON.stringify({
       backend: 'opensearch',
@@ -336,8 +264,10 @@ async function main(): Promise<void> {
       fixedRate: argv.rate,
       server: serverMode,
       dataset: 'normalizer documents bulk-indexed into the normalized indices',
-      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, serverCpuMsPerRequest, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, serverCpuMsPerRequest, failures })),
       peakRssMiB: peakRss,
+      datasetStoreMiB: storeMiB,
+      loadAverage,
       ...(fresh.length > 0 ? { freshnessP50Ms: percentile(fresh, 50), freshnessP99Ms: percentile(fresh, 99), freshnessSamples: fresh.length } : {}),
     }));
   } finally {
@@ -350,9 +280,12 @@ async function main(): Promise<void> {
         clearTimeout(timer);
       }
     }
-    await client.transport.request({ method: 'DELETE', path: `/${PREFIX}*`, querystring: { allow_no_indices: 'true', expand_wildcards: 'all' } }, { ignore: [404] });
-    await client.transport.request({ method: 'DELETE', path: `/_index_template/${PREFIX}*` }, { ignore: [404] });
-    await client.transport.request({ method: 'DELETE', path: `/_ingest/pipeline/${PREFIX}*` }, { ignore: [404] });
+    if (argv['keep-indices']) log(`kept the indices of ${PREFIX}: --reuse-prefix ${PREFIX} measures them again; DELETE /${PREFIX}* when done`);
+    else {
+      await client.transport.request({ method: 'DELETE', path: `/${PREFIX}*`, querystring: { allow_no_indices: 'true', expand_wildcards: 'all' } }, { ignore: [404] });
+      await client.transport.request({ method: 'DELETE', path: `/_index_template/${PREFIX}*` }, { ignore: [404] });
+      await client.transport.request({ method: 'DELETE', path: `/_ingest/pipeline/${PREFIX}*` }, { ignore: [404] });
+    }
     await client.close();
   }
 }

@@ -1,6 +1,7 @@
 // The dataset of bench:query --backend opensearch: the PostgreSQL benchmark's population (server/postgresql/bench/
 // query-dataset.ts: `bench-` ids, 10 namespaces, 17 names, statuses by g % 20, starts spread over 30 days, a customer
-// in the input, N task executions per instance) written as events and turned into documents by the normalizer's
+// in the input and a coupon in one run of 50, durations of 1.5 to 4.5 s with a 1 % tail of 30 to 60 s, N task
+// executions per instance, a FAULTED run faulting at task (g / 200) % N) written as events and turned into documents by the normalizer's
 // own pure function (normalizeInstance), then bulk-indexed straight into the normalized indices: a query benchmark
 // (ingestion is bench:ingest's), with documents exactly as the normalizer writes them.
 import type { Client } from '@opensearch-project/opensearch';
@@ -25,12 +26,17 @@ export function startSeconds(g: number, instances: number): number {
   return Math.round((BASE_TIME / 1000 + (g * SPAN_SECONDS) / instances) * 1e6 + (g % 997)) / 1e6;
 }
 
+/** Duration of instance g in seconds, as the PostgreSQL dataset's `d`: 1.5 to 4.5 s, and 30 to 60 s for g % 100 = 7. */
+export function durationSeconds(g: number): number {
+  return g % 100 === 7 ? 30 + (g % 997) * 0.03 : 1.5 + ((g * 7919) % 3000) / 1000;
+}
+
 /** The events instance g prints (1-based g). */
 export function instanceEvents(g: number, instances: number, tasksPerInstance: number): Record<string, unknown>[] {
   const id = benchInstanceId(g);
   const status = statusOf(g);
   const t0 = startSeconds(g, instances);
-  const input = { orderId: `ORD-${g}`, customer: { id: `C-${g % CUSTOMERS}`, tier: g % 3 === 0 ? 'gold' : 'std' }, amount: (g % 1000) + 0.5, items: [{ sku: `SKU-${g % 97}`, qty: (g % 5) + 1 }] };
+  const input = { orderId: `ORD-${g}`, customer: { id: `C-${g % CUSTOMERS}`, tier: g % 3 === 0 ? 'gold' : 'std' }, amount: (g % 1000) + 0.5, items: [{ sku: `SKU-${g % 97}`, qty: (g % 5) + 1 }], ...(g % 50 === 0 ? { coupon: `SPRING-${g % 7}` } : {}) };
   const events: Record<string, unknown>[] = [
     { eventType: `${P}workflow.started.v1`, instanceId: id, timestamp: t0, startTime: t0, status: 'RUNNING', workflowNamespace: `com.acme.ns${Math.floor(g / 20) % NAMESPACES}`, workflowName: `flow-${g % 17}`, workflowVersion: `1.${g % 3}.0`, input },
   ];
@@ -41,13 +47,13 @@ export function instanceEvents(g: number, instances: number, tasksPerInstance: n
     const end = start + 0.1;
     events.push({ eventType: `${P}task.started.v1`, instanceId: id, taskName: name, taskPosition: position, timestamp: start, startTime: start, status: 'RUNNING', input: { step: k } });
     if (status === 'RUNNING' && k === tasksPerInstance - 1) break;
-    if (status === 'FAULTED' && k === 3) {
+    if (status === 'FAULTED' && k === Math.floor(g / 200) % tasksPerInstance) {
       events.push({ eventType: `${P}task.faulted.v1`, instanceId: id, taskName: name, taskPosition: position, timestamp: end, endTime: end, status: 'FAULTED', error: { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication', title: 'Service Unavailable', status: 503, instance: position } });
-      break;
+      continue;
     }
     events.push({ eventType: `${P}task.completed.v1`, instanceId: id, taskName: name, taskPosition: position, timestamp: end, endTime: end, status: 'COMPLETED', output: { done: true } });
   }
-  const last = t0 + 2;
+  const last = Math.round((t0 + durationSeconds(g)) * 1e6) / 1e6;
   if (status === 'COMPLETED') events.push({ eventType: `${P}workflow.completed.v1`, instanceId: id, timestamp: last, endTime: last, status, output: { ok: true, total: g % 1000 } });
   if (status === 'FAULTED') events.push({ eventType: `${P}workflow.faulted.v1`, instanceId: id, timestamp: last, endTime: last, status, error: { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication', title: 'Service Unavailable', status: 503, instance: 'do/3/charge' } });
   if (status === 'CANCELLED') events.push({ eventType: `${P}workflow.cancelled.v1`, instanceId: id, timestamp: last, endTime: last, status });

@@ -19,8 +19,8 @@ import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, Instan
 import { type InstanceFilterArg, type TaskFilterArg, translateInstanceFilter, translateTaskFilter } from '@workflow-index/core/filter-translation';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core/count-limit';
 import { migrate } from '../src/migrator.js';
-import { encodeCursor } from '@workflow-index/core/cursor';
-import { BASE_TIME, benchInstanceId, CUSTOMERS, generateDataset, NAMESPACES, recordStatements, SPAN_SECONDS, STATUSES, TASK_NAMES } from './query-dataset.js';
+import { benchInstanceId, generateDataset, recordStatements } from './query-dataset.js';
+import { type CursorRows, type MixQuery, queryMix } from './query-mix.js';
 import { seededRandom } from '../test/support/seeded-random.js';
 import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
 import { type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
@@ -74,204 +74,112 @@ interface Statement { readonly text: string; readonly values: readonly unknown[]
 /** One request of a query: the GraphQL body the server gets, and the SQL the reader issues for it (the floor). */
 interface Variant { readonly body: string; readonly statements: readonly Statement[] }
 
-interface QuerySpec {
-  readonly name: string;
-  readonly query: string;
-  readonly variables: ReadonlyArray<Record<string, unknown>>;
+interface QuerySpec extends MixQuery {
   /** The reader calls the resolvers make for these variables (captured once to get the SQL of the floor). */
   readonly readerCalls: (reader: Reader, variables: Record<string, unknown>) => Promise<unknown>;
 }
 
-/** Start times (cursor form) of the instances the cursor queries continue after. */
-type CursorRows = ReadonlyArray<{ readonly id: string; readonly start: string }>;
-
-function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
-  const rnd = seededRandom(20260401); // the same request mix on every run
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)] as T;
-  const iso = (ms: number): string => new Date(ms).toISOString();
-  const VARIANTS = 200;
+/**
+ * The reader calls the resolvers make for each row of the mix (query-mix.ts: names, GraphQL bodies and variants, shared
+ * with the OpenSearch bench), captured once to get the SQL of the floor.
+ */
+function readerCallsOf(cursorRows: CursorRows): Readonly<Record<string, QuerySpec['readerCalls']>> {
   // The cursor variants are built from cursorRows in order; the reader call finds its row by the cursor's id.
   const variantIndex = (v: Record<string, unknown>): number => {
     const decoded = JSON.parse(Buffer.from(String(v['after']), 'base64url').toString('utf8')) as [string, string, string[], string[]];
     return cursorRows.findIndex((row) => row.id === decoded[3][1]);
   };
-  return [
-    {
-      name: 'instances-page',
-      query: `query Page($status: WorkflowInstanceStatus!, $namespace: String!) {
-        getWorkflowInstances(limit: 20, filter: {status: {eq: $status}, namespace: {eq: $namespace}}, orderBy: {startDate: DESC}) {
-          id name namespace version status startDate endDate lastUpdate } }`,
-      variables: STATUSES.flatMap((status) => Array.from({ length: NAMESPACES }, (_, n) => ({ status, namespace: `com.acme.ns${n}` }))),
-      readerCalls: (reader, v) => reader.listInstances({
-        filter: { kind: 'and', nodes: [
-          { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
-          { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
-        ] } satisfies InstanceFilter,
-        orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: 20, offset: 0, payloads: false,
-      }),
-    },
-    {
-      name: 'instance-by-id-with-tasks',
-      query: `query One($id: ID!) { getWorkflowInstance(id: $id) {
-        id name namespace status startDate endDate error { type title status } taskExecutions { id taskName taskPosition status startDate endDate } } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ id: `bench-${String(1 + Math.floor(rnd() * instances)).padStart(8, '0')}` })),
-      // One statement: the resolver asks for the instance with its tasks (taskExecutions is selected).
-      readerCalls: (reader, v) => reader.getInstance(String(v['id']), { payloads: false, tasks: { payloads: false } }),
-    },
-    {
-      name: 'tasks-by-name-and-time',
-      query: `query Tasks($name: String!, $from: DateTime!, $to: DateTime!) {
-        getTaskExecutions(limit: 20, filter: {taskName: {eq: $name}, startDate: {between: {from: $from, to: $to}}}) {
-          id workflowInstanceId taskName status startDate endDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => {
-        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 3600)) * 1000;
-        return { name: pick(TASK_NAMES), from: iso(from), to: iso(from + 3600 * 1000) };
-      }),
-      readerCalls: (reader, v) => reader.listTasks({
-        filter: { kind: 'and', nodes: [
-          { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: String(v['name']) } },
-          { kind: 'time', field: 'startDate', predicate: { op: 'between', from: String(v['from']), to: String(v['to']) } },
-        ] } satisfies TaskFilter,
-        orderBy: [], limit: 20, offset: 0, payloads: false,
-      }),
-    },
-    {
-      name: 'instances-oldest-first-offset',
-      query: `query Oldest($offset: Int!) { getWorkflowInstances(limit: 20, offset: $offset, orderBy: {startDate: ASC}) { id name status startDate } }`,
-      variables: Array.from({ length: VARIANTS }, (_, k) => ({ offset: 5000 + k })),
-      readerCalls: (reader, v) => reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], limit: 20, offset: Number(v['offset']), payloads: false }),
-    },
-    {
-      name: 'instances-oldest-first-cursor',
-      query: `query OldestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after, orderBy: {startDate: ASC}) { id name status startDate cursor } }`,
-      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'ASC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
-      readerCalls: (reader, v) => {
-        const row = cursorRows[variantIndex(v)] as CursorRows[number];
-        return reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: { values: [row.start, row.id] }, limit: 20, offset: 0, payloads: false });
-      },
-    },
-    {
-      name: 'instances-newest-first-cursor',
-      query: `query NewestAfter($after: String!) { getWorkflowInstances(limit: 20, after: $after) { id name status startDate cursor } }`,
-      variables: cursorRows.map((row) => ({ after: encodeCursor('instances', [{ field: 'startDate', direction: 'DESC' }, { field: 'id', direction: 'ASC' }], [row.start, row.id]) })),
-      readerCalls: (reader, v) => {
-        const row = cursorRows[variantIndex(v)] as CursorRows[number];
-        return reader.listInstances({ filter: null, orderBy: [], after: { values: [row.start, row.id] }, limit: 20, offset: 0, payloads: false });
-      },
-    },
-    {
-      name: 'instances-name-like',
-      query: `query Like($pattern: String!) { getWorkflowInstances(limit: 20, filter: {name: {like: $pattern}}) { id name status startDate } }`,
-      variables: Array.from({ length: 17 }, (_, k) => ({ pattern: `flow-${k}*` })),
-      readerCalls: (reader, v) => reader.listInstances({
-        filter: { kind: 'string', field: 'name', predicate: { op: 'like', pattern: [{ kind: 'literal', text: String(v['pattern']).slice(0, -1) }, { kind: 'any' }] } },
-        orderBy: [], limit: 20, offset: 0, payloads: false,
-      }),
-    },
-    {
-      name: 'tasks-of-instance',
-      query: `query TasksOf($id: ID!) { getTaskExecutionsByWorkflowInstance(workflowInstanceId: $id) { id taskName taskPosition status startDate endDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ id: benchInstanceId(1 + Math.floor(rnd() * instances)) })),
-      readerCalls: (reader, v) => reader.tasksOfInstances([String(v['id'])], { payloads: false }),
-    },
-    {
-      name: 'instances-json-input',
-      query: `query Json($customer: String!) {
-        getWorkflowInstances(limit: 20, filter: {input: {eq: [{key: "customer.id", value: $customer}]}}) { id name status startDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ customer: `C-${Math.floor(rnd() * CUSTOMERS)}` })),
-      readerCalls: (reader, v) => reader.listInstances({
-        filter: { kind: 'json', field: 'input', path: ['customer', 'id'], value: String(v['customer']) },
-        orderBy: [], limit: 20, offset: 0, payloads: false,
-      }),
-    },
-    {
-      // 0.5 % to 7 % of the runs match: above COUNT_EXACT_LIMIT for most pairs at 1,000,000 runs (the exact count
-      // stops at the limit, then the planner's estimate answers), exact at 100,000 runs.
-      name: 'count-instances',
-      query: `query Count($status: WorkflowInstanceStatus!, $namespace: String!) {
-        countWorkflowInstances(filter: {status: {eq: $status}, namespace: {eq: $namespace}}) { value exact } }`,
-      variables: STATUSES.flatMap((status) => Array.from({ length: NAMESPACES }, (_, n) => ({ status, namespace: `com.acme.ns${n}` }))),
-      readerCalls: (reader, v) => extendedOf(reader).countInstances({ kind: 'and', nodes: [
+  return {
+    'instances-page': (reader, v) => reader.listInstances({
+      filter: { kind: 'and', nodes: [
         { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
         { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
-      ] }, { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+      ] } satisfies InstanceFilter,
+      orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: 20, offset: 0, payloads: false,
+    }),
+    // One statement: the resolver asks for the instance with its tasks (taskExecutions is selected).
+    'instance-by-id-with-tasks': (reader, v) => reader.getInstance(String(v['id']), { payloads: false, tasks: { payloads: false } }),
+    'tasks-by-name-and-time': (reader, v) => reader.listTasks({
+      filter: { kind: 'and', nodes: [
+        { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: String(v['name']) } },
+        { kind: 'time', field: 'startDate', predicate: { op: 'between', from: String(v['from']), to: String(v['to']) } },
+      ] } satisfies TaskFilter,
+      orderBy: [], limit: 20, offset: 0, payloads: false,
+    }),
+    'instances-oldest-first-offset': (reader, v) => reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], limit: 20, offset: Number(v['offset']), payloads: false }),
+    'instances-oldest-first-cursor': (reader, v) => {
+      const row = cursorRows[variantIndex(v)] as CursorRows[number];
+      return reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: { values: [row.start, row.id] }, limit: 20, offset: 0, payloads: false });
     },
-    {
-      name: 'status-counts',
-      query: `query StatusCounts($namespace: String!) {
-        workflowInstanceStatusCounts(filter: {namespace: {eq: $namespace}}) { status count { value exact } } }`,
-      variables: Array.from({ length: NAMESPACES }, (_, n) => ({ namespace: `com.acme.ns${n}` })),
-      readerCalls: (reader, v) => extendedOf(reader).countInstancesByStatus(
-        { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
-        { exactLimit: DEFAULT_COUNT_EXACT_LIMIT },
-      ),
+    'instances-newest-first-cursor': (reader, v) => {
+      const row = cursorRows[variantIndex(v)] as CursorRows[number];
+      return reader.listInstances({ filter: null, orderBy: [], after: { values: [row.start, row.id] }, limit: 20, offset: 0, payloads: false });
     },
-    // Issue 9's additions beyond counts of runs: task counts, relation filters, durations, JSON operators. Their
-    // filters are GraphQL variables; the reader calls translate the same objects as the resolvers do.
-    {
-      // 100,000 tasks per name at 100,000 runs, 1,000,000 at 1,000,000: above COUNT_EXACT_LIMIT, so the bounded count reads
-      // 10,001 index entries, then the planner's estimate answers (exact: false).
-      name: 'count-tasks-by-name',
-      query: `query CountTasks($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`,
-      variables: TASK_NAMES.map((name) => ({ filter: { taskName: { eq: name } } })),
-      readerCalls: (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
-    },
-    {
-      // The faulted tasks of one name: 1,000 at 100,000 runs, 10,000 at 1,000,000 (exact).
-      name: 'count-tasks-faulted',
-      query: `query CountTasks($filter: TaskExecutionFilterInput) { countTaskExecutions(filter: $filter) { value exact } }`,
-      variables: TASK_NAMES.map((name) => ({ filter: { taskName: { eq: name }, status: { eq: 'FAULTED' } } })),
-      readerCalls: (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
-    },
-    {
-      // Runs where a task of one name faulted: 1 % of the runs each.
-      name: 'instances-task-faulted',
-      query: `query RunsWhere($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate endDate } }`,
-      variables: TASK_NAMES.map((name) => ({ filter: { taskExecutions: { taskName: { eq: name }, status: { eq: 'FAULTED' } } } })),
-      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
-    },
-    {
-      // The faulted tasks of one workflow in one day (about 20 at 100,000 runs, 200 at 1,000,000), newest first.
-      name: 'tasks-workflow-faulted-day',
-      query: `query FaultedOf($filter: TaskExecutionFilterInput) { getTaskExecutions(limit: 20, filter: $filter) { id workflowInstanceId taskName status startDate endDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => {
-        const from = BASE_TIME + Math.floor(rnd() * (SPAN_SECONDS - 86_400)) * 1000;
-        return { filter: { workflowName: { eq: `flow-${Math.floor(rnd() * 17)}` }, status: { eq: 'FAULTED' }, startDate: { between: { from: iso(from), to: iso(from + 86_400_000) } } } };
-      }),
-      readerCalls: (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
-    },
-    {
-      // Runs longer than 4 to 55 s, newest first: 1.5 % to 0.2 % of the runs (the dataset's slow tail).
-      name: 'instances-duration-gt',
-      query: `query Slow($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate endDate durationMs } }`,
-      variables: [4000, 10_000, 20_000, 30_000, 40_000, 50_000, 55_000].map((ms) => ({ filter: { duration: { gt: ms } } })),
-      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
-    },
-    {
-      // The slowest runs of one workflow.
-      name: 'instances-slowest',
-      query: `query Slowest($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter, orderBy: {duration: DESC}) { id name status startDate endDate durationMs } }`,
-      variables: Array.from({ length: 17 }, (_, k) => ({ filter: { name: { eq: `flow-${k}` } } })),
-      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [{ field: 'duration', direction: 'DESC' }], limit: 20, offset: 0, payloads: false }),
-    },
-    {
-      // input.amount > 900 … 989 (amounts are g % 1000 + 0.5): 10 % to 1 % of the runs, so a page reads 200 to 2,000
-      // rows of the start index (no index serves a JSON comparison; a rarer value reads proportionally more).
-      name: 'instances-json-gt',
-      query: `query Amount($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
-      variables: Array.from({ length: VARIANTS }, () => ({ filter: { input: { gt: [{ key: 'amount', value: String(900 + Math.floor(rnd() * 90)) }] } } })),
-      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
-    },
-    {
-      // input.customer.id contains "C-10" … "C-49": 111 of the 5,000 customers each (C-10, C-100…109, C-1000…1099),
-      // 2.2 % of the runs, about 900 rows of the start index per page ("C-50" … "C-99" match 11 customers, 0.22 %:
-      // ten times as many rows; a text that matches nothing reads the whole table).
-      name: 'instances-json-contains',
-      query: `query Customer($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(limit: 20, filter: $filter) { id name status startDate } }`,
-      variables: Array.from({ length: 40 }, (_, k) => ({ filter: { input: { contains: [{ key: 'customer.id', value: `C-${10 + k}` }] } } })),
-      readerCalls: (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
-    },
-  ];
+    'instances-name-like': (reader, v) => reader.listInstances({
+      filter: { kind: 'string', field: 'name', predicate: { op: 'like', pattern: [{ kind: 'literal', text: String(v['pattern']).slice(0, -1) }, { kind: 'any' }] } },
+      orderBy: [], limit: 20, offset: 0, payloads: false,
+    }),
+    'tasks-of-instance': (reader, v) => reader.tasksOfInstances([String(v['id'])], { payloads: false }),
+    'instances-json-input': (reader, v) => reader.listInstances({
+      filter: { kind: 'json', field: 'input', path: ['customer', 'id'], value: String(v['customer']) },
+      orderBy: [], limit: 20, offset: 0, payloads: false,
+    }),
+    // 0.5 % to 7 % of the runs match: above COUNT_EXACT_LIMIT for most pairs at 1,000,000 runs (the exact count
+    // stops at the limit, then the planner's estimate answers), exact at 100,000 runs.
+    'count-instances': (reader, v) => extendedOf(reader).countInstances({ kind: 'and', nodes: [
+      { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
+      { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
+    ] }, { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    'status-counts': (reader, v) => extendedOf(reader).countInstancesByStatus(
+      { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
+      { exactLimit: DEFAULT_COUNT_EXACT_LIMIT },
+    ),
+    // 100,000 tasks per name at 100,000 runs, 1,000,000 at 1,000,000: above COUNT_EXACT_LIMIT, so the bounded count reads
+    // 10,001 index entries, then the planner's estimate answers (exact: false).
+    'count-tasks-by-name': (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    // The faulted tasks of one name: 1,000 at 100,000 runs, 10,000 at 1,000,000 (exact).
+    'count-tasks-faulted': (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    // Runs where a task of one name faulted: 1 % of the runs each.
+    'instances-task-faulted': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // The faulted tasks of one workflow in one day (about 20 at 100,000 runs, 200 at 1,000,000), newest first.
+    'tasks-workflow-faulted-day': (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // The tasks of one workflow and task name: 5,883 at 100,000 runs (exact, an index-only count), 58,824 at
+    // 1,000,000 (the bounded count reads 10,001 index entries, then the estimate).
+    'count-tasks-by-workflow-and-name': (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    // "Faulted chargeCard tasks of payment-capture this week": one workflow, one task name, FAULTED, one week, newest
+    // first (about 14 at 100,000 runs, 140 at 1,000,000).
+    'tasks-workflow-name-faulted-week': (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // How many runs faulted at a task of one name: 1,000 at 100,000 runs (exact), 10,000 at 1,000,000.
+    'count-instances-task-faulted': (reader, v) => extendedOf(reader).countInstances(instanceFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    // Runs longer than 4 to 55 s, newest first: 1.5 % to 0.2 % of the runs (the dataset's slow tail).
+    'instances-duration-gt': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // The slowest runs of one workflow.
+    'instances-slowest': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [{ field: 'duration', direction: 'DESC' }], limit: 20, offset: 0, payloads: false }),
+    // input.amount > 900 … 989 (amounts are g % 1000 + 0.5): 10 % to 1 % of the runs, so a page reads 200 to 2,000
+    // rows of the start index (no index serves a JSON comparison; a rarer value reads proportionally more).
+    'instances-json-gt': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // input.customer.id contains "C-10" … "C-49": 111 of the 5,000 customers each (C-10, C-100…109, C-1000…1099),
+    // 2.2 % of the runs, about 900 rows of the start index per page ("C-50" … "C-99" match 11 customers, 0.22 %:
+    // ten times as many rows; a text that matches nothing reads the whole table).
+    'instances-json-contains': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // input.customer.tier ne "std" or "gold": the other tier's runs, 1/3 or 2/3 (a page reads 30 to 60 rows of the
+    // start index; ne is the complement of a value, so it is never selective on its own).
+    'instances-json-ne': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // input.customer.id in three customers: 0.06 % of the runs (60 at 100,000), pre-selected by the GIN index like eq.
+    'instances-json-in': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    // input.coupon exists: 2 % of the runs (about 1,000 rows of the start index per page; no index answers whether a
+    // key exists, see docs/benchmarks.md), and exists: false (98 %).
+    'instances-json-exists': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+  };
+}
+
+function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
+  const calls = readerCallsOf(cursorRows);
+  return queryMix(instances, cursorRows).map((row) => {
+    const readerCalls = calls[row.name];
+    if (readerCalls === undefined) throw new Error(`bench:query: no reader calls for the mix's row ${row.name}`);
+    return { ...row, readerCalls };
+  });
 }
 
 const instanceFilterOf = (v: Record<string, unknown>): ExtendedInstanceFilter | null => translateInstanceFilter(v['filter'] as InstanceFilterArg);

@@ -13,6 +13,7 @@ export const CUSTOMERS = 5000;
 export const benchInstanceId = (n: number): string => `bench-${String(n).padStart(8, '0')}`;
 
 // Status (g % 20) and namespace ((g / 20) % 10) are independent, so every status × namespace page is populated.
+// One run in 50 has an input.coupon (the JSON exists filter of bench:query has a key to find).
 // Durations (d): 1.5 to 4.5 s spread over the runs, and a slow tail of 1 % taking 30 to 60 s (the duration filters and
 // `orderBy: {duration: DESC}` of bench:query have a selective range to find).
 const GENERATE_INSTANCES = `
@@ -22,7 +23,8 @@ INSERT INTO workflow_index.workflow_instances (
   started_event_time, status_terminal, status_event_time, status_rank, input_rank, input_event_time, output_event_time, error_event_time)
 SELECT id, ns, nm, '1.' || (g % 3) || '.0', st, t0, CASE WHEN st <> 'RUNNING' THEN t0 + d END, t0 + d,
        jsonb_build_object('orderId', 'ORD-' || g, 'customer', jsonb_build_object('id', 'C-' || (g % ${CUSTOMERS}), 'tier', CASE WHEN g % 3 = 0 THEN 'gold' ELSE 'std' END),
-                          'amount', (g % 1000) + 0.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'SKU-' || (g % 97), 'qty', g % 5 + 1))),
+                          'amount', (g % 1000) + 0.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'SKU-' || (g % 97), 'qty', g % 5 + 1)))
+         || CASE WHEN g % 50 = 0 THEN jsonb_build_object('coupon', 'SPRING-' || (g % 7)) ELSE '{}'::jsonb END,
        CASE WHEN st = 'COMPLETED' THEN jsonb_build_object('ok', true, 'total', g % 1000) END,
        CASE WHEN st = 'FAULTED' THEN 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' END,
        CASE WHEN st = 'FAULTED' THEN 'Service Unavailable' END, NULL, CASE WHEN st = 'FAULTED' THEN 503 END, CASE WHEN st = 'FAULTED' THEN 'do/3/charge' END,
@@ -38,12 +40,14 @@ FROM (SELECT g, 'bench-' || lpad(g::text, 8, '0') AS id,
 // A FAULTED run faults at one task, the position ((g / 200) % tasks per run): every task name faults in some runs
 // (about 1 % of the runs each with 10 tasks), independently of status and namespace.
 const GENERATE_TASKS = `
-INSERT INTO workflow_index.task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output, execution_index)
+INSERT INTO workflow_index.task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output, execution_index,
+                                            workflow_namespace, workflow_name, workflow_version)
 SELECT i.id || ':do/' || k || '/' || tn, i.id, 'do/' || k || '/' || tn, tn,
        CASE WHEN i.status = 'FAULTED' AND k = (substr(i.id, 7)::int / 200) % $1::int THEN 'FAULTED' WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN 'RUNNING' ELSE 'COMPLETED' END,
        i.start_time + k * interval '150 milliseconds',
        CASE WHEN i.status = 'RUNNING' AND k = $1::int - 1 THEN NULL ELSE i.start_time + k * interval '150 milliseconds' + interval '100 milliseconds' END,
-       jsonb_build_object('step', k), jsonb_build_object('done', true), 1
+       jsonb_build_object('step', k), jsonb_build_object('done', true), 1,
+       i.namespace, i.name, i.version  -- the run's fields, as the normalizer writes them (075-task-run-fields.sql)
 FROM workflow_index.workflow_instances i
 CROSS JOIN LATERAL (SELECT k, ($2::text[])[k % cardinality($2::text[]) + 1] AS tn FROM generate_series(0, $1::int - 1) AS k) t`;
 

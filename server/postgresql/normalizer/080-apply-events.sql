@@ -17,6 +17,7 @@ DECLARE
   half INTEGER;
   t_iids TEXT[];
   t_pos TEXT[];
+  started_iids TEXT[];
 BEGIN
   IF n = 0 THEN
     RETURN;
@@ -180,9 +181,15 @@ BEGIN
             > (coalesce(task_events.input, 'null'::JSONB), coalesce(task_events.output, 'null'::JSONB))
       RETURNING task_events.instance_id, task_events.task_position
     )
-    SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position)
-    INTO t_iids, t_pos
+    SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position),
+           (SELECT array_agg(wf.id ORDER BY wf.id) FROM wf WHERE wf.started_event_time IS NOT NULL)
+    INTO t_iids, t_pos, started_iids
     FROM (SELECT DISTINCT stored.instance_id, stored.task_position FROM stored) s;
+
+    -- The runs that got a workflow.started: their task rows take the run's fields (075-task-run-fields.sql).
+    IF started_iids IS NOT NULL THEN
+      PERFORM task_run_fields_follow_runs(started_iids);
+    END IF;
 
     IF t_iids IS NOT NULL THEN
       -- 2. Serialize recomputation per instance by locking its row (it exists: upserted or a placeholder above), in
@@ -204,12 +211,14 @@ BEGIN
                                                   OFFSET 0) x));  -- OFFSET 0: not flattened, evaluated per key
 
       INSERT INTO task_executions (id, instance_id, task_position, task_name, status, start_time, end_time, input, output,
-                                   error_type, error_title, error_detail, error_status, error_instance, execution_index)
+                                   error_type, error_title, error_detail, error_status, error_instance, execution_index,
+                                   workflow_namespace, workflow_name, workflow_version)
       SELECT x.base || CASE WHEN x.execution_index = 1 THEN ''
                             ELSE '@' || (extract(epoch FROM coalesce(x.start_time, x.end_time)) * 1000000)::NUMERIC(20, 0)::TEXT
                                  || CASE WHEN x.dup > 1 THEN '#' || x.execution_index ELSE '' END END,
              x.instance_id, x.task_position, x.task_name, x.status, x.start_time, x.end_time, x.input, x.output,
-             x.error_type, x.error_title, x.error_detail, x.error_status, x.error_instance, x.execution_index
+             x.error_type, x.error_title, x.error_detail, x.error_status, x.error_instance, x.execution_index,
+             r.namespace, r.name, r.version  -- the run's fields, as its locked row holds them (075-task-run-fields.sql)
       FROM (
         SELECT y.*, row_number() OVER (PARTITION BY y.instance_id, y.task_position, coalesce(y.start_time, y.end_time)
                                        ORDER BY y.execution_index) AS dup
@@ -218,7 +227,9 @@ BEGIN
                  row_number() OVER (PARTITION BY z.instance_id, z.task_position ORDER BY z.first_seq)::INTEGER AS execution_index
           FROM task_position_executions(t_iids, t_pos) z
         ) y
-      ) x;
+      ) x
+      CROSS JOIN LATERAL (SELECT w.namespace, w.name, w.version FROM workflow_instances w
+                          WHERE w.id = x.instance_id OFFSET 0) r;  -- per-key lookups of the locked runs
     END IF;
   EXCEPTION
     WHEN deadlock_detected OR serialization_failure OR query_canceled OR lock_not_available

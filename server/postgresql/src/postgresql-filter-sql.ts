@@ -11,6 +11,7 @@ import type {
   Direction,
   DurationPredicate,
   ExtendedFilterNode,
+  ExtendedInstanceFilter,
   JsonPredicate,
   ExtendedInstanceSortField,
   ExtendedTaskSortField,
@@ -52,6 +53,28 @@ export interface FieldColumns<S extends string, T extends string> {
   readonly duration: string;
   /** The id of the row's workflow instance (its own id for instances): what relation filters join on. */
   readonly instanceId: string;
+  /** Task rows: their run's fields they carry (migrations/0011_task_run_fields.sql), which `instance` filters read. */
+  readonly runFields?: Readonly<Record<RunField, string>>;
+}
+
+/** The run's fields a task row carries, as the instance filter names them. */
+type RunField = 'namespace' | 'name' | 'version';
+const RUN_FIELDS: Readonly<Record<RunField, string>> = { namespace: 'workflow_namespace', name: 'workflow_name', version: 'workflow_version' };
+const isRunField = (field: string): field is RunField => Object.hasOwn(RUN_FIELDS, field);
+
+/** Whether an instance filter reads only the run's fields a task row carries (then no run lookup is needed). */
+function onRunFields(node: ExtendedInstanceFilter): boolean {
+  switch (node.kind) {
+    case 'string':
+      return isRunField(node.field);
+    case 'and':
+    case 'or':
+      return node.nodes.every(onRunFields);
+    case 'not':
+      return onRunFields(node.node);
+    default:
+      return false;
+  }
 }
 
 const ERROR_STRING_COLUMNS = {
@@ -106,6 +129,7 @@ export function taskColumns(alias: string): FieldColumns<TaskStringField, TaskTi
     json: { input: c('input'), output: c('output') },
     duration: c('duration_us'),
     instanceId: c('instance_id'),
+    runFields: { namespace: c(RUN_FIELDS.namespace), name: c(RUN_FIELDS.name), version: c(RUN_FIELDS.version) },
   };
 }
 
@@ -154,7 +178,13 @@ function translate<S extends string, T extends string>(
       return leaf({ sql: `EXISTS (SELECT 1 FROM ${TASKS_TABLE} ${t} WHERE ${t}.instance_id = ${columns.instanceId} AND ${condition})`, nullable: false }, negated);
     }
     case 'instance': {
-      // The task's instance matches (its primary key).
+      // The run's namespace, name and version: the task row's own columns, equal to its run's (NULL while the run is a
+      // placeholder, whose tasks are not served either), so `not` keeps its meaning: NULL is "does not match".
+      if (columns.runFields !== undefined && onRunFields(node.node)) {
+        const onTask = instanceColumns('');
+        return translate(node.node, { ...onTask, string: { ...onTask.string, ...columns.runFields } }, params, negated);
+      }
+      // Any other field of the task's instance (its primary key).
       const i = params.alias('if');
       const condition = filterSql(node.node, instanceColumns(i), params);
       return leaf({ sql: `EXISTS (SELECT 1 FROM ${INSTANCES_TABLE} ${i} WHERE ${i}.id = ${columns.instanceId} AND ${condition})`, nullable: false }, negated);
@@ -256,9 +286,16 @@ function jsonPredicateSql(column: string, path: readonly string[], value: string
   const candidates = jsonCandidates(value);
   // `#>` with a text[] path: a digit segment indexes an array, or names an object key; a missing path is NULL.
   const exact = `${column} #> ${params.add([...path])}::text[] = ANY(${params.add(candidates)}::jsonb[])`;
+  return withContainment(column, path, candidates, exact, params);
+}
+
+/**
+ * `exact` (the value at `path` is one of `candidates`) pre-selected by containment when the path names object keys:
+ * the containment documents let the GIN (jsonb_path_ops) index pre-select the rows; the exact check then rejects
+ * containment's extra matches (e.g. a value inside an array at that key). A path with an array index: `exact` alone.
+ */
+function withContainment(column: string, path: readonly string[], candidates: readonly string[], exact: string, params: SqlParams): Leaf {
   if (path.length === 0 || path.some((segment) => /^\d+$/.test(segment))) return { sql: exact, nullable: true };
-  // Object-key path: the containment documents let the GIN (jsonb_path_ops) index pre-select the rows; the
-  // exact check then rejects containment's extra matches (e.g. a value inside an array at that key).
   const containment = candidates.map((candidate) => `${column} @> ${params.add(containmentDocument(path, candidate))}::jsonb`);
   const prefilter = containment.length === 1 ? containment[0] : `(${containment.join(' OR ')})`;
   return { sql: `(${prefilter} AND ${exact})`, nullable: true };
@@ -281,8 +318,9 @@ function jsonOperatorSql(column: string, path: readonly string[], predicate: Jso
     case 'ne':
       return { sql: `${value} <> ALL(${params.add(jsonCandidates(predicate.value))}::jsonb[])`, nullable: true };
     case 'in': {
+      // eq with several values: served by the GIN index like eq (one containment test per candidate, OR'ed).
       const candidates = [...new Set(predicate.values.flatMap(jsonCandidates))];
-      return { sql: `${value} = ANY(${params.add(candidates)}::jsonb[])`, nullable: true };
+      return withContainment(column, path, candidates, `${value} = ANY(${params.add(candidates)}::jsonb[])`, params);
     }
     case 'contains':
       return { sql: `CASE WHEN jsonb_typeof(${value}) = 'string' THEN strpos(${value} #>> '{}', ${params.add(predicate.value)}::text) > 0 END`, nullable: true };

@@ -69,6 +69,15 @@ describe.skipIf(!available)('normalization is a pure function of the event set (
     canonical = strip(await snapshot(db.pool, instanceIds.map((id) => `${id}~canon`)), '~canon');
     expect(canonical.instances).toHaveLength(8);
     expect(canonical.tasks).toHaveLength(22);
+    // Every task row carries its run's namespace, name and version (none of the eight runs is a placeholder in the
+    // end), so the properties below check those columns too, whatever order the run's start arrives in.
+    const runs = new Map(canonical.instances.map((i) => [i.id, i]));
+    for (const task of canonical.tasks) {
+      const run = runs.get(task.instance_id)!;
+      expect(run.placeholder).toBe(false);
+      expect([task.workflow_namespace, task.workflow_name, task.workflow_version]).toEqual([run.namespace, run.name, run.version]);
+    }
+    expect(canonical.tasks.every((t) => t.workflow_name !== null)).toBe(true);
   });
   afterAll(async () => db?.drop());
 

@@ -161,6 +161,8 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     expect(new Set(served)).toEqual(new Set(['r-1', 'r-3']));
     const batch = await reader.tasksOfInstances(['p-1', 'p-2'], { payloads: false });
     expect([...batch.entries()]).toEqual([['p-1', []], ['p-2', []]]);
+    // One run alone takes its own statement (a scalar id): the same rule.
+    for (const id of ['p-1', 'p-2']) expect([...(await reader.tasksOfInstances([id, id], { payloads: true })).entries()]).toEqual([[id, []]]);
     // The placeholders are stored, though: the raw data is there, only the reader hides it.
     const stored = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM workflow_index.task_executions WHERE instance_id IN ('p-1', 'p-2')`);
     expect(stored.rows[0]?.n).toBe('2');
@@ -201,12 +203,12 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
         expect((await one.listInstances(instances(null, { limit: 1 }))).map((i) => i.id)).toEqual(['r-4']);
       }
       const names = sent.map((s) => s.name);
-      expect(names.slice(0, 5)).toEqual(['wi_get_instance_nn', 'wi_get_instance_p', 'wi_get_task_n', 'wi_tasks_of_instances_p', undefined]);
+      expect(names.slice(0, 5)).toEqual(['wi_get_instance_nn', 'wi_get_instance_p', 'wi_get_task_n', 'wi_tasks_of_instance_p', undefined]);
       expect(names.slice(5)).toEqual(names.slice(0, 5));
       for (const s of sent) expect(preparedStatementName(s.text)).toBe(s.name);
       // The session holds the four it used, once each, whatever the number of calls.
       const held = await session.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
-      expect(held.rows.map((r) => r.name)).toEqual(['wi_get_instance_nn', 'wi_get_instance_p', 'wi_get_task_n', 'wi_tasks_of_instances_p']);
+      expect(held.rows.map((r) => r.name)).toEqual(['wi_get_instance_nn', 'wi_get_instance_p', 'wi_get_task_n', 'wi_tasks_of_instance_p']);
     } finally {
       await session.end();
     }
@@ -354,6 +356,26 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     expect(batch.get('r-3')?.map((t) => [t.id, t.status, t.error?.status])).toEqual([['r-3:do/0/call', 'FAULTED', 502]]);
     expect([batch.get('r-2'), batch.get('unknown'), batch.get('p-1')]).toEqual([[], [], []]);
     expect(batch.get('r-1')?.every((t) => !('inputData' in t))).toBe(true);
+  });
+
+  it('serves one run\'s tasks as the batch does, with a plan the session makes once and reuses', async () => {
+    for (const payloads of [false, true]) {
+      const batch = await reader.tasksOfInstances(['r-1', 'r-3', 'r-2', 'unknown'], { payloads });
+      for (const id of ['r-1', 'r-3', 'r-2', 'unknown']) expect((await reader.tasksOfInstances([id], { payloads })).get(id)).toEqual(batch.get(id));
+    }
+    const session = new pg.Pool({ connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 });
+    try {
+      const one = createPostgresqlReader({ pool: session, ownsPool: false });
+      const ids = ['r-1', 'r-3', 'r-2', 'unknown', 'p-1', 'p-2'];
+      for (let i = 0; i < 4 * ids.length; i++) await one.tasksOfInstances([ids[i % ids.length] as string], { payloads: false });
+      // PostgreSQL plans a named statement for its values 5 times, then keeps one generic plan unless that one costs more:
+      // the tasks of one run are then executed without planning (re-planning cost more than executing).
+      const plans = await session.query<{ generic_plans: string; custom_plans: string }>('SELECT generic_plans, custom_plans FROM pg_prepared_statements');
+      expect(plans.rows).toHaveLength(1);
+      expect(plans.rows[0]).toEqual({ generic_plans: String(4 * ids.length - 5), custom_plans: '5' });
+    } finally {
+      await session.end();
+    }
   });
 
   it('reads one instance with its tasks in one statement, the tasks exactly as tasksOfInstances serves them', async () => {

@@ -50,6 +50,23 @@ const faultedCharge: ExtendedTaskFilter = {
 };
 const runsWhereChargeFaulted: ExtendedInstanceFilter = { kind: 'tasks', node: faultedCharge };
 const tasksOfFlow: ExtendedTaskFilter = { kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: 'flow-3' } } };
+const chargeOfFlow: ExtendedTaskFilter = { kind: 'and', nodes: [tasksOfFlow, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } }] };
+const WEEK = { from: '2026-04-10T00:00:00Z', to: '2026-04-17T00:00:00Z' };
+const faultedChargeOfFlowInAWeek: ExtendedTaskFilter = {
+  kind: 'and',
+  nodes: [faultedCharge, tasksOfFlow, { kind: 'time', field: 'startDate', predicate: { op: 'between', ...WEEK } }],
+};
+
+/**
+ * The task filters on the run's fields (migrations/0011_task_run_fields.sql): each reads the task rows' own columns
+ * from an index of 0011, and never the run of every task (the runs table only through the placeholder index).
+ */
+const RUN_FIELD_QUERIES: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
+  ['count of charge tasks of flow-3 runs', (r) => r.countTasks(chargeOfFlow, { exactLimit: EXACT_LIMIT })],
+  ['charge tasks of flow-3 runs, newest first', (r) => r.listTasks({ ...page, filter: chargeOfFlow, orderBy: [] })],
+  ['faulted charge tasks of flow-3 runs in one week, newest first', (r) => r.listTasks({ ...page, filter: faultedChargeOfFlowInAWeek, orderBy: [] })],
+  ['count of faulted charge tasks of flow-3 runs', (r) => r.countTasks({ kind: 'and', nodes: [faultedCharge, tasksOfFlow] }, { exactLimit: EXACT_LIMIT })],
+];
 
 const LISTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
   ...(['ASC', 'DESC'] as const).flatMap((direction) => [
@@ -64,7 +81,10 @@ const LISTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise
   ['runs where charge faulted, by status, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'and', nodes: [{ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, runsWhereChargeFaulted] }, orderBy: [] })],
   ['tasks of flow-3 runs, newest first', (r) => r.listTasks({ ...page, filter: tasksOfFlow, orderBy: [] })],
   ['faulted charge tasks of flow-3 runs, newest first', (r) => r.listTasks({ ...page, filter: { kind: 'and', nodes: [faultedCharge, tasksOfFlow] }, orderBy: [] })],
+  ...RUN_FIELD_QUERIES.filter(([name]) => !name.startsWith('count')),
   ['runs by JSON input gt, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['amount'], predicate: { op: 'gt', value: '990' } }, orderBy: [] })],
+  ['runs by JSON input in, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['customer', 'id'], predicate: { op: 'in', values: ['C-7', 'C-70', 'C-700'] } }, orderBy: [] })],
+  ['runs by JSON input exists, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['coupon'], predicate: { op: 'exists', value: true } }, orderBy: [] })],
 ];
 
 const COUNTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
@@ -73,6 +93,7 @@ const COUNTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promis
   ['all tasks', (r) => r.countTasks(null, { exactLimit: EXACT_LIMIT })],
   ['runs where charge faulted', (r) => r.countInstances(runsWhereChargeFaulted, { exactLimit: EXACT_LIMIT })],
   ['runs per status', (r) => r.countInstancesByStatus(null, { exactLimit: EXACT_LIMIT })],
+  ...RUN_FIELD_QUERIES.filter(([name]) => name.startsWith('count')),
 ];
 
 interface Statement { readonly text: string; readonly values: readonly unknown[] }
@@ -129,6 +150,37 @@ describe.skipIf(!available)('query plans of the API additions at 100,000 runs ×
     }
     expect(failures).toEqual([]);
   }, 180_000);
+
+  it("task filters on the run's fields read the task rows' own columns from the indexes of migration 0011", async () => {
+    const failures: string[] = [];
+    const placeholderIndex = 'workflow_instances_placeholder_idx';
+    for (const [name, call] of RUN_FIELD_QUERIES) {
+      recording = [];
+      await call(reader.extended);
+      for (const statement of recording.filter((s) => s.text.startsWith('SELECT'))) {
+        const plan = await planOf(statement);
+        const indexes = indexesOf(plan);
+        const problems = planProblems(plan);
+        if (problems.length > 0) failures.push(`${name}: ${problems.join(', ')}`);
+        if (!indexes.some((index) => index.startsWith('task_executions_run_name_'))) failures.push(`${name}: no index of 0011 in ${indexes.join(', ')}`);
+        const runLookups = indexes.filter((index) => index.startsWith('workflow_instances_') && index !== placeholderIndex);
+        if (runLookups.length > 0) failures.push(`${name}: reads the runs (${runLookups.join(', ')})`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // by construction of the dataset: flow-3 is one run in 17 (g % 17 = 3: 5,883 of the 100,000), each with one charge task
+    expect(await reader.countTasks(chargeOfFlow, { exactLimit: EXACT_LIMIT })).toEqual({ value: 5883, exact: true });
+  }, 180_000);
+
+  it('a count of runs by their tasks reads the tasks index, not every run', async () => {
+    recording = [];
+    expect(await reader.countInstances(runsWhereChargeFaulted, { exactLimit: EXACT_LIMIT })).toEqual({ value: 1000, exact: true });
+    const [statement] = recording;
+    const plan = await planOf(statement!);
+    expect(planProblems(plan)).toEqual([]);
+    expect(indexesOf(plan).filter((index) => index.startsWith('workflow_instances_') && index !== 'workflow_instances_placeholder_idx')).toEqual([]);
+    expect(indexesOf(plan)).toContain('task_executions_faulted_instance_idx');
+  }, 60_000);
 
   it('counts: every exact count is bounded by LIMIT COUNT_EXACT_LIMIT + 1; above it the answer is an estimate from EXPLAIN', async () => {
     const failures: string[] = [];

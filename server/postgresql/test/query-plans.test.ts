@@ -120,7 +120,8 @@ const MIX: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]
 const READS_INDEX: Readonly<Record<string, string>> = {
   'count faulted tasks of a name': 'task_executions_faulted_name_idx',
   'runs where a task of a name faulted, newest first': 'task_executions_faulted_instance_idx',
-  'faulted tasks of a workflow in a day, newest first': 'task_executions_faulted_start_idx',
+  // the workflow's faulted tasks (the run's name on the task row, migration 0011), the day checked in the index
+  'faulted tasks of a workflow in a day, newest first': 'task_executions_run_name_faulted_idx',
 };
 
 describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {

@@ -45,7 +45,7 @@ describe.skipIf(!available)('upgrade from schema v1 with data (real PostgreSQL)'
     for (const sql of [...deliver(events, 0.000001), ...deliver(events, 3600)]) await client.query(sql);
     const raw = await client.query(`SELECT (SELECT count(*) FROM workflow_raw.workflow_events_raw) + (SELECT count(*) FROM workflow_raw.task_events_raw) AS n`);
     expect(Number(raw.rows[0].n)).toBe(events.length * 2);
-    const beforeUpgrade = await snapshot(v1.pool);
+    const beforeUpgrade = await snapshot(v1.pool, undefined, { olderSchema: true });
 
     await loadEvents(clean.pool, events);
     const expected = await snapshot(clean.pool);

@@ -370,13 +370,16 @@ export function expectedIndex(events: readonly Event[]): ExpectedIndex {
   const instances: InstanceRow[] = [];
   const tasks: TaskRow[] = [];
   for (const [id, evs] of byInstance) {
-    instances.push(expectedInstance(id, evs));
+    const instance = expectedInstance(id, evs);
+    instances.push(instance);
     const byPosition = new Map<string, ParsedEvent[]>();
     for (const e of evs.filter((x) => x.kind === 'task')) {
       const position = String(e.event['taskPosition']);
       byPosition.set(position, [...(byPosition.get(position) ?? []), e]);
     }
-    for (const [position, pevs] of byPosition) tasks.push(...expectedTasks(id, position, pevs));
+    // Every task row carries its run's namespace, name and version (NULL while the run is a placeholder).
+    const run = { workflow_namespace: instance.namespace, workflow_name: instance.name, workflow_version: instance.version };
+    for (const [position, pevs] of byPosition) tasks.push(...expectedTasks(id, position, pevs).map((t) => ({ ...t, ...run })));
   }
   // The snapshot orders by id in the "C" collation (code point order: byte order of UTF-8 text).
   const byId = (a: { id: string }, b: { id: string }): number => Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));

@@ -43,12 +43,15 @@ export interface TaskRow {
   start_time: string | null; end_time: string | null; input: unknown; output: unknown;
   error_type: string | null; error_title: string | null; error_detail: string | null; error_status: number | null; error_instance: string | null;
   execution_index: number;
+  /** The run's fields the task row carries (migrations/0011_task_run_fields.sql); absent from an older schema's snapshot. */
+  workflow_namespace?: string | null; workflow_name?: string | null; workflow_version?: string | null;
 }
 
 const ts = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${col}`;
 
 /** The normalized state of the given instances (or all), in a stable order, without bookkeeping columns. */
-export async function snapshot(pool: pg.Pool, instanceIds?: readonly string[]): Promise<{ instances: InstanceRow[]; tasks: TaskRow[] }> {
+/** The normalized rows (of `instanceIds`); `olderSchema`: of a schema before migration 0011 (no run fields on tasks). */
+export async function snapshot(pool: pg.Pool, instanceIds?: readonly string[], options: { olderSchema?: boolean } = {}): Promise<{ instances: InstanceRow[]; tasks: TaskRow[] }> {
   const where = instanceIds ? 'WHERE id = ANY($1)' : '';
   const whereTask = instanceIds ? 'WHERE instance_id = ANY($1)' : '';
   const params = instanceIds ? [instanceIds] : [];
@@ -59,6 +62,7 @@ export async function snapshot(pool: pg.Pool, instanceIds?: readonly string[]): 
   const tasks = await pool.query<TaskRow>(
     `SELECT id, instance_id, task_position, task_name, status, ${ts('start_time')}, ${ts('end_time')}, input, output,
             error_type, error_title, error_detail, error_status, error_instance, execution_index
+            ${options.olderSchema === true ? '' : ', workflow_namespace, workflow_name, workflow_version'}
      FROM workflow_index.task_executions ${whereTask} ORDER BY id`, params);
   return { instances: instances.rows, tasks: tasks.rows };
 }
