@@ -138,7 +138,7 @@ interface CompositeResponse {
 }
 
 /** The distinct instance ids of the task executions `query` matches, at most the bound. */
-async function runsOfTasks(ctx: FilterContext, query: Query): Promise<string[]> {
+export async function runsOfTasks(ctx: FilterContext, query: Query): Promise<string[]> {
   const bound = ctx.maxTaskFilterRuns ?? MAX_TASK_FILTER_RUNS;
   const ids: string[] = [];
   let after: { id: string } | undefined;

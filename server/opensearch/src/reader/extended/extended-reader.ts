@@ -29,7 +29,7 @@ import { type Query, and, MATCH_NONE, term } from '../query-dsl.js';
 import type { SearchHit, SearchRequests } from '../search-requests.js';
 import type { OrderKey } from '../sort-dsl.js';
 import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
-import { extendedFilterDsl, type FilterContext, type Target } from './extended-filter.js';
+import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target } from './extended-filter.js';
 
 export interface ExtendedReaderOptions {
   readonly requests: SearchRequests;
@@ -84,6 +84,14 @@ export class OpenSearchExtendedReader implements ExtendedReader {
   }
 
   async countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
+    if (filter?.kind === 'tasks') {
+      // Runs by one taskExecutions condition: a served task's run is served (the task document repeats its run's
+      // placeholder flag), so the number of distinct runs of the matching served tasks is the count, without a second
+      // search of those ids.
+      const taskQuery = await extendedFilterDsl(this.#context, filter.node, 'tasks');
+      if (taskQuery === MATCH_NONE) return { value: 0, exact: true };
+      return countOf((await runsOfTasks(this.#context, and([SERVED, taskQuery]))).length, options.exactLimit);
+    }
     return this.#count(this.#names.workflowInstances, await this.#served(filter, 'instances'), options.exactLimit, 'countInstances');
   }
 

@@ -1,0 +1,66 @@
+// countWorkflowInstances by one taskExecutions condition on OpenSearch: the number of distinct runs of the matching
+// served task executions (one composite aggregation of the task index), with no second search of those runs: a served
+// task's run is served, since the task document repeats its run's placeholder flag. The count equals what the same
+// filter lists, and a placeholder run's matching task is not counted.
+import { translateInstanceFilter, type InstanceFilterArg } from '@workflow-index/core/filter-translation';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { instanceEvents, writeDataset } from '../bench/query-dataset.js';
+import { parseLosslessJson } from '../src/lossless-json.js';
+import { normalizeInstance } from '../src/normalize-instance.js';
+import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
+import { documentId, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
+import { type ParsedEvent, parseRawEvent } from '../src/raw-event-parse.js';
+import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
+import { createTestNamespace, openSearchReachable, type TestNamespace } from './support/test-node.js';
+
+const available = await openSearchReachable();
+const RUNS = 400;
+
+describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions condition', () => {
+  let ns: TestNamespace;
+  beforeAll(async () => {
+    ns = createTestNamespace();
+    await applyNormalizedIndices(ns.client, ns.prefix);
+    const names = normalizedIndexNames(ns.prefix);
+    await writeDataset(ns.client, names, RUNS, 10);
+    // A placeholder run: run 17's task events (its task `validate` faulted) without its workflow events.
+    const parsed: ParsedEvent[] = instanceEvents(17, RUNS, 10)
+      .filter((event) => !String(event['eventType']).includes('.workflow.'))
+      .map((event) => {
+        const result = parseRawEvent(parseLosslessJson(JSON.stringify({ ...event, instanceId: 'placeholder-17' })));
+        if (!result.ok) throw new Error(result.reason);
+        return result.event;
+      });
+    const normalized = normalizeInstance('placeholder-17', parsed);
+    expect(normalized.instance.placeholder).toBe(true);
+    const lines: BulkLine[] = [
+      { action: { index: { _index: names.workflowInstances, _id: normalized.instance.id } }, document: normalized.instance },
+      ...normalized.executions.map((execution) => ({ action: { index: { _index: names.taskExecutions, _id: documentId(execution.id) } }, document: execution })),
+    ];
+    expect(await sendBulk(ns.client, lines)).toEqual([]);
+    await ns.refresh();
+  }, 300_000);
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  it('counts the served runs of the matching tasks, as many as the filter lists, with one search of the task index', async () => {
+    const names = normalizedIndexNames(ns.prefix);
+    const paths: string[] = [];
+    const request = ns.client.transport.request.bind(ns.client.transport) as (...args: unknown[]) => unknown;
+    (ns.client.transport as unknown as { request: (...args: unknown[]) => unknown }).request = (...args: unknown[]) => {
+      paths.push(String((args[0] as { path: string }).path));
+      return request(...args);
+    };
+    const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
+    const filter = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' } } } as InstanceFilterArg);
+    const listed = await reader.extended.listInstances({ filter, orderBy: [], limit: 1000, offset: 0, payloads: false });
+    paths.length = 0;
+    const count = await reader.extended.countInstances(filter, { exactLimit: 10_000 });
+    // Runs 1…200 fault at their first task (position (g / 200) % 10 = 0) when g % 20 is 17 or 18: 20 runs.
+    expect(listed.map((run) => run.id)).not.toContain('placeholder-17');
+    expect(listed).toHaveLength(20);
+    expect(count).toEqual({ value: 20, exact: true });
+    expect(paths).toEqual([`/${encodeURIComponent(names.taskExecutions)}/_search`]);
+  });
+});
