@@ -26,6 +26,8 @@ import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK
 
 const INSTANCES = 'workflow_index.workflow_instances';
 const TASKS = 'workflow_index.task_executions';
+// A run's tasks in their default order (the (instance_id, start_time, end_time, id) index gives it).
+const TASK_ORDER_IN_RUN = 't.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC';
 
 const ERROR_RAW = ['error_type', 'error_title', 'error_detail', 'error_status', 'error_instance'];
 // duration_us: the outer ORDER BY of a split page may sort on it (orderBy duration).
@@ -69,7 +71,7 @@ function tasksAsJson(payloads: boolean): string {
     't.id', 't.instance_id', 't.task_name', 't.task_position', 't.status', time('t.start_time'), time('t.end_time'), ERROR_COLUMNS('t'),
     ...(payloads ? [`nullif(t.input, 'null'::jsonb)::text`, `nullif(t.output, 'null'::jsonb)::text`] : []),
   ].join(', ');
-  return `(SELECT coalesce(json_agg(json_build_array(${values}) ORDER BY t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC), '[]'::json)` +
+  return `(SELECT coalesce(json_agg(json_build_array(${values}) ORDER BY ${TASK_ORDER_IN_RUN}), '[]'::json)` +
     ` FROM ${TASKS} t WHERE t.instance_id = i.id)`;
 }
 function taskRowOf(values: readonly unknown[]): TaskRow {
@@ -83,7 +85,8 @@ const SERVED_INSTANCE = 'i.started_event_time IS NOT NULL';
 // known only from task events in the statement that stores the task; retention deletes a run and its tasks in one
 // statement), so "the run is not a placeholder" says the same as "the run is served" and is checked against the few
 // placeholders (their partial index, workflow_instances_placeholder_idx) instead of the run's row for every task.
-const PLACEHOLDER_OF_TASK = `SELECT 1 FROM ${INSTANCES} s WHERE s.id = t.instance_id AND s.started_event_time IS NULL`;
+const placeholderRun = (id: string): string => `SELECT 1 FROM ${INSTANCES} s WHERE s.id = ${id} AND s.started_event_time IS NULL`;
+const PLACEHOLDER_OF_TASK = placeholderRun('t.instance_id');
 const SERVED_TASK = `NOT EXISTS (${PLACEHOLDER_OF_TASK})`;
 
 /**
@@ -123,7 +126,7 @@ const TASKS_OF_INSTANCES = new Map<boolean, Prepared>(
     prepared(
       `wi_tasks_of_instances_${payloadsKey(payloads)}`,
       `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.instance_id = ANY($1::text[]) AND ${SERVED_TASK}` +
-        ` ORDER BY t.instance_id, t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
+        ` ORDER BY t.instance_id, ${TASK_ORDER_IN_RUN}`,
     ),
   ]),
 );
@@ -139,8 +142,8 @@ const TASKS_OF_INSTANCE = new Map<boolean, Prepared>(
     prepared(
       `wi_tasks_of_instance_${payloadsKey(payloads)}`,
       `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.instance_id = $1` +
-        ` AND NOT EXISTS (SELECT 1 FROM ${INSTANCES} s WHERE s.id = $1 AND s.started_event_time IS NULL)` +
-        ` ORDER BY t.start_time ASC NULLS LAST, t.end_time ASC NULLS LAST, t.id ASC`,
+        ` AND NOT EXISTS (${placeholderRun('$1')})` +
+        ` ORDER BY ${TASK_ORDER_IN_RUN}`,
     ),
   ]),
 );
