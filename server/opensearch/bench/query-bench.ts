@@ -1,6 +1,6 @@
 // npm run bench:query -- --backend opensearch [--instances N --tasks-per-instance 10 --duration 10 --connections 10
 //   --url http://127.0.0.1:9200 --freshness-samples 40 --queries a,b,c --keep-indices --reuse-prefix P
-//   --server dist|source --server-node-options ...]
+//   --server dist|source --server-node-options ... --server-node-flags "--cpu-prof --cpu-prof-dir=/tmp/prof"]
 //
 // Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (the same mix
 // of GraphQL queries and variants, server/postgresql/bench/query-mix.ts; same measurements, same JSON summary). The
@@ -45,6 +45,7 @@ const argv = yargs(hideBin(process.argv))
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server and the normalizer as production does (npm run build, then dist/*.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server and normalizer processes; default: the image's (Dockerfile.server), so they run with the heap settings production has" })
+  .option('server-node-flags', { type: 'string', default: '', describe: 'node flags for the server process that NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the bench stops it)' })
   .option('url', { type: 'string', default: process.env['WI_TEST_OPENSEARCH_URL'] ?? 'http://127.0.0.1:9200', describe: 'the node' })
   .strict()
   .parseSync();
@@ -98,8 +99,8 @@ function build(): void {
 }
 
 /** Starts `entry` (source via tsx, or a dist file) with the production environment; waits until `readyUrl` answers 200. */
-async function startChild(entry: string, env: Record<string, string>, readyUrl: string, what: string): Promise<ChildProcess> {
-  const args = serverMode === 'source' ? ['--conditions=source', '--import', 'tsx', entry] : [entry];
+async function startChild(entry: string, env: Record<string, string>, readyUrl: string, what: string, nodeFlags: readonly string[] = []): Promise<ChildProcess> {
+  const args = [...nodeFlags, ...(serverMode === 'source' ? ['--conditions=source', '--import', 'tsx', entry] : [entry])];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...(nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions }), ...nodeEnv, ...env },
@@ -201,9 +202,10 @@ async function main(): Promise<void> {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     if (serverMode === 'dist') build();
-    const server = await startChild(ENTRIES[serverMode].server, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0' }, `${baseUrl}/q/health/ready`, 'the server');
+    const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
+    const server = await startChild(ENTRIES[serverMode].server, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0' }, `${baseUrl}/q/health/ready`, 'the server', nodeFlags);
     const pid = server.pid as number;
-    log(`server pid ${pid} on ${baseUrl}: ${serverMode === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? " (the image's)" : ''}`);
+    log(`server pid ${pid} on ${baseUrl}: ${serverMode === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? " (the image's)" : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}`);
     log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s; floor: a hand-written _search/_msearch per request through the same client library, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors (or of empty answers) measures
