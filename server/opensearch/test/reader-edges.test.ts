@@ -111,6 +111,20 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     expect(await narrow.listInstances(query({ orderBy, after: { values: [null, lastNull.id] } }))).toEqual([]);
   });
 
+  it('continues after every row, in every order, with and without an offset (search_after, or the range query when the position has a null)', async () => {
+    for (const orderBy of ORDERS) {
+      const all = await reader.listInstances(query({ orderBy }));
+      const keys = [...(orderBy.length === 0 ? [{ field: 'startDate' as const }] : orderBy), { field: 'id' as const }];
+      for (const [i, row] of all.entries()) {
+        const after = { values: keys.map((k) => row[k.field] ?? null) };
+        const next = await reader.listInstances(query({ orderBy, after, limit: 7 }));
+        expect(next.map((r) => r.id), `${JSON.stringify(orderBy)} after row ${i}`).toEqual(all.slice(i + 1, i + 8).map((r) => r.id));
+        const skipped = await reader.listInstances(query({ orderBy, after, offset: 3, limit: 7 }));
+        expect(skipped.map((r) => r.id), `${JSON.stringify(orderBy)} after row ${i}, offset 3`).toEqual(all.slice(i + 4, i + 11).map((r) => r.id));
+      }
+    }
+  });
+
   it('reads every execution of a page even beyond one window, chronologically', async () => {
     const tasks = await narrow.tasksOfInstances([MANY_TASKS, 'rd-001', 'unknown'], { payloads: false });
     expect(tasks.get(MANY_TASKS)!.map((t) => t.taskName)).toEqual(Array.from({ length: 20 }, (_, k) => `t${k}`));

@@ -1,6 +1,9 @@
-// Keyset positions (Reader KeysetPosition): "the rows strictly after this one" in a sort order, as an explicit range
-// query rather than search_after, because the position comes from a cursor (ISO timestamps, nulls) and nulls sort
-// last in both directions: after a row without a value of a key come only rows without one.
+// Keyset positions (Reader KeysetPosition): "the rows strictly after this one" in a sort order. A position with a
+// value for every key is OpenSearch's own `search_after` (searchAfterValues): the sort's comparators skip what comes
+// before it, with no extra query clause (a range on the `id` tie-breaker costs a walk of the keyword's terms, and the
+// disjunction is read for every candidate row). A position with a null (nulls sort last in both directions: after a
+// row without a value of a key come only rows without one), or a page that also skips an offset (search_after needs
+// `from` 0), is the same order as an explicit range query:
 //   after([k, …rest], [v, …]) = k beyond v (or k missing, when v has a value)  OR  (k = v AND after(rest, …))
 import { microsToIso } from '../event-time.js';
 import { micros } from './filter-dsl.js';
@@ -35,6 +38,19 @@ function after(order: readonly OrderKey[], values: PositionValues): Query {
   }
   if (rest.length === 0) return strictly;
   return or([strictly, and([equal, after(rest, values.slice(1))])]);
+}
+
+/**
+ * The position as `search_after` values for the sort of sortDsl(order) (keywords as they are, times as epoch-µs text,
+ * which OpenSearch parses as a long exactly), or null when a value is null: the sort's missing-value markers are not
+ * written here, the range query answers those positions (afterDsl).
+ */
+export function searchAfterValues(order: readonly OrderKey[], values: PositionValues): string[] | null {
+  if (values.length !== order.length) {
+    throw new Error(`keyset position has ${values.length} values for ${order.length} sort keys`);
+  }
+  if (values.some((v) => v === null)) return null;
+  return order.map(({ key }, i) => (key.time ? micros(values[i]!) : values[i]!));
 }
 
 /** The position of a hit: the `_source` value of each key (the ISO text for times), null when missing. */

@@ -3,7 +3,7 @@
 // (10,000). Beyond it the page is walked there: each skipped window is one search fetching only its last row's sort
 // values (from = skip − 1, size 1, no _source), the position the next window continues after (keyset.ts). The answer
 // is the same as a plain offset; its cost grows with the offset, as PostgreSQL's OFFSET does.
-import { afterDsl, positionOf, positionOfSort, type PositionValues } from './keyset.js';
+import { afterDsl, positionOf, positionOfSort, type PositionValues, searchAfterValues } from './keyset.js';
 import { type Query, and, MATCH_NONE } from './query-dsl.js';
 import type { SearchHit, SearchRequests } from './search-requests.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
@@ -27,11 +27,16 @@ export async function pagedSearch(requests: SearchRequests, window: number, page
   let after = page.after;
   let offset = page.offset;
   const sort = sortDsl(order);
-  const keyset = (position: PositionValues | null): Query => (position === null ? base : and([base, afterDsl(order, position)]));
+  // The rows after a position from `from` on: search_after when it can say it (keyset.ts), else the range query.
+  const keyset = (position: PositionValues | null, from: number): { query: Query; search_after?: string[] } => {
+    if (position === null) return { query: base };
+    const values = from === 0 ? searchAfterValues(order, position) : null;
+    return values === null ? { query: and([base, afterDsl(order, position)]) } : { query: base, search_after: values };
+  };
   const positionSource = [...new Set(order.map((o) => o.key.source))];
   while (offset + Math.min(page.limit, window) > window) {
     const skip = Math.min(offset, window);
-    const response = await requests.search(index, { query: keyset(after), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
+    const response = await requests.search(index, { ...keyset(after, skip - 1), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
     const last = response.hits.hits[0];
     if (last === undefined) return [];
     after = positionOfSort(order, last.sort ?? []);
@@ -41,7 +46,7 @@ export async function pagedSearch(requests: SearchRequests, window: number, page
   const rows: SearchHit[] = [];
   while (rows.length < page.limit) {
     const size = Math.min(page.limit - rows.length, window - offset);
-    const response = await requests.search(index, { query: keyset(after), from: offset, size, sort, _source: [...new Set([...page.source, ...positionSource])] }, what);
+    const response = await requests.search(index, { ...keyset(after, offset), from: offset, size, sort, _source: [...new Set([...page.source, ...positionSource])] }, what);
     const hits = response.hits.hits;
     rows.push(...hits);
     if (hits.length < size) break;

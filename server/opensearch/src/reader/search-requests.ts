@@ -19,6 +19,8 @@ export interface SearchBody {
   readonly size: number;
   readonly from?: number;
   readonly sort?: readonly Record<string, unknown>[];
+  /** The sort values the hits come after (from must then be 0). */
+  readonly search_after?: readonly string[];
   readonly _source?: readonly string[] | false;
   readonly track_total_hits?: boolean;
   readonly aggs?: Readonly<Record<string, unknown>>;
