@@ -49,6 +49,8 @@ export interface CoreConfig {
     readonly maxConcurrentReads: number;
     /** Counts are exact up to this many matching rows and estimated above (COUNT_EXACT_LIMIT). */
     readonly countExactLimit: number;
+    /** Hot operations with only scalar/enum variables run compiled by graphql-jit (compiled-execution.ts). */
+    readonly compiledExecution: boolean;
   };
   readonly cors: {
     readonly enabled: boolean;
@@ -228,6 +230,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_COST_TASKS_PER_INSTANCE', development: '10', production: '10', description: 'What one instance\'s taskExecutions (or one getTaskExecutionsByWorkflowInstance) counts in the cost.' },
   { key: 'GRAPHQL_MAX_FILTER_DEPTH', development: '32', production: '32', description: 'Deepest and/or/not nesting of a filter (BAD_USER_INPUT above).' },
   { key: 'COUNT_EXACT_LIMIT', development: '10000', production: '10000', description: 'Counts (countWorkflowInstances, countTaskExecutions, workflowInstanceStatusCounts, the instances-by-status gauge) are exact up to this many matches and the backend\'s estimate above (exact: false); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.' },
+  { key: 'GRAPHQL_COMPILED_EXECUTION', development: 'true', production: 'true', description: 'Operations whose variables are all scalars or enums run compiled (graphql-jit) from their second execution on; the same answers, about a third less CPU for a page of runs. false runs every operation on graphql-js.' },
   { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
   { key: 'HTTP_MAX_REQUESTS_PER_CLIENT', development: '8', production: '8', description: 'POST /graphql requests one client address may have in flight (429 TOO_MANY_REQUESTS above); 0 disables.' },
   { key: 'HTTP_CLIENT_ADDRESS_HEADER', development: '—', production: '—', description: 'Header a trusted proxy sets to the client address (e.g. X-Forwarded-For, last entry used); unset: the socket address.' },
@@ -326,6 +329,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       maxFilterDepth: r.int('GRAPHQL_MAX_FILTER_DEPTH', 32, { min: 1, max: 200 }),
       maxConcurrentReads: r.int('GRAPHQL_MAX_CONCURRENT_READS', 4, { min: 1, max: 1000 }),
       countExactLimit: r.int('COUNT_EXACT_LIMIT', 10_000, { min: 0, max: 100_000_000 }),
+      compiledExecution: r.bool('GRAPHQL_COMPILED_EXECUTION', true),
     },
     cors: { enabled: corsEnabled, origins: corsOrigins },
     log: {

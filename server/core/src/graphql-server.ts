@@ -4,6 +4,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { boundedReader } from './bounded-reader.js';
 import type { CoreConfig } from './config.js';
+import { useCompiledExecution } from './compiled-execution.js';
+import { useRootFieldOrder } from './root-field-order.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
 import type { CostBudget } from './cost-budget.js';
 import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
@@ -83,8 +85,11 @@ export function createGraphQLServer(deps: {
       useReadOnlyOperations(),
       // Before useShorthandFilters, whose onExecute already works on the variables.
       useQueryCost(config.graphql, deps.costBudget ?? null),
+      // Before useShorthandFilters, which then wraps the compiled executor with its variables.
+      ...(config.graphql.compiledExecution ? [useCompiledExecution(schema)] : []),
       useShorthandFilters(schema),
       useErrorPolicy(logger),
+      useRootFieldOrder(),
       ...(introspectionOff ? [useDisableIntrospection()] : []),
       // Last: after every request parser is registered, so it wraps the one selected.
       useRequestBodyLimit(config.http.maxBodyBytes),

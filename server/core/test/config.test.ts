@@ -32,6 +32,7 @@ describe('loadCoreConfig', () => {
         maxFilterDepth: 32,
         maxConcurrentReads: 4,
         countExactLimit: 10_000,
+        compiledExecution: true,
       },
       cors: { enabled: false, origins: [] },
       log: { level: 'info', format: 'json' },
@@ -79,6 +80,7 @@ describe('loadCoreConfig', () => {
       GRAPHQL_MAX_FILTER_DEPTH: '5',
       GRAPHQL_MAX_CONCURRENT_READS: '2',
       COUNT_EXACT_LIMIT: '50',
+      GRAPHQL_COMPILED_EXECUTION: 'false',
       HTTP_MAX_REQUESTS_PER_CLIENT: '0',
       HTTP_CLIENT_ADDRESS_HEADER: 'X-Forwarded-For',
       CORS_ENABLED: 'yes',
@@ -120,6 +122,7 @@ describe('loadCoreConfig', () => {
         maxFilterDepth: 5,
         maxConcurrentReads: 2,
         countExactLimit: 50,
+        compiledExecution: false,
       },
       cors: { enabled: true, origins: ['https://a.example', 'http://localhost:5173'] },
       log: { level: 'debug', format: 'json' },
@@ -221,7 +224,7 @@ describe('loadCoreConfig', () => {
 
   it('documents every key it reads', () => {
     const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
-    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS']) {
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION']) {
       expect(documented).toContain(key);
     }
   });

@@ -32,8 +32,21 @@ export class GraphQLClient {
   }
 
   async send(query: string, variables?: Variables): Promise<GraphQLResult> {
-    if (this.app === null) throw new Error('the conformance app is not set up (beforeAll failed?)');
     this.recorder?.(query, variables);
+    const first = await this.post(query, variables);
+    // Every request twice: a document's first execution runs on graphql-js, its second compiled by graphql-jit
+    // when its variables allow (server/core/src/compiled-execution.ts); both answers must be the same bytes.
+    const second = await this.post(query, variables);
+    // lagSeconds is measured on the server clock at each request.
+    if (query.includes('lagSeconds')) return first.result;
+    if (second.status !== first.status || second.text !== first.text) {
+      throw new Error(`the second execution answered differently (compiled execution?)\n${query}\nvariables: ${JSON.stringify(variables)}\nfirst (HTTP ${first.status}): ${first.text.slice(0, 2000)}\nsecond (HTTP ${second.status}): ${second.text.slice(0, 2000)}`);
+    }
+    return first.result;
+  }
+
+  private async post(query: string, variables: Variables | undefined): Promise<{ status: number; text: string; result: GraphQLResult }> {
+    if (this.app === null) throw new Error('the conformance app is not set up (beforeAll failed?)');
     const response = await this.app.fetch(
       new Request('http://localhost/graphql', {
         method: 'POST',
@@ -48,7 +61,7 @@ export class GraphQLClient {
     } catch {
       throw new Error(`HTTP ${response.status}: not a JSON body: ${text.slice(0, 500)}`);
     }
-    return { status: response.status, data: body.data ?? null, errors: body.errors ?? [] };
+    return { status: response.status, text, result: { status: response.status, data: body.data ?? null, errors: body.errors ?? [] } };
   }
 
   /** The data of a query that must succeed; fails with the server's errors otherwise. */

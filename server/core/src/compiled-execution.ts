@@ -1,0 +1,102 @@
+// Compiled execution (issue 11: the page query's CPU). graphql-jit turns an operation into one generated function
+// that resolves, completes and serializes its fields without graphql-js's per-field machinery; for a page of 20
+// runs that is most of the server's execution time. It is used only where its answers are graphql-js's answers:
+//
+// - Queries whose variables are all scalars or enums (lists of them too). graphql-jit generates the coercion of
+//   input-object variables by walking their type, and the filter types are recursive (and/or/not, task filters
+//   inside run filters): compiling one such operation exhausted a 4 GB heap. Inline filter literals are fine (read
+//   from the document, bounded by its size). Every other operation runs on yoga's executor as before.
+// - Documents seen HOT_AFTER times: a client that sends a new document per request gets no compilation per request.
+//   Compiled operations live as long as yoga's parser cache keeps their document (a WeakMap keyed by it).
+// - An answer with errors is replaced by yoga's executor's answer to the same request: graphql-jit words variable
+//   coercion errors its own way, leaves `locations` out of field errors and writes `data` before `errors`. So a
+//   request that fails (a bad argument, a backend outage) runs its resolvers a second time; answers with data only
+//   (nearly every request) run once. The conformance suites send every request twice and require the same bytes.
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, TypeNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { graphql } from './graphql-runtime.js';
+
+/** Executions of a document (and operation) before it is compiled. */
+export const HOT_AFTER = 2;
+
+interface OperationEntry {
+  /** null: not eligible, or its compilation failed: yoga's executor. */
+  compiled: CompiledQuery | null;
+  seen: number;
+}
+
+function namedTypeOf(type: TypeNode): string {
+  return type.kind === graphql.Kind.NAMED_TYPE ? type.name.value : namedTypeOf(type.type);
+}
+
+/**
+ * Whether graphql-jit answers this operation as graphql-js does: a query whose variables are all scalars or enums
+ * (or lists of them), so that its generated variable coercion stays small. (graphql-jit adds root fields to the
+ * answer in the order their resolvers finish, as yoga's executor does: root-field-order.ts puts both in order.)
+ */
+export function isCompilable(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  if (operation.operation !== 'query') return false;
+  return (operation.variableDefinitions ?? []).every((definition) => {
+    const type = schema.getType(namedTypeOf(definition.type));
+    return type !== undefined && type !== null && graphql.isLeafType(type);
+  });
+}
+
+export interface CompiledExecutionStats {
+  /** Operations compiled since start. */
+  compiled: number;
+  /** Executions answered by a compiled operation. */
+  executions: number;
+  /** Compiled answers replaced by yoga's executor's (see the header). */
+  fallbacks: number;
+}
+
+/** This process's figures (every server of the process adds to them). */
+export const compiledExecutionStats: CompiledExecutionStats = { compiled: 0, executions: 0, fallbacks: 0 };
+
+export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecutionStats = compiledExecutionStats): Plugin {
+  const byDocument = new WeakMap<DocumentNode, Map<string, OperationEntry>>();
+  const entryFor = (document: DocumentNode, operationName: string | null | undefined): OperationEntry => {
+    let operations = byDocument.get(document);
+    if (operations === undefined) {
+      operations = new Map();
+      byDocument.set(document, operations);
+    }
+    const key = operationName ?? '';
+    let entry = operations.get(key);
+    if (entry === undefined) {
+      const operation = graphql.getOperationAST(document, operationName);
+      const eligible = operation !== null && operation !== undefined && isCompilable(schema, operation);
+      entry = { compiled: null, seen: eligible ? 0 : -1 };
+      operations.set(key, entry);
+    }
+    return entry;
+  };
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const entry = entryFor(args.document, args.operationName);
+      if (entry.seen < 0) return;
+      if (entry.compiled === null) {
+        entry.seen += 1;
+        if (entry.seen < HOT_AFTER) return;
+        const compiled = compileQuery(schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+        if (!isCompiledQuery(compiled)) {
+          entry.seen = -1;
+          return;
+        }
+        entry.compiled = compiled;
+        stats.compiled += 1;
+      }
+      const compiled = entry.compiled;
+      setExecuteFn(async (executeArgs) => {
+        const result = await compiled.query(executeArgs.rootValue, executeArgs.contextValue, executeArgs.variableValues ?? {});
+        stats.executions += 1;
+        if (result.errors === undefined || result.errors.length === 0) return result;
+        stats.fallbacks += 1;
+        return executeFn(executeArgs);
+      });
+    },
+  };
+}

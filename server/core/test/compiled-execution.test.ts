@@ -1,0 +1,112 @@
+// Compiled execution (graphql-jit, server/core/src/compiled-execution.ts) and the root fields' order
+// (root-field-order.ts): which operations compile, that compiled answers are graphql-js's bytes, that answers with
+// errors are graphql-js's, and that the answer's top-level fields follow the selection set whichever read ends first.
+// (The conformance suites, against real PostgreSQL and OpenSearch, send every request twice and compare the bytes.)
+import { describe, expect, it } from 'vitest';
+import type { App } from '../src/app.js';
+import { compiledExecutionStats, HOT_AFTER } from '../src/compiled-execution.js';
+import { testApp } from './helpers.js';
+import { RecordingReader } from './recording-reader.js';
+
+async function answer(app: App, query: string, variables?: Record<string, unknown>): Promise<{ status: number; text: string }> {
+  const response = await app.fetch(new Request('http://localhost/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(variables === undefined ? { query } : { query, variables }),
+  }));
+  return { status: response.status, text: await response.text() };
+}
+
+/** What the compiled path did while `run` ran. */
+async function counted(run: () => Promise<void>): Promise<{ compiled: number; executions: number; fallbacks: number }> {
+  const before = { ...compiledExecutionStats };
+  await run();
+  return {
+    compiled: compiledExecutionStats.compiled - before.compiled,
+    executions: compiledExecutionStats.executions - before.executions,
+    fallbacks: compiledExecutionStats.fallbacks - before.fallbacks,
+  };
+}
+
+const PAGE = `query Page($status: WorkflowInstanceStatus!, $name: String!) {
+  getWorkflowInstances(limit: 20, filter: {status: {eq: $status}, name: {eq: $name}}, orderBy: {startDate: DESC}) { id name status startDate endDate } }`;
+
+describe('compiled execution', () => {
+  it(`a query with scalar and enum variables runs compiled from its execution number ${HOT_AFTER} on, with the same answer bytes`, async () => {
+    const { app } = testApp();
+    const answers: string[] = [];
+    const figures = await counted(async () => {
+      for (let i = 0; i < 4; i += 1) answers.push((await answer(app, PAGE, { status: 'COMPLETED', name: 'order' })).text);
+    });
+    expect(figures).toEqual({ compiled: 1, executions: 4 - HOT_AFTER + 1, fallbacks: 0 });
+    expect(new Set(answers).size).toBe(1);
+    expect(JSON.parse(answers[0]!)).toHaveProperty('data.getWorkflowInstances');
+  });
+
+  it('a query with a filter variable (a recursive input type) is never compiled', async () => {
+    const { app } = testApp();
+    const query = 'query F($f: WorkflowInstanceFilterInput) { getWorkflowInstances(filter: $f, limit: 5) { id } }';
+    const figures = await counted(async () => {
+      for (let i = 0; i < 3; i += 1) expect((await answer(app, query, { f: { and: [{ status: 'COMPLETED' }, { or: [{ name: 'a' }] }] } })).status).toBe(200);
+    });
+    expect(figures).toEqual({ compiled: 0, executions: 0, fallbacks: 0 });
+  });
+
+  it('documents seen once are not compiled: a client sending a new document per request compiles nothing', async () => {
+    const { app } = testApp();
+    const figures = await counted(async () => {
+      for (let i = 0; i < 5; i += 1) await answer(app, `{ getWorkflowInstances(limit: ${i + 1}) { id } }`);
+    });
+    expect(figures.compiled).toBe(0);
+  });
+
+  it('an answer with errors is graphql-js\'s: the same bytes as the first execution, field errors with locations', async () => {
+    const { app } = testApp();
+    const query = 'query Bad($limit: Int) { getWorkflowInstances(limit: $limit) { id } }';
+    const first = await answer(app, query, { limit: -1 });
+    const figures = await counted(async () => {
+      const second = await answer(app, query, { limit: -1 });
+      expect(second).toEqual(first);
+    });
+    expect(figures).toEqual({ compiled: 1, executions: 1, fallbacks: 1 });
+    const body = JSON.parse(first.text) as { errors: { locations?: unknown; extensions: { code: string } }[] };
+    expect(body.errors[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0]?.locations).toBeDefined();
+    // Variables that do not coerce: graphql-js's words, not graphql-jit's.
+    const coercion = 'query E($status: WorkflowInstanceStatus!) { getWorkflowInstances(limit: 1, filter: {status: {eq: $status}}) { id } }';
+    await answer(app, coercion, { status: 'COMPLETED' });
+    const compiledAnswer = await answer(app, coercion, { status: 'NOPE' });
+    const reference = await answer(testApp({ env: { GRAPHQL_COMPILED_EXECUTION: 'false' } }).app, coercion, { status: 'NOPE' });
+    expect(compiledAnswer).toEqual(reference);
+  });
+
+  it('GRAPHQL_COMPILED_EXECUTION=false compiles nothing', async () => {
+    const { app } = testApp({ env: { GRAPHQL_COMPILED_EXECUTION: 'false' } });
+    const figures = await counted(async () => {
+      for (let i = 0; i < 3; i += 1) await answer(app, PAGE, { status: 'COMPLETED', name: 'order' });
+    });
+    expect(figures).toEqual({ compiled: 0, executions: 0, fallbacks: 0 });
+  });
+});
+
+describe('the answer\'s top-level fields follow the selection set', () => {
+  for (const compiled of [false, true]) {
+    it(`whichever root field's read ends first (${compiled ? 'compiled' : 'graphql-js'})`, async () => {
+      // The first root field's read ends last.
+      let reads = 0;
+      const reader = new RecordingReader({
+        onRead: async () => {
+          reads += 1;
+          if (reads % 2 === 1) await new Promise((resolve) => setTimeout(resolve, 30));
+        },
+      });
+      const { app } = testApp({ reader, env: { GRAPHQL_COMPILED_EXECUTION: String(compiled) } });
+      const query = 'query Two($a: ID!, $b: ID!) { first: getWorkflowInstance(id: $a) { id } second: getWorkflowInstance(id: $b) { id } ...More }\nfragment More on Query { third: getWorkflowInstances(limit: 1) { id } }';
+      for (let i = 0; i < HOT_AFTER + 1; i += 1) {
+        reads = 0;
+        const { text } = await answer(app, query, { a: 'inst-a', b: 'inst-b' });
+        expect(Object.keys((JSON.parse(text) as { data: object }).data)).toEqual(['first', 'second', 'third']);
+      }
+    });
+  }
+});
