@@ -41,6 +41,7 @@ const argv = yargs(hideBin(process.argv))
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server as production does (npm run build, then dist/main.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server process; default: the server image's (Dockerfile.server), so the server runs with the heap settings production has" })
   .option('server-node-flags', { type: 'string', default: '', describe: 'node flags for the server process that NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the bench stops it)' })
+  .option('server-env', { type: 'string', default: '', describe: 'more environment for the server, comma-separated KEY=VALUE pairs (an A/B of a setting, e.g. GRAPHQL_COMPILED_EXECUTION=false)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('keep-database', { type: 'boolean', default: false, describe: 'keep the generated database at the end (its name is printed) for --reuse-database' })
   .option('reuse-database', { type: 'string', describe: 'measure a database a previous --keep-database run generated (same --instances) instead of generating one' })
@@ -344,6 +345,11 @@ async function main(): Promise<void> {
     const port = await freePort();
     const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
     const nodeOptions = argv['server-node-options'] ?? imageNodeOptions();
+    const serverEnv = Object.fromEntries(argv['server-env'].split(',').filter((pair) => pair.trim() !== '').map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`--server-env takes KEY=VALUE pairs, got ${pair}`);
+      return [pair.slice(0, at).trim(), pair.slice(at + 1)];
+    }));
     server = spawn(process.execPath, [...nodeFlags, ...serverArgs], {
       cwd: REPO_ROOT,
       env: {
@@ -351,6 +357,7 @@ async function main(): Promise<void> {
         DATABASE_POOL_MIN: String(argv.connections), DATABASE_POOL_MAX: String(argv.connections), LOG_LEVEL: argv['log-level'],
         // The load generator is one address standing in for many clients: no per-client in-flight limit.
         HTTP_MAX_REQUESTS_PER_CLIENT: '0',
+        ...serverEnv,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -364,7 +371,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const pid = server.pid as number;
-    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? ' (the image\'s)' : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}`);
+    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? ' (the image\'s)' : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}${Object.keys(serverEnv).length > 0 ? `, environment ${argv['server-env']}` : ''}`);
     log(`saturation: ${argv['load-generator']}, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
