@@ -147,6 +147,34 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     expect(negated.length).toBe(49);
   });
 
+  it('sends a JSON filter page with its checks in one request when no payload is undecided, and reads the undecided ones otherwise', async () => {
+    const client = new Client({ node: OPENSEARCH_URL });
+    const counted = createOpenSearchReader({ client, prefix: ns.prefix });
+    let requests = 0;
+    client.on('response', () => requests++);
+    const idsAndRequests = async (list: () => Promise<{ id: string }[]>): Promise<[string[], number]> => {
+      requests = 0;
+      const rows = await list();
+      return [rows.map((r) => r.id), requests];
+    };
+    const byId: SortKey<InstanceSortField>[] = [{ field: 'id', direction: 'ASC' }];
+    try {
+      // Only the input of rd-big-payload is capped: a filter on the outputs has nothing to check.
+      const output: InstanceFilter = { kind: 'json', field: 'output', path: ['k5'], value: '5' };
+      expect(await idsAndRequests(() => counted.listInstances(query({ filter: output, orderBy: byId })))).toEqual([[], 1]);
+      const outputExists = { kind: 'jsonOp', field: 'output', path: ['k5'], predicate: { op: 'exists', value: false } } as const;
+      const [none, one] = await idsAndRequests(() => counted.extended.listInstances(query({ filter: outputExists, orderBy: byId, limit: 3 }) as never));
+      expect([none.length, one]).toEqual([3, 1]);
+      // The input's check reads rd-big-payload (capped, and no indexed leaf says it has k…=7), then the page.
+      const input: InstanceFilter = { kind: 'json', field: 'input', path: [`k${MAX_LEAVES + 150}`], value: '7' };
+      expect(await idsAndRequests(() => counted.listInstances(query({ filter: input, orderBy: byId })))).toEqual([[], 3]);
+      const inputExists = { kind: 'jsonOp', field: 'input', path: [`k${MAX_LEAVES + 150}`], predicate: { op: 'exists', value: true } } as const;
+      expect(await idsAndRequests(() => counted.extended.listInstances(query({ filter: inputExists, orderBy: byId }) as never))).toEqual([['rd-big-payload'], 3]);
+    } finally {
+      await counted.close();
+    }
+  });
+
   it('like patterns: wildcard syntax in literals is literal, ? is one code point (astral too)', async () => {
     const like = likeFilter;
     const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);

@@ -12,7 +12,7 @@ import { type FilterFields, IGNORE_ABOVE } from './fields.js';
 import type { JsonFallbackIds } from './filter-dsl.js';
 import { filterLeaves } from './filter-leaves.js';
 import { MATCH_ALL, type Query, and, not, term, terms } from './query-dsl.js';
-import type { SearchRequests } from './search-requests.js';
+import type { Searcher } from './search-requests.js';
 import { checkedIds } from './source-check.js';
 
 interface JsonLeaf {
@@ -43,7 +43,7 @@ export function payloadMatches(payloadText: string, path: readonly string[], val
  * `served` restricts the documents to the ones the query may return anyway.
  */
 export async function resolveJsonFallback<S extends string, T extends string>(
-  requests: SearchRequests,
+  requests: Searcher,
   index: string,
   filter: FilterNode<S, T> | null,
   fields: FilterFields<S, T>,

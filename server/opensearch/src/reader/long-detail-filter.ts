@@ -14,7 +14,7 @@ import { KEYWORD_LIMIT, keywordHead } from '../long-detail.js';
 import type { FilterFields, LongStringDoc } from './fields.js';
 import { filterLeaves } from './filter-leaves.js';
 import { MATCH_ALL, MATCH_NONE, type Query, and, escapeWildcard, not, or, term, terms, WILDCARD_LIMIT } from './query-dsl.js';
-import type { SearchRequests } from './search-requests.js';
+import type { Searcher } from './search-requests.js';
 import { checkedIds, idsQuery } from './source-check.js';
 
 /** The ids of the marked documents that passed the check of a predicate (resolveLongStrings). */
@@ -111,7 +111,7 @@ const keyOf = (doc: LongStringDoc, predicate: StringPredicate): string => `${doc
  * `served`; one search (in pages) per distinct predicate, only over marked documents.
  */
 export async function resolveLongStrings<S extends string, T extends string>(
-  requests: SearchRequests,
+  requests: Searcher,
   index: string,
   filter: FilterNode<S, T> | null,
   fields: FilterFields<S, T>,

@@ -28,8 +28,8 @@ import { resolveJsonFallback } from './json-fallback.js';
 import { resolveLongStrings } from './long-detail-filter.js';
 import { afterDsl, positionOf, type PositionValues } from './keyset.js';
 import { type Query, and, term, terms } from './query-dsl.js';
-import { pagedSearch } from './paged-search.js';
-import { type SearchHit, SearchRequests } from './search-requests.js';
+import { type Searcher, type SearchHit, SearchRequests } from './search-requests.js';
+import { speculativePage } from './speculative-page.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
 import { OpenSearchExtendedReader } from './extended/extended-reader.js';
 
@@ -159,11 +159,14 @@ export class OpenSearchReader implements Reader {
   ): Promise<SearchHit[]> {
     if (query.limit <= 0) return [];
     const filter = query.filter as FilterNode<S, T> | null;
-    const fallback = await resolveJsonFallback(this.#requests, index, filter, fields, SERVED);
-    const longStrings = await resolveLongStrings(this.#requests, index, filter, fields, SERVED);
-    const base = and([SERVED, filterDsl(filter, fields, fallback, longStrings)]);
-    return pagedSearch(this.#requests, this.#window, {
-      index, base, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what,
+    // The checks of JSON filters and long details ride along with the page (speculative-page.ts).
+    const translate = async (searcher: Searcher): Promise<Query> => {
+      const fallback = await resolveJsonFallback(searcher, index, filter, fields, SERVED);
+      const longStrings = await resolveLongStrings(searcher, index, filter, fields, SERVED);
+      return and([SERVED, filterDsl(filter, fields, fallback, longStrings)]);
+    };
+    return speculativePage(this.#requests, this.#window, translate, {
+      index, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what,
     });
   }
 

@@ -5,7 +5,7 @@
 // is the same as a plain offset; its cost grows with the offset, as PostgreSQL's OFFSET does.
 import { afterDsl, positionOf, positionOfSort, type PositionValues, searchAfterValues } from './keyset.js';
 import { type Query, and, MATCH_NONE } from './query-dsl.js';
-import type { SearchHit, SearchRequests } from './search-requests.js';
+import type { SearchBody, SearchHit, SearchRequests } from './search-requests.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
 
 export interface PageRequest {
@@ -21,22 +21,34 @@ export interface PageRequest {
   readonly what: string;
 }
 
+/** The rows after a position from `from` on: search_after when it can say it (keyset.ts), else the range query. */
+function keyset(base: Query, order: readonly OrderKey[], position: PositionValues | null, from: number): { query: Query; search_after?: string[] } {
+  if (position === null) return { query: base };
+  const values = from === 0 ? searchAfterValues(order, position) : null;
+  return values === null ? { query: and([base, afterDsl(order, position)]) } : { query: base, search_after: values };
+}
+
+/** The search of `size` rows from `from` on after a position, with the position's fields in `_source`. */
+function rowsBody(page: PageRequest, after: PositionValues | null, from: number, size: number): SearchBody {
+  const positionSource = page.order.map((o) => o.key.source);
+  return { ...keyset(page.base, page.order, after, from), from, size, sort: sortDsl(page.order), _source: [...new Set([...page.source, ...positionSource])] };
+}
+
+/** The one search that answers the page, or null when it takes more (or none: a page that reads nothing). */
+export function singleSearchBody(window: number, page: PageRequest): SearchBody | null {
+  if (page.limit <= 0 || page.base === MATCH_NONE || page.offset + page.limit > window) return null;
+  return rowsBody(page, page.after, page.offset, page.limit);
+}
+
 export async function pagedSearch(requests: SearchRequests, window: number, page: PageRequest): Promise<SearchHit[]> {
   const { index, base, order, what } = page;
   if (page.limit <= 0 || base === MATCH_NONE) return [];
   let after = page.after;
   let offset = page.offset;
   const sort = sortDsl(order);
-  // The rows after a position from `from` on: search_after when it can say it (keyset.ts), else the range query.
-  const keyset = (position: PositionValues | null, from: number): { query: Query; search_after?: string[] } => {
-    if (position === null) return { query: base };
-    const values = from === 0 ? searchAfterValues(order, position) : null;
-    return values === null ? { query: and([base, afterDsl(order, position)]) } : { query: base, search_after: values };
-  };
-  const positionSource = [...new Set(order.map((o) => o.key.source))];
   while (offset + Math.min(page.limit, window) > window) {
     const skip = Math.min(offset, window);
-    const response = await requests.search(index, { ...keyset(after, skip - 1), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
+    const response = await requests.search(index, { ...keyset(base, order, after, skip - 1), from: skip - 1, size: 1, sort, _source: false }, `${what} (deep offset)`);
     const last = response.hits.hits[0];
     if (last === undefined) return [];
     after = positionOfSort(order, last.sort ?? []);
@@ -46,7 +58,7 @@ export async function pagedSearch(requests: SearchRequests, window: number, page
   const rows: SearchHit[] = [];
   while (rows.length < page.limit) {
     const size = Math.min(page.limit - rows.length, window - offset);
-    const response = await requests.search(index, { ...keyset(after, offset), from: offset, size, sort, _source: [...new Set([...page.source, ...positionSource])] }, what);
+    const response = await requests.search(index, rowsBody(page, after, offset, size), what);
     const hits = response.hits.hits;
     rows.push(...hits);
     if (hits.length < size) break;

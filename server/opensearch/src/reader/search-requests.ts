@@ -79,7 +79,12 @@ export function classifyError(error: unknown, what: string): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-export class SearchRequests {
+/** What a lookup needs of SearchRequests: one search (speculative-page.ts answers lookups without a node). */
+export interface Searcher {
+  search(index: string, body: SearchBody, what: string): Promise<SearchResponse>;
+}
+
+export class SearchRequests implements Searcher {
   constructor(
     private readonly client: Client,
     private readonly timeoutMs: number,

@@ -3,15 +3,17 @@
 // beyond the keyword limit (long-detail-filter.ts). They are read in pages by id, and the filter then matches the ids
 // that passed, besides what its keyword query matches.
 import { type Query, and, or, terms } from './query-dsl.js';
-import type { SearchRequests } from './search-requests.js';
+import type { Searcher } from './search-requests.js';
 
 const PAGE = 1000;
+/** The `what` of a check's searches: speculative-page.ts knows them by it. */
+export const CHECK_SEARCH = 'filter check on the stored text';
 /** index.max_terms_count's default: the most ids one terms query may carry. */
 const MAX_TERMS = 65_536;
 
 /** The ids of the documents of `query` whose `_source` field `field` passes `matches` (null: the field is absent). */
 export async function checkedIds(
-  requests: SearchRequests,
+  requests: Searcher,
   index: string,
   query: Query,
   field: string,
@@ -21,7 +23,7 @@ export async function checkedIds(
   let lastId: string | null = null;
   for (;;) {
     const page = lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]);
-    const response = await requests.search(index, { query: page, size: PAGE, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, 'filter check on the stored text');
+    const response = await requests.search(index, { query: page, size: PAGE, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, CHECK_SEARCH);
     const hits = response.hits.hits;
     for (const hit of hits) {
       const text = sourceAt(hit._source, field);

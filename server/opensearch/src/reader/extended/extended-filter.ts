@@ -19,7 +19,7 @@ import { escapeWildcard, filterDsl, NO_FALLBACK, WILDCARD_LIMIT } from '../filte
 import { resolveJsonFallback } from '../json-fallback.js';
 import { resolveLongStrings } from '../long-detail-filter.js';
 import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms } from '../query-dsl.js';
-import type { SearchRequests } from '../search-requests.js';
+import type { Searcher } from '../search-requests.js';
 import { checkedIds, idsQuery } from '../source-check.js';
 import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
 import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
@@ -31,7 +31,7 @@ const PAGE = 10_000;
 export type Target = 'instances' | 'tasks';
 
 export interface FilterContext {
-  readonly requests: SearchRequests;
+  readonly requests: Searcher;
   readonly names: NormalizedIndexNames;
   /** Served documents only (no placeholders): what every lookup is restricted to. */
   readonly served: Query;

@@ -24,9 +24,9 @@ import type {
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
 import { instanceSource, taskSource, toInstance, toTask } from '../documents.js';
 import type { SortFieldDoc } from '../fields.js';
-import { pagedSearch } from '../paged-search.js';
 import { type Query, and, MATCH_NONE, term } from '../query-dsl.js';
-import type { SearchHit, SearchRequests } from '../search-requests.js';
+import type { Searcher, SearchHit, SearchRequests } from '../search-requests.js';
+import { speculativePage } from '../speculative-page.js';
 import type { OrderKey } from '../sort-dsl.js';
 import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
 import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target } from './extended-filter.js';
@@ -72,14 +72,14 @@ export class OpenSearchExtendedReader implements ExtendedReader {
   async listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]> {
     if (query.limit <= 0) return [];
     const order = orderOf(query.orderBy, EXTENDED_INSTANCE_SORT);
-    const hits = await this.#list(this.#names.workflowInstances, query, await this.#served(query.filter, 'instances'), order, instanceSource(query.payloads), 'listInstances');
+    const hits = await this.#list(this.#names.workflowInstances, query, (searcher) => this.#served(query.filter, 'instances', searcher), order, instanceSource(query.payloads), 'listInstances');
     return hits.map((h) => toInstance(h._source, query.payloads));
   }
 
   async listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]> {
     if (query.limit <= 0) return [];
     const order = orderOf(query.orderBy, EXTENDED_TASK_SORT);
-    const hits = await this.#list(this.#names.taskExecutions, query, await this.#served(query.filter, 'tasks'), order, taskSource(query.payloads), 'listTasks');
+    const hits = await this.#list(this.#names.taskExecutions, query, (searcher) => this.#served(query.filter, 'tasks', searcher), order, taskSource(query.payloads), 'listTasks');
     return hits.map((h) => toTask(h._source, query.payloads));
   }
 
@@ -111,9 +111,10 @@ export class OpenSearchExtendedReader implements ExtendedReader {
     return Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, countOf(counts[s], options.exactLimit)])) as Record<WorkflowInstanceStatus, Count>;
   }
 
-  /** The filter's query restricted to served documents (MATCH_NONE when nothing can match). */
-  async #served(filter: ExtendedInstanceFilter | ExtendedTaskFilter | null, target: Target): Promise<Query> {
-    return and([SERVED, await extendedFilterDsl(this.#context, filter as Parameters<typeof extendedFilterDsl>[1], target)]);
+  /** The filter's query restricted to served documents (MATCH_NONE when nothing can match), its lookups by `searcher`. */
+  async #served(filter: ExtendedInstanceFilter | ExtendedTaskFilter | null, target: Target, searcher: Searcher = this.#requests): Promise<Query> {
+    const context = searcher === this.#requests ? this.#context : { ...this.#context, requests: searcher };
+    return and([SERVED, await extendedFilterDsl(context, filter as Parameters<typeof extendedFilterDsl>[1], target)]);
   }
 
   async #count(index: string, query: Query, exactLimit: number, what: string): Promise<Count> {
@@ -122,7 +123,8 @@ export class OpenSearchExtendedReader implements ExtendedReader {
     return countOf(response.hits.total?.value ?? 0, exactLimit);
   }
 
-  #list(index: string, query: ListQuery<unknown, string>, base: Query, order: readonly OrderKey[], source: readonly string[], what: string): Promise<SearchHit[]> {
-    return pagedSearch(this.#requests, this.#window, { index, base, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what });
+  /** A page; the filter's checks on the stored text ride along with it (speculative-page.ts). */
+  #list(index: string, query: ListQuery<unknown, string>, translate: (searcher: Searcher) => Promise<Query>, order: readonly OrderKey[], source: readonly string[], what: string): Promise<SearchHit[]> {
+    return speculativePage(this.#requests, this.#window, translate, { index, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what });
   }
 }
