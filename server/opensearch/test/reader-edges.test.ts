@@ -6,7 +6,7 @@ import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendUnavailableError } from '@workflow-index/core/reader';
-import type { InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core/reader';
+import type { ExtendedInstanceFilter, InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core/reader';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
@@ -162,14 +162,14 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
       // Only the input of rd-big-payload is capped: a filter on the outputs has nothing to check.
       const output: InstanceFilter = { kind: 'json', field: 'output', path: ['k5'], value: '5' };
       expect(await idsAndRequests(() => counted.listInstances(query({ filter: output, orderBy: byId })))).toEqual([[], 1]);
-      const outputExists = { kind: 'jsonOp', field: 'output', path: ['k5'], predicate: { op: 'exists', value: false } } as const;
-      const [none, one] = await idsAndRequests(() => counted.extended.listInstances(query({ filter: outputExists, orderBy: byId, limit: 3 }) as never));
+      const outputExists: ExtendedInstanceFilter = { kind: 'jsonOp', field: 'output', path: ['k5'], predicate: { op: 'exists', value: false } };
+      const [none, one] = await idsAndRequests(() => counted.extended.listInstances({ ...query({ orderBy: byId, limit: 3 }), filter: outputExists }));
       expect([none.length, one]).toEqual([3, 1]);
       // The input's check reads rd-big-payload (capped, and no indexed leaf says it has k…=7), then the page.
       const input: InstanceFilter = { kind: 'json', field: 'input', path: [`k${MAX_LEAVES + 150}`], value: '7' };
       expect(await idsAndRequests(() => counted.listInstances(query({ filter: input, orderBy: byId })))).toEqual([[], 3]);
-      const inputExists = { kind: 'jsonOp', field: 'input', path: [`k${MAX_LEAVES + 150}`], predicate: { op: 'exists', value: true } } as const;
-      expect(await idsAndRequests(() => counted.extended.listInstances(query({ filter: inputExists, orderBy: byId }) as never))).toEqual([['rd-big-payload'], 3]);
+      const inputExists: ExtendedInstanceFilter = { kind: 'jsonOp', field: 'input', path: [`k${MAX_LEAVES + 150}`], predicate: { op: 'exists', value: true } };
+      expect(await idsAndRequests(() => counted.extended.listInstances({ ...query({ orderBy: byId }), filter: inputExists }))).toEqual([['rd-big-payload'], 3]);
     } finally {
       await counted.close();
     }
