@@ -111,17 +111,34 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     expect(await narrow.listInstances(query({ orderBy, after: { values: [null, lastNull.id] } }))).toEqual([]);
   });
 
-  it('continues after every row, in every order, with and without an offset (search_after, or the range query when the position has a null)', async () => {
-    for (const orderBy of ORDERS) {
-      const all = await reader.listInstances(query({ orderBy }));
-      const keys = [...(orderBy.length === 0 ? [{ field: 'startDate' as const }] : orderBy), { field: 'id' as const }];
-      for (const [i, row] of all.entries()) {
-        const after = { values: keys.map((k) => row[k.field] ?? null) };
-        const next = await reader.listInstances(query({ orderBy, after, limit: 7 }));
-        expect(next.map((r) => r.id), `${JSON.stringify(orderBy)} after row ${i}`).toEqual(all.slice(i + 1, i + 8).map((r) => r.id));
-        const skipped = await reader.listInstances(query({ orderBy, after, offset: 3, limit: 7 }));
-        expect(skipped.map((r) => r.id), `${JSON.stringify(orderBy)} after row ${i}, offset 3`).toEqual(all.slice(i + 4, i + 11).map((r) => r.id));
+  it('continues after every row, in every order, with and without an offset (search_after, or the range query when the position has a null; newest first in growing time windows)', async () => {
+    // Windows from 1 µs: the ties at the position's time first, then spans grown by what each window found.
+    const client = new Client({ node: OPENSEARCH_URL });
+    const windowed = createOpenSearchReader({ client, prefix: ns.prefix, newestFirstSpanMicros: 1n });
+    let requests = 0;
+    client.on('response', () => requests++);
+    try {
+      for (const orderBy of [...ORDERS, [{ field: 'startDate', direction: 'DESC' }, { field: 'name', direction: 'ASC' }]] as SortKey<InstanceSortField>[][]) {
+        const all = await reader.listInstances(query({ orderBy }));
+        const keys = [...(orderBy.length === 0 ? [{ field: 'startDate' as const }] : orderBy), { field: 'id' as const }];
+        for (const [i, row] of all.entries()) {
+          const after = { values: keys.map((k) => row[k.field] ?? null) };
+          for (const r of [reader, windowed]) {
+            const next = await r.listInstances(query({ orderBy, after, limit: 7 }));
+            expect(next.map((x) => x.id), `${JSON.stringify(orderBy)} after row ${i}`).toEqual(all.slice(i + 1, i + 8).map((x) => x.id));
+            const skipped = await r.listInstances(query({ orderBy, after, offset: 3, limit: 7 }));
+            expect(skipped.map((x) => x.id), `${JSON.stringify(orderBy)} after row ${i}, offset 3`).toEqual(all.slice(i + 4, i + 11).map((x) => x.id));
+          }
+        }
       }
+      // Newest first after the newest run: more than one window before the page fills (the span starts at 1 µs).
+      const newest = (await reader.listInstances(query({ limit: 1 })))[0]!;
+      requests = 0;
+      const page = await windowed.listInstances(query({ after: { values: [newest.startDate, newest.id] }, limit: 30 }));
+      expect(page.map((x) => x.id)).toEqual((await reader.listInstances(query({ offset: 1, limit: 30 }))).map((x) => x.id));
+      expect(requests).toBeGreaterThan(1);
+    } finally {
+      await windowed.close();
     }
   });
 

@@ -28,6 +28,7 @@ import { resolveJsonFallback } from './json-fallback.js';
 import { resolveLongStrings } from './long-detail-filter.js';
 import { afterDsl, positionOf, type PositionValues } from './keyset.js';
 import { type Query, and, term, terms } from './query-dsl.js';
+import { PositionSpans } from './paged-search.js';
 import { type Searcher, type SearchHit, SearchRequests } from './search-requests.js';
 import { speculativePage } from './speculative-page.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
@@ -45,6 +46,8 @@ export interface OpenSearchReaderOptions {
   readonly ownsClient?: boolean;
   /** Bound of the runs a `taskExecutions` instance filter resolves (extended/extended-filter.ts; tests lower it). */
   readonly maxTaskFilterRuns?: number;
+  /** The time span (µs) a newest-first page after a position is first searched in (paged-search.ts; default 1 h, tests lower it). */
+  readonly newestFirstSpanMicros?: bigint;
 }
 
 const SERVED: Query = term('placeholder', false);
@@ -57,6 +60,7 @@ export class OpenSearchReader implements Reader {
   readonly #requests: SearchRequests;
   readonly #window: number;
   readonly #ownsClient: boolean;
+  readonly #spans: PositionSpans;
   #closed: Promise<void> | undefined;
   /** The queries beyond the contract (issue 9): extended/extended-reader.ts. */
   readonly extended: ExtendedReader;
@@ -68,8 +72,10 @@ export class OpenSearchReader implements Reader {
     this.#requests = new SearchRequests(options.client, options.requestTimeoutMs ?? 10_000);
     this.#window = options.maxResultWindow ?? 10_000;
     this.#ownsClient = options.ownsClient ?? true;
+    this.#spans = new PositionSpans(options.newestFirstSpanMicros);
     this.extended = new OpenSearchExtendedReader({
       requests: this.#requests,
+      spans: this.#spans,
       names: this.names,
       maxResultWindow: this.#window,
       ...(options.maxTaskFilterRuns === undefined ? {} : { maxTaskFilterRuns: options.maxTaskFilterRuns }),
@@ -166,7 +172,7 @@ export class OpenSearchReader implements Reader {
       return and([SERVED, filterDsl(filter, fields, fallback, longStrings)]);
     };
     return speculativePage(this.#requests, this.#window, translate, {
-      index, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what,
+      index, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what, spans: this.#spans,
     });
   }
 

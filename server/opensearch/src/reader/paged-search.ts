@@ -3,8 +3,17 @@
 // (10,000). Beyond it the page is walked there: each skipped window is one search fetching only its last row's sort
 // values (from = skip − 1, size 1, no _source), the position the next window continues after (keyset.ts). The answer
 // is the same as a plain offset; its cost grows with the offset, as PostgreSQL's OFFSET does.
+//
+// Newest first after a position (the first key a time, descending): OpenSearch visits the candidate rows in index
+// order, which is about the order runs were written, oldest first, so the page after a position near the newest end
+// reads nearly every row older than it (the sort's pruning only helps when the rows arrive in the sort's order). The
+// page is therefore searched in a time window before the position first, [position − span, position]: when the window
+// fills the page, those are its rows (every row outside it sorts after every row inside), else the span grows (by the
+// density the window showed, at least twice, sixteen-fold when it found nothing) up to a century, then the search is
+// unbounded. The span that filled the last page of an index and key is where the next one starts (PositionSpans).
 import { afterDsl, positionOf, positionOfSort, type PositionValues, searchAfterValues } from './keyset.js';
-import { type Query, and, MATCH_NONE } from './query-dsl.js';
+import { micros } from './filter-dsl.js';
+import { type Query, and, MATCH_NONE, range } from './query-dsl.js';
 import type { SearchBody, SearchHit, SearchRequests } from './search-requests.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
 
@@ -19,6 +28,25 @@ export interface PageRequest {
   /** `_source` fields of a row (the position's fields are added). */
   readonly source: readonly string[];
   readonly what: string;
+  /** Newest-first pages after a position start in a time window (see above); without it they search unbounded. */
+  readonly spans?: PositionSpans;
+}
+
+const HOUR_US = 3_600_000_000n;
+const CENTURY_US = 100n * 366n * 24n * HOUR_US;
+
+/** The span (µs) a newest-first page after a position is first searched in, per index and key: the last that filled one. */
+export class PositionSpans {
+  readonly #last = new Map<string, bigint>();
+  constructor(private readonly initial: bigint = HOUR_US) {}
+
+  first(key: string): bigint {
+    return this.#last.get(key) ?? this.initial;
+  }
+
+  filled(key: string, span: bigint): void {
+    this.#last.set(key, span);
+  }
 }
 
 /** The rows after a position from `from` on: search_after when it can say it (keyset.ts), else the range query. */
@@ -58,12 +86,31 @@ export async function pagedSearch(requests: SearchRequests, window: number, page
   const rows: SearchHit[] = [];
   while (rows.length < page.limit) {
     const size = Math.min(page.limit - rows.length, window - offset);
-    const response = await requests.search(index, rowsBody(page, after, offset, size), what);
-    const hits = response.hits.hits;
+    const hits = offset === 0 && after !== null ? await rowsAfter(requests, page, after, size) : (await requests.search(index, rowsBody(page, after, offset, size), what)).hits.hits;
     rows.push(...hits);
     if (hits.length < size) break;
     after = positionOf(order, hits[hits.length - 1]!._source);
     offset = 0;
   }
   return rows;
+}
+
+/** `size` rows after a position, newest first in a growing time window when the order allows it (see the header). */
+async function rowsAfter(requests: SearchRequests, page: PageRequest, after: PositionValues, size: number): Promise<readonly SearchHit[]> {
+  const first = page.order[0];
+  const value = after[0];
+  if (page.spans !== undefined && first !== undefined && first.key.time && first.direction === 'DESC' && value !== null && value !== undefined) {
+    const at = BigInt(micros(value));
+    const key = `${page.index}\0${first.key.field}`;
+    for (let span = page.spans.first(key); span <= CENTURY_US; ) {
+      const windowed = { ...page, base: and([page.base, range(first.key.field, { gte: (at - span).toString() })]) };
+      const hits = (await requests.search(page.index, rowsBody(windowed, after, 0, size), page.what)).hits.hits;
+      if (hits.length === size) {
+        page.spans.filled(key, span);
+        return hits;
+      }
+      span *= hits.length === 0 ? 16n : BigInt(Math.max(2, Math.ceil((2 * size) / hits.length)));
+    }
+  }
+  return (await requests.search(page.index, rowsBody(page, after, 0, size), page.what)).hits.hits;
 }

@@ -27,6 +27,7 @@ import type { SortFieldDoc } from '../fields.js';
 import { type Query, and, MATCH_NONE, term } from '../query-dsl.js';
 import type { Searcher, SearchHit, SearchRequests } from '../search-requests.js';
 import { speculativePage } from '../speculative-page.js';
+import type { PositionSpans } from '../paged-search.js';
 import type { OrderKey } from '../sort-dsl.js';
 import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
 import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target } from './extended-filter.js';
@@ -38,6 +39,8 @@ export interface ExtendedReaderOptions {
   readonly maxResultWindow: number;
   /** Bound of the runs a `taskExecutions` instance filter resolves (default MAX_TASK_FILTER_RUNS). */
   readonly maxTaskFilterRuns?: number;
+  /** Where newest-first pages after a position start (paged-search.ts), shared with the contract's lists. */
+  readonly spans?: PositionSpans;
 }
 
 const SERVED: Query = term('placeholder', false);
@@ -56,11 +59,13 @@ export class OpenSearchExtendedReader implements ExtendedReader {
   readonly #names: NormalizedIndexNames;
   readonly #window: number;
   readonly #context: FilterContext;
+  readonly #spans: PositionSpans | undefined;
 
   constructor(options: ExtendedReaderOptions) {
     this.#requests = options.requests;
     this.#names = options.names;
     this.#window = options.maxResultWindow;
+    this.#spans = options.spans;
     this.#context = {
       requests: options.requests,
       names: options.names,
@@ -125,6 +130,8 @@ export class OpenSearchExtendedReader implements ExtendedReader {
 
   /** A page; the filter's checks on the stored text ride along with it (speculative-page.ts). */
   #list(index: string, query: ListQuery<unknown, string>, translate: (searcher: Searcher) => Promise<Query>, order: readonly OrderKey[], source: readonly string[], what: string): Promise<SearchHit[]> {
-    return speculativePage(this.#requests, this.#window, translate, { index, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what });
+    return speculativePage(this.#requests, this.#window, translate, {
+      index, order, after: query.after?.values ?? null, offset: query.offset, limit: query.limit, source, what, ...(this.#spans === undefined ? {} : { spans: this.#spans }),
+    });
   }
 }
