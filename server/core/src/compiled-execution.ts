@@ -6,6 +6,7 @@
 //   input-object variables by walking their type, and the filter types are recursive (and/or/not, task filters
 //   inside run filters): compiling one such operation exhausted a 4 GB heap. Inline filter literals are fine (read
 //   from the document, bounded by its size). Every other operation runs on yoga's executor as before.
+// - At most MAX_COMPILED_FIELDS selected fields: graphql-jit's code for large selections is slower than graphql-js.
 // - Documents seen HOT_AFTER times: a client that sends a new document per request gets no compilation per request.
 //   Compiled operations live as long as yoga's parser cache keeps their document (a WeakMap keyed by it).
 // - An answer with errors is replaced by yoga's executor's answer to the same request: graphql-jit words variable
@@ -14,12 +15,20 @@
 //   (nearly every request) run once. The conformance suites send every request twice and require the same bytes.
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, TypeNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, TypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { graphql } from './graphql-runtime.js';
 
 /** Executions of a document (and operation) before it is compiled. */
 export const HOT_AFTER = 2;
+
+/**
+ * Most fields (counted at each place a fragment is spread) an operation may select to be compiled. graphql-jit's
+ * generated code for large selections runs slower than graphql-js (measured, 1,000 runs per alias with payloads and
+ * the error object, 17 fields each, CPU per request compiled/graphql-js: 1 alias 0.6-0.7, 2 aliases 0.94, 5 aliases
+ * 1.18, 10 aliases 1.38, the heaviest legal request of 20 aliases 1.7-2.0); the mix's queries select 5 to 20.
+ */
+export const MAX_COMPILED_FIELDS = 32;
 
 interface OperationEntry {
   /** null: not eligible, or its compilation failed: yoga's executor. */
@@ -27,17 +36,42 @@ interface OperationEntry {
   seen: number;
 }
 
+/** Whether the selection set selects more than `limit` fields, fragments counted at every spread (stops counting there). */
+function fieldCountAbove(document: DocumentNode, selectionSet: SelectionSetNode, limit: number): boolean {
+  const fragments = new Map<string, SelectionSetNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === graphql.Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
+  }
+  let count = 0;
+  const walk = (set: SelectionSetNode): boolean => {
+    for (const selection of set.selections) {
+      if (selection.kind === graphql.Kind.FIELD) {
+        count += 1;
+        if (count > limit) return true;
+        if (selection.selectionSet !== undefined && walk(selection.selectionSet)) return true;
+      } else if (selection.kind === graphql.Kind.INLINE_FRAGMENT) {
+        if (walk(selection.selectionSet)) return true;
+      } else {
+        const spread = fragments.get(selection.name.value);
+        if (spread !== undefined && walk(spread)) return true;
+      }
+    }
+    return false;
+  };
+  return walk(selectionSet);
+}
+
 function namedTypeOf(type: TypeNode): string {
   return type.kind === graphql.Kind.NAMED_TYPE ? type.name.value : namedTypeOf(type.type);
 }
 
 /**
- * Whether graphql-jit answers this operation as graphql-js does: a query whose variables are all scalars or enums
- * (or lists of them), so that its generated variable coercion stays small. (graphql-jit adds root fields to the
+ * Whether to compile this operation: a query of at most MAX_COMPILED_FIELDS fields whose variables are all scalars
+ * or enums (or lists of them), so that graphql-jit's generated variable coercion stays small. (graphql-jit adds root fields to the
  * answer in the order their resolvers finish, as yoga's executor does: root-field-order.ts puts both in order.)
  */
-export function isCompilable(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
-  if (operation.operation !== 'query') return false;
+export function isCompilable(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  if (operation.operation !== 'query' || fieldCountAbove(document, operation.selectionSet, MAX_COMPILED_FIELDS)) return false;
   return (operation.variableDefinitions ?? []).every((definition) => {
     const type = schema.getType(namedTypeOf(definition.type));
     return type !== undefined && type !== null && graphql.isLeafType(type);
@@ -68,7 +102,7 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
     let entry = operations.get(key);
     if (entry === undefined) {
       const operation = graphql.getOperationAST(document, operationName);
-      const eligible = operation !== null && operation !== undefined && isCompilable(schema, operation);
+      const eligible = operation !== null && operation !== undefined && isCompilable(schema, document, operation);
       entry = { compiled: null, seen: eligible ? 0 : -1 };
       operations.set(key, entry);
     }

@@ -4,7 +4,7 @@
 // (The conformance suites, against real PostgreSQL and OpenSearch, send every request twice and compare the bytes.)
 import { describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
-import { compiledExecutionStats, HOT_AFTER } from '../src/compiled-execution.js';
+import { compiledExecutionStats, HOT_AFTER, MAX_COMPILED_FIELDS } from '../src/compiled-execution.js';
 import { testApp } from './helpers.js';
 import { RecordingReader } from './recording-reader.js';
 
@@ -50,6 +50,22 @@ describe('compiled execution', () => {
       for (let i = 0; i < 3; i += 1) expect((await answer(app, query, { f: { and: [{ status: 'COMPLETED' }, { or: [{ name: 'a' }] }] } })).status).toBe(200);
     });
     expect(figures).toEqual({ compiled: 0, executions: 0, fallbacks: 0 });
+  });
+
+  it(`an operation selecting more than ${MAX_COMPILED_FIELDS} fields (fragments counted where spread) is not compiled`, async () => {
+    const { app } = testApp();
+    const fields = 'id name namespace version status startDate endDate lastUpdate';
+    // 2 + 4 x (1 + 8) = 38 fields through the fragment; the same with one alias (2 + 9 + ...) compiles.
+    const big = `query Big($n: Int) { a: getWorkflowInstances(limit: $n) { ...F } b: getWorkflowInstances(limit: $n) { ...F } c: getWorkflowInstances(limit: $n) { ...F } d: getWorkflowInstances(limit: $n) { ...F } }\nfragment F on WorkflowInstance { ${fields} }`;
+    const small = `query Small($n: Int) { a: getWorkflowInstances(limit: $n) { ...F } }\nfragment F on WorkflowInstance { ${fields} }`;
+    const figures = await counted(async () => {
+      for (let i = 0; i < 3; i += 1) await answer(app, big, { n: 1 });
+    });
+    expect(figures.compiled).toBe(0);
+    const smallFigures = await counted(async () => {
+      for (let i = 0; i < 3; i += 1) await answer(app, small, { n: 1 });
+    });
+    expect(smallFigures.compiled).toBe(1);
   });
 
   it('documents seen once are not compiled: a client sending a new document per request compiles nothing', async () => {
