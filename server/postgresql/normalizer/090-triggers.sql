@@ -62,9 +62,18 @@ AS $$
 DECLARE
   ids BIGINT[];
   datas JSON[];
+  docs JSONB[];
 BEGIN
-  SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
-  PERFORM normalize_raw_rows(TG_TABLE_NAME, ids, datas);
+  -- The flush's rows as jsonb in one pass over the transition table (no json[] array built and cast afterwards);
+  -- only when some row cannot be held by jsonb does normalize_raw_rows convert row by row and record the rest.
+  BEGIN
+    SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data::JSONB ORDER BY b.id) INTO ids, docs FROM batch b;
+  EXCEPTION WHEN OTHERS THEN
+    SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
+    PERFORM normalize_raw_rows(TG_TABLE_NAME, ids, datas);
+    RETURN NULL;
+  END;
+  PERFORM apply_events(TG_TABLE_NAME, ids, docs);
   RETURN NULL;
 END
 $$;
