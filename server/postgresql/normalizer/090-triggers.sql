@@ -55,6 +55,14 @@ SET enable_hashjoin = off
 -- crossed jit_above_cost and every flush spent a second or more compiling: 35 % of the CPU of a 10,000-event flush
 -- (docs/write-path.md). Each statement runs once per flush over rows it has just built; compiling never pays.
 SET jit = off
+-- Generic plans for every statement of the normalizer, at any flush size. PL/pgSQL plans each statement with the
+-- flush's arrays as parameters: for the first five flushes of a session with their values (custom plans), then it
+-- keeps a generic plan only if its estimated cost is not above the custom plans' average. In a session whose flushes
+-- hold 20 events or more it is not, and the generic plans are kept; in one whose flushes hold a few events (what
+-- Fluent Bit sends while events trickle in) the custom plans look cheaper, so every flush planned its statements
+-- again, which cost more than running them (backend CPU per task flush of 5 events: 4.6 ms, 1.7 ms with this;
+-- docs/benchmarks.md). The plan shapes do not depend on the estimates anyway (the settings above).
+SET plan_cache_mode = force_generic_plan
 -- A flush that waits for an instance row another flush holds gives up after this and is retried by its writer
 -- (lock_not_available propagates): one stuck transaction cannot wedge every flush behind it.
 SET lock_timeout = '10s'
