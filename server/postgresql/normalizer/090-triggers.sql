@@ -1,7 +1,8 @@
 -- ------------------------------------------------------------------------------------------------
 -- normalize_raw_rows: raw rows (verbatim json) to jsonb, then apply_events. The conversion of the whole flush is
 -- tried at once; only when some row cannot be held by jsonb is each row converted on its own, and the rows that
--- still fail are recorded in ingest_errors with the reason (they stay in the raw table).
+-- still fail are recorded in ingest_errors with the reason (they stay in the raw table). The trigger below converts a
+-- flush in one pass itself and calls this only when that fails; rebuild_normalized() replays raw rows through it.
 -- ------------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION workflow_index.normalize_raw_rows(p_table TEXT, p_ids BIGINT[], p_data JSON[]) RETURNS VOID
 LANGUAGE plpgsql VOLATILE
