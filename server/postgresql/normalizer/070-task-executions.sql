@@ -148,7 +148,9 @@ AS $$
   UNION ALL
   -- The simple positions: one execution per start (the k-th start with the k-th closing event), with the values the
   -- sweep's aggregation above gives it (the start is the first event in the sweep's order; a closing event alone is
-  -- a completion-only execution), in the sweep's order.
+  -- a completion-only execution), in the sweep's order. Each (position, k) holds at most one start and one closing
+  -- event (k is the event's rank within its role), so min() of a role's value is that value: no array per group and
+  -- column, as array_agg(...)[1] built (jsonb has no min, so its three columns keep array_agg).
   SELECT f.instance_id, f.task_position, f.k,
          CASE WHEN f.has_open THEN f.s_task_name ELSE f.c_task_name END,
          CASE WHEN f.has_close THEN workflow_index.task_end_status(f.c_status, f.c_kind) ELSE 'RUNNING' END,
@@ -162,22 +164,22 @@ AS $$
     SELECT s.instance_id, s.task_position, s.k,
            bool_or(s.delta = 1) AS has_open,
            bool_or(s.delta = -1) AS has_close,
-           (array_agg(s.task_name) FILTER (WHERE s.delta = 1))[1] AS s_task_name,
-           (array_agg(s.task_name) FILTER (WHERE s.delta = -1))[1] AS c_task_name,
+           min(s.task_name) FILTER (WHERE s.delta = 1) AS s_task_name,
+           min(s.task_name) FILTER (WHERE s.delta = -1) AS c_task_name,
            min(s.at_time) FILTER (WHERE s.delta = 1) AS start_time,
            min(s.at_time) FILTER (WHERE s.delta = -1) AS end_time,
-           (array_agg(s.status) FILTER (WHERE s.delta = -1))[1] AS c_status,
-           (array_agg(s.event_kind) FILTER (WHERE s.delta = -1))[1] AS c_kind,
+           min(s.status) FILTER (WHERE s.delta = -1) AS c_status,
+           min(s.event_kind) FILTER (WHERE s.delta = -1) AS c_kind,
            (array_agg(s.input) FILTER (WHERE s.delta = 1))[1] AS s_input,
            (array_agg(s.input) FILTER (WHERE s.delta = -1))[1] AS c_input,
            coalesce(bool_or(s.has_output) FILTER (WHERE s.delta = -1), false) AS c_has_output,
            (array_agg(s.output) FILTER (WHERE s.delta = -1))[1] AS c_output,
            coalesce(bool_or(s.has_error) FILTER (WHERE s.delta = -1), false) AS c_has_error,
-           (array_agg(s.error_type) FILTER (WHERE s.delta = -1))[1] AS c_error_type,
-           (array_agg(s.error_title) FILTER (WHERE s.delta = -1))[1] AS c_error_title,
-           (array_agg(s.error_detail) FILTER (WHERE s.delta = -1))[1] AS c_error_detail,
-           (array_agg(s.error_status) FILTER (WHERE s.delta = -1))[1] AS c_error_status,
-           (array_agg(s.error_instance) FILTER (WHERE s.delta = -1))[1] AS c_error_instance
+           min(s.error_type) FILTER (WHERE s.delta = -1) AS c_error_type,
+           min(s.error_title) FILTER (WHERE s.delta = -1) AS c_error_title,
+           min(s.error_detail) FILTER (WHERE s.delta = -1) AS c_error_detail,
+           min(s.error_status) FILTER (WHERE s.delta = -1) AS c_error_status,
+           min(s.error_instance) FILTER (WHERE s.delta = -1) AS c_error_instance
     FROM shaped s
     WHERE s.simple
     GROUP BY s.instance_id, s.task_position, s.k

@@ -1,7 +1,8 @@
 -- ------------------------------------------------------------------------------------------------
 -- normalize_raw_rows: raw rows (verbatim json) to jsonb, then apply_events. The conversion of the whole flush is
 -- tried at once; only when some row cannot be held by jsonb is each row converted on its own, and the rows that
--- still fail are recorded in ingest_errors with the reason (they stay in the raw table).
+-- still fail are recorded in ingest_errors with the reason (they stay in the raw table). The trigger below converts a
+-- flush in one pass itself and calls this only when that fails; rebuild_normalized() replays raw rows through it.
 -- ------------------------------------------------------------------------------------------------
 CREATE OR REPLACE FUNCTION workflow_index.normalize_raw_rows(p_table TEXT, p_ids BIGINT[], p_data JSON[]) RETURNS VOID
 LANGUAGE plpgsql VOLATILE
@@ -55,6 +56,14 @@ SET enable_hashjoin = off
 -- crossed jit_above_cost and every flush spent a second or more compiling: 35 % of the CPU of a 10,000-event flush
 -- (docs/write-path.md). Each statement runs once per flush over rows it has just built; compiling never pays.
 SET jit = off
+-- Generic plans for every statement of the normalizer, at any flush size. PL/pgSQL plans each statement with the
+-- flush's arrays as parameters: for the first five flushes of a session with their values (custom plans), then it
+-- keeps a generic plan only if its estimated cost is not above the custom plans' average. In a session whose flushes
+-- hold 20 events or more it is not, and the generic plans are kept; in one whose flushes hold a few events (what
+-- Fluent Bit sends while events trickle in) the custom plans look cheaper, so every flush planned its statements
+-- again, which cost more than running them (backend CPU per task flush of 5 events: 4.6 ms, 1.7 ms with this;
+-- docs/benchmarks.md). The plan shapes do not depend on the estimates anyway (the settings above).
+SET plan_cache_mode = force_generic_plan
 -- A flush that waits for an instance row another flush holds gives up after this and is retried by its writer
 -- (lock_not_available propagates): one stuck transaction cannot wedge every flush behind it.
 SET lock_timeout = '10s'
@@ -62,9 +71,18 @@ AS $$
 DECLARE
   ids BIGINT[];
   datas JSON[];
+  docs JSONB[];
 BEGIN
-  SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
-  PERFORM normalize_raw_rows(TG_TABLE_NAME, ids, datas);
+  -- The flush's rows as jsonb in one pass over the transition table (no json[] array built and cast afterwards);
+  -- only when some row cannot be held by jsonb does normalize_raw_rows convert row by row and record the rest.
+  BEGIN
+    SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data::JSONB ORDER BY b.id) INTO ids, docs FROM batch b;
+  EXCEPTION WHEN OTHERS THEN
+    SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
+    PERFORM normalize_raw_rows(TG_TABLE_NAME, ids, datas);
+    RETURN NULL;
+  END;
+  PERFORM apply_events(TG_TABLE_NAME, ids, docs);
   RETURN NULL;
 END
 $$;

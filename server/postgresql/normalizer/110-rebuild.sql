@@ -24,6 +24,7 @@ SET enable_seqscan = off
 SET enable_mergejoin = off
 SET enable_hashjoin = off
 SET jit = off  -- as for the triggers (090-triggers.sql): batches of p_batch_size events must not JIT-compile
+SET plan_cache_mode = force_generic_plan  -- as for the triggers (090-triggers.sql): no batch re-plans its statements
 AS $$
 DECLARE
   v_table TEXT;
