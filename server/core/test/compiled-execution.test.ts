@@ -96,6 +96,29 @@ describe('compiled execution', () => {
     expect(compiledAnswer).toEqual(reference);
   });
 
+  it('@skip/@include on fields, fragments and inline fragments, __typename, nested lists: the compiled answers are graphql-js\'s', async () => {
+    const compiledApp = testApp().app;
+    const reference = testApp({ env: { GRAPHQL_COMPILED_EXECUTION: 'false' } }).app;
+    const query = `query D($a: Boolean!, $b: Boolean!, $id: ID!) {
+      getWorkflowInstance(id: $id) { __typename id name @include(if: $a) status @skip(if: $b) ...Dates @include(if: $b)
+        ... on WorkflowInstance @skip(if: $a) { namespace version }
+        taskExecutions { id taskName status @include(if: $a) ... on TaskExecution { startDate } } } }
+      fragment Dates on WorkflowInstance { startDate endDate lastUpdate }`;
+    const figures = await counted(async () => {
+      for (let round = 0; round < 2; round += 1) {
+        for (const a of [true, false]) {
+          for (const b of [true, false]) {
+            for (const id of ['inst-a', 'inst-b', 'nope']) {
+              const variables = { a, b, id };
+              expect(await answer(compiledApp, query, variables)).toEqual(await answer(reference, query, variables));
+            }
+          }
+        }
+      }
+    });
+    expect(figures).toEqual({ compiled: 1, executions: 24 - HOT_AFTER + 1, fallbacks: 0 });
+  });
+
   it('GRAPHQL_COMPILED_EXECUTION=false compiles nothing', async () => {
     const { app } = testApp({ env: { GRAPHQL_COMPILED_EXECUTION: 'false' } });
     const figures = await counted(async () => {
