@@ -76,7 +76,10 @@ export function createGraphQLServer(deps: {
     maxRequestBodySize: false,
     maskedErrors: { maskError: maskUnexpectedError(logger), errorMessage: UNEXPECTED_ERROR_MESSAGE, isDev: false },
     plugins: [
-      // First: the request's span covers every other plugin's work, refusals included.
+      // First: its onExecute replaces the executor itself, and every later onExecute wraps that (tracing runs it
+      // in the request's span, useShorthandFilters passes it the expanded variables).
+      ...(config.graphql.compiledExecution ? [useCompiledExecution(schema)] : []),
+      // The request's span covers every other plugin's work, refusals included.
       ...(tracer === null ? [] : [useTracing(tracer)]),
       useCsrfPrevention(),
       useOperationFacts(),
@@ -85,8 +88,6 @@ export function createGraphQLServer(deps: {
       useReadOnlyOperations(),
       // Before useShorthandFilters, whose onExecute already works on the variables.
       useQueryCost(config.graphql, deps.costBudget ?? null),
-      // Before useShorthandFilters, which then wraps the compiled executor with its variables.
-      ...(config.graphql.compiledExecution ? [useCompiledExecution(schema)] : []),
       useShorthandFilters(schema),
       useErrorPolicy(logger),
       useRootFieldOrder(),

@@ -96,6 +96,18 @@ describe.skipIf(!available)('OpenTelemetry tracing against real PostgreSQL', () 
     await receiver.waitFor((spans) => spans.some((s) => !before.has(s.traceId) && s.name === 'query RecentRuns'));
     const own = receiver.spans.find((s) => !before.has(s.traceId) && s.name === 'query RecentRuns');
     expect(own?.parentSpanId ?? '').toBe('');
+
+    // The same request again runs compiled (server/core/src/compiled-execution.ts, from the second execution on):
+    // its backend queries stay children of its span.
+    for (let round = 0; round < 2; round += 1) {
+      const again = randomBytes(16).toString('hex');
+      const caller = randomBytes(8).toString('hex');
+      expect((await post(baseUrl, { traceparent: `00-${again}-${caller}-01` })).status).toBe(200);
+      await receiver.waitFor((spans) => spans.filter((s) => s.traceId === again).length >= 3);
+      const spans = receiver.spans.filter((s) => s.traceId === again);
+      const span = spans.find((s) => s.parentSpanId === caller);
+      expect(spans.filter((s) => s.parentSpanId === span?.spanId).map((s) => attribute(s, 'db.operation.name')?.stringValue).sort(), JSON.stringify(spans)).toEqual(['listInstances', 'tasksOfInstances']);
+    }
   }, 90_000);
 
   it('exports nothing when the environment does not ask for tracing (OTEL_TRACES_EXPORTER=none wins over an endpoint)', async () => {
