@@ -4,7 +4,7 @@
 // (The conformance suites, against real PostgreSQL and OpenSearch, send every request twice and compare the bytes.)
 import { describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
-import { compiledExecutionStats, HOT_AFTER, MAX_COMPILED_FIELDS } from '../src/compiled-execution.js';
+import { compiledExecutionStats, HOT_AFTER, MAX_COMPILED_FIELDS, MAX_COMPILED_OPERATIONS } from '../src/compiled-execution.js';
 import { testApp } from './helpers.js';
 import { RecordingReader } from './recording-reader.js';
 
@@ -21,6 +21,7 @@ async function answer(app: App, query: string, variables?: Record<string, unknow
 async function counted(run: () => Promise<void>): Promise<{ compiled: number; executions: number; fallbacks: number }> {
   const before = { ...compiledExecutionStats };
   await run();
+  expect(compiledExecutionStats.dropped).toBe(before.dropped);
   return {
     compiled: compiledExecutionStats.compiled - before.compiled,
     executions: compiledExecutionStats.executions - before.executions,
@@ -117,6 +118,25 @@ describe('compiled execution', () => {
       }
     });
     expect(figures).toEqual({ compiled: 1, executions: 24 - HOT_AFTER + 1, fallbacks: 0 });
+  });
+
+  it(`at most ${MAX_COMPILED_OPERATIONS} operations stay compiled: the least recently executed is dropped and runs on graphql-js from then on`, async () => {
+    const { app } = testApp();
+    const documents = Array.from({ length: MAX_COMPILED_OPERATIONS + 3 }, (_, i) => `query Q${i}($n: Int) { getWorkflowInstances(limit: $n) { id } }`);
+    const before = { ...compiledExecutionStats };
+    for (const query of documents) {
+      await answer(app, query, { n: 1 });
+      await answer(app, query, { n: 1 });
+    }
+    expect(compiledExecutionStats.compiled - before.compiled).toBe(documents.length);
+    expect(compiledExecutionStats.dropped - before.dropped).toBe(3);
+    // The first three were dropped: they run on graphql-js; the newest still runs compiled.
+    const executions = compiledExecutionStats.executions;
+    const first = await answer(app, documents[0]!, { n: 1 });
+    expect(compiledExecutionStats.executions).toBe(executions);
+    await answer(app, documents.at(-1)!, { n: 1 });
+    expect(compiledExecutionStats.executions).toBe(executions + 1);
+    expect(JSON.parse(first.text)).toHaveProperty('data.getWorkflowInstances');
   });
 
   it('GRAPHQL_COMPILED_EXECUTION=false compiles nothing', async () => {
