@@ -4,8 +4,9 @@
 // settings; here the session asks for JIT on every statement (jit_above_cost = 0) and auto_explain shows each nested
 // statement's plan, which would carry a "JIT:" section had it been compiled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { explainingClient } from './support/auto-explain.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 
 const available = await postgresReachable();
@@ -27,16 +28,8 @@ describe.skipIf(!available)('the normalizer never JIT-compiles (real PostgreSQL)
   let plans: string[];
   beforeAll(async () => {
     db = await createTestDatabase({ prefix: 'wi_jit' });
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    plans = [];
-    client.on('notice', (n) => {
-      if (n.message?.includes('plan:')) plans.push(n.message);
-    });
-    await client.query(`LOAD 'auto_explain'`);
-    await client.query(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
-      SET jit = on; SET jit_above_cost = 0; SET jit_optimize_above_cost = -1; SET jit_inline_above_cost = -1;
-      SET client_min_messages = log; SET search_path = workflow_raw`);
+    ({ client, plans } = await explainingClient(db.url, `SET jit = on; SET jit_above_cost = 0; SET jit_optimize_above_cost = -1; SET jit_inline_above_cost = -1;
+      SET client_min_messages = log; SET search_path = workflow_raw`));
   });
   afterAll(async () => {
     await client?.end().catch(() => undefined);

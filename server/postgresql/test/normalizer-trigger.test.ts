@@ -10,8 +10,9 @@
 // statement's plan: a generic plan reads the flush's arrays from parameters (unnest($7), …), a custom plan holds them
 // as constants.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { explainingClient } from './support/auto-explain.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 
 const available = await postgresReachable();
@@ -31,15 +32,7 @@ describe.skipIf(!available)('the trigger: the flush converted to jsonb in one pa
   let plans: string[];
   beforeAll(async () => {
     db = await createTestDatabase({ prefix: 'wi_trigger' });
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    plans = [];
-    client.on('notice', (n) => {
-      if (n.message?.includes('plan:')) plans.push(n.message);
-    });
-    await client.query(`LOAD 'auto_explain'`);
-    await client.query(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
-      SET auto_explain.log_level = notice; SET auto_explain.log_verbose = on; SET client_min_messages = notice; SET search_path = workflow_raw`);
+    ({ client, plans } = await explainingClient(db.url, `SET auto_explain.log_level = notice; SET auto_explain.log_verbose = on; SET client_min_messages = notice; SET search_path = workflow_raw`));
   });
   afterAll(async () => {
     await client?.end().catch(() => undefined);
