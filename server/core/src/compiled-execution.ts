@@ -8,7 +8,7 @@
 //   from the document, bounded by its size). Every other operation runs on yoga's executor as before.
 // - At most MAX_COMPILED_FIELDS selected fields: graphql-jit's code for large selections is slower than graphql-js.
 // - Documents seen HOT_AFTER times: a client that sends a new document per request gets no compilation per request.
-//   Compiled operations live as long as yoga's parser cache keeps their document (a WeakMap keyed by it).
+//   An operation's entry lives as long as yoga's parser cache keeps its document (document-operations.ts).
 // - An answer with errors is replaced by yoga's executor's answer to the same request: graphql-jit words variable
 //   coercion errors its own way, leaves `locations` out of field errors and writes `data` before `errors`. So a
 //   request that fails (a bad argument, a backend outage) runs its resolvers a second time; answers with data only
@@ -17,6 +17,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, TypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { fragmentsOf, perOperation } from './document-operations.js';
 import { graphql } from './graphql-runtime.js';
 
 /** Executions of a document (and operation) before it is compiled. */
@@ -46,10 +47,7 @@ interface OperationEntry {
 
 /** Whether the selection set selects more than `limit` fields, fragments counted at every spread (stops counting there). */
 function fieldCountAbove(document: DocumentNode, selectionSet: SelectionSetNode, limit: number): boolean {
-  const fragments = new Map<string, SelectionSetNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === graphql.Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
-  }
+  const fragments = fragmentsOf(document);
   let count = 0;
   const walk = (set: SelectionSetNode): boolean => {
     for (const selection of set.selections) {
@@ -61,7 +59,7 @@ function fieldCountAbove(document: DocumentNode, selectionSet: SelectionSetNode,
         if (walk(selection.selectionSet)) return true;
       } else {
         const spread = fragments.get(selection.name.value);
-        if (spread !== undefined && walk(spread)) return true;
+        if (spread !== undefined && walk(spread.selectionSet)) return true;
       }
     }
     return false;
@@ -101,7 +99,6 @@ export interface CompiledExecutionStats {
 export const compiledExecutionStats: CompiledExecutionStats = { compiled: 0, dropped: 0, executions: 0, fallbacks: 0 };
 
 export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecutionStats = compiledExecutionStats, maxCompiled = MAX_COMPILED_OPERATIONS): Plugin {
-  const byDocument = new WeakMap<DocumentNode, Map<string, OperationEntry>>();
   // The compiled entries, least recently executed first.
   const kept = new Map<OperationEntry, true>();
   const keep = (entry: OperationEntry): void => {
@@ -114,22 +111,10 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
     oldest.seen = -1;
     stats.dropped += 1;
   };
-  const entryFor = (document: DocumentNode, operationName: string | null | undefined): OperationEntry => {
-    let operations = byDocument.get(document);
-    if (operations === undefined) {
-      operations = new Map();
-      byDocument.set(document, operations);
-    }
-    const key = operationName ?? '';
-    let entry = operations.get(key);
-    if (entry === undefined) {
-      const operation = graphql.getOperationAST(document, operationName);
-      const eligible = operation !== null && operation !== undefined && isCompilable(schema, document, operation);
-      entry = { compiled: null, seen: eligible ? 0 : -1 };
-      operations.set(key, entry);
-    }
-    return entry;
-  };
+  const entryFor = perOperation((document, operation): OperationEntry => ({
+    compiled: null,
+    seen: operation !== null && isCompilable(schema, document, operation) ? 0 : -1,
+  }));
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const entry = entryFor(args.document, args.operationName);

@@ -5,6 +5,7 @@ import { Kind } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, GraphQLField, GraphQLOutputType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
 import type { CoreConfig } from './config.js';
 import { countCostOf, DEFAULT_COUNT_EXACT_LIMIT } from './count-limit.js';
+import { fragmentsOf } from './document-operations.js';
 import { graphql } from './graphql-runtime.js';
 import { INSTANCE_STATUSES } from './reader.js';
 
@@ -48,11 +49,7 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
   const operation = graphql.getOperationAST(document, operationName ?? undefined);
   const root = operation === null || operation === undefined ? undefined : schema.getRootType(operation.operation);
   if (operation === null || operation === undefined || root === null || root === undefined) return { total: 0, fields: [] };
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
-  const pricing = new Pricing(fragments, operation, variables ?? {}, settings);
+  const pricing = new Pricing(fragmentsOf(document), operation, variables ?? {}, settings);
   const fields: FieldCost[] = [];
   for (const [key, nodes] of pricing.collect([operation.selectionSet])) {
     const cost = pricing.fieldCost(root.getFields(), nodes);

@@ -3,17 +3,15 @@
 // graphql-jit both add a root field to `data` when its resolver finishes, so `{ a: getX(…) b: getY(…) }` answered
 // `{"b":…,"a":…}` whenever b's read came back first: the same request could answer different bytes. Nested objects
 // keep their order in both executors; only the root is put back in order here.
-import type { DocumentNode, ExecutionResult, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import type { DocumentNode, ExecutionResult, OperationDefinitionNode, SelectionSetNode } from 'graphql';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Plugin } from 'graphql-yoga';
+import { fragmentsOf, perOperation } from './document-operations.js';
 import { graphql } from './graphql-runtime.js';
 
 /** The response keys of an operation's root selection set in order, fragments inlined, each once. */
 export function rootResponseKeys(document: DocumentNode, operation: OperationDefinitionNode): string[] {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === graphql.Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsOf(document);
   const keys: string[] = [];
   const seen = new Set<string>();
   const visitedFragments = new Set<string>();
@@ -55,23 +53,7 @@ export function inOrder(data: Record<string, unknown>, order: readonly string[])
 }
 
 export function useRootFieldOrder(): Plugin {
-  const orders = new WeakMap<DocumentNode, Map<string, readonly string[]>>();
-  const orderOf = (document: DocumentNode, operationName: string | null | undefined): readonly string[] | null => {
-    let byName = orders.get(document);
-    if (byName === undefined) {
-      byName = new Map();
-      orders.set(document, byName);
-    }
-    const name = operationName ?? '';
-    let order = byName.get(name);
-    if (order === undefined) {
-      const operation = graphql.getOperationAST(document, operationName);
-      if (operation === null || operation === undefined) return null;
-      order = rootResponseKeys(document, operation);
-      byName.set(name, order);
-    }
-    return order;
-  };
+  const orderOf = perOperation((document, operation) => (operation === null ? null : rootResponseKeys(document, operation)));
   return {
     onExecute({ args }) {
       return {
