@@ -15,6 +15,7 @@ import { renderDocsPage } from './docs-page.js';
 import { ErrorCode } from './errors.js';
 import { renderGraphQLUi } from './graphiql-page.js';
 import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-server.js';
+import { hotRequestAnswerType } from './hot-operations.js';
 import { livenessChecks, readinessChecks, report } from './health.js';
 import type { HealthCheck } from './health.js';
 import { REQUEST_LOG_MESSAGE } from './logger.js';
@@ -101,6 +102,23 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** The whole body of a request node:http frames by its Content-Length; null when the client went away before its end. */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    });
+    req.once('error', () => resolve(null));
+    req.once('close', () => {
+      if (!ended) resolve(null);
+    });
+  });
+}
+
 function lazyAsset(render: () => string | Promise<string>): () => Promise<StaticAsset> {
   let asset: StaticAsset | undefined;
   return async () => (asset ??= new StaticAsset(await render(), 'text/html; charset=utf-8'));
@@ -112,7 +130,7 @@ export function createApp(options: AppOptions): App {
   const sdl = loadSchemaSdl();
   const schema = buildSchema(sdl, config);
   const costBudget = new CostBudget(config.graphql.maxCostInFlight, config.graphql.costQueueTimeoutMs);
-  const graphql = createGraphQLServer({ config, reader, logger, schema, costBudget });
+  const { yoga: graphql, hot } = createGraphQLServer({ config, reader, logger, schema, costBudget });
   const metrics = createMetrics({ config, reader, logger, backend, costBudget });
   /** Gives back the rows of GRAPHQL_MAX_COST_IN_FLIGHT the request held (once: the count is zeroed). */
   const releaseCost = (state: RequestState): void => {
@@ -251,6 +269,53 @@ export function createApp(options: AppOptions): App {
   const finishGraphQL = async (answer: Response | Promise<Response>, facts: RequestFacts): Promise<BufferedResponse> =>
     finishResponse(await bufferResponse(await answer), config, facts);
 
+  /** The hot path's answer to a body (hot-operations.ts), or null: yoga answers the request. */
+  const answerHot = async (bytes: Uint8Array, state: RequestState, answerType: string): Promise<BufferedResponse | null> => {
+    let params: unknown;
+    try {
+      params = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    } catch {
+      return null; // yoga words the error
+    }
+    const answered = hot === null ? null : await hot(params, state);
+    // yoga's headers in yoga's order (the length is set when the answer is finished)
+    return answered === null ? null : { status: 200, statusText: 'OK', headers: { 'content-type': answerType, 'content-length': '' }, body: Buffer.from(answered) };
+  };
+
+  /**
+   * node:http, a request hotRequestAnswerType takes: reads the body (framed by its Content-Length, within
+   * HTTP_MAX_BODY_BYTES); the hot path answers, or yoga's node integration from the body already read (as it takes a
+   * body a framework has read: its own request, abort signal and server context, as for every other request).
+   */
+  const answerNodeHotOrYoga = async (req: IncomingMessage, res: ServerResponse, state: RequestState, answerType: string): Promise<BufferedResponse> => {
+    const bytes = await readBody(req);
+    if (bytes !== null) {
+      const answered = await answerHot(bytes, state, answerType);
+      if (answered !== null) return answered;
+    }
+    // A client gone before yoga takes the request would leave yoga's abort signal unfired (it listens for a close
+    // that has already happened): nothing runs for it.
+    if (bytes === null || res.closed) return { status: 400, statusText: '', headers: { 'content-type': TEXT }, body: Buffer.from('Bad request: the client went away before its request was read.\n') };
+    (req as { body?: unknown }).body = bytes;
+    return bufferResponse(await graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true }));
+  };
+
+  /** In-process requests: the same, from a fetch Request (yoga gets the bytes as they came, or their read's failure). */
+  const answerFetchGraphQL = async (request: Request, url: URL, state: RequestState): Promise<BufferedResponse> => {
+    const answerType = hot === null ? null : hotRequestAnswerType(`${url.pathname}${url.search}`, (name) => request.headers.get(name) ?? undefined, config.http.maxBodyBytes, false);
+    if (answerType === null || request.body === null || request.signal.aborted) return bufferResponse(await graphql.fetch(request, { requestState: state }));
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = new Uint8Array(await request.arrayBuffer());
+    } catch (error) {
+      const failing = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(error) });
+      return bufferResponse(await graphql.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body: failing, signal: request.signal, duplex: 'half' } as RequestInit), { requestState: state }));
+    }
+    const yogaRequest = (): Request => new Request(request.url, { method: 'POST', headers: request.headers, body: bytes, signal: request.signal });
+    const answered = bytes.byteLength > config.http.maxBodyBytes ? null : await answerHot(bytes, state, answerType);
+    return answered ?? bufferResponse(await graphql.fetch(yogaRequest(), { requestState: state }));
+  };
+
   const fetchHandler = (request: Request, client: ClientInfo = {}): Promise<Response> => {
     const requestId = requestIdOf(request.headers.get(REQUEST_ID_HEADER));
     return requestContext.run({ requestId }, async () => {
@@ -276,7 +341,7 @@ export function createApp(options: AppOptions): App {
           response = toFetchResponse(await finishGraphQL(tooManyRequests(config.http.maxRequestsPerClient), facts));
         } else {
           try {
-            response = toFetchResponse(await finishGraphQL(graphql.fetch(request, { requestState: state }), facts));
+            response = toFetchResponse(await finishResponse(await answerFetchGraphQL(request, url, state), config, facts));
           } finally {
             release();
             releaseCost(state);
@@ -317,16 +382,20 @@ export function createApp(options: AppOptions): App {
     const path = pathOf(req.url as string);
     const address = addressHeader === null ? undefined : req.headers[addressHeader];
     const release = perClient.acquire(clientKey(Array.isArray(address) ? address.join(',') : address, req.socket.remoteAddress));
-    let answer: Promise<Response>;
+    let answer: Promise<BufferedResponse>;
+    const headers = req.headers;
+    const answerType = release === null || hot === null ? null : hotRequestAnswerType(req.url as string, (name) => headers[name] as string | undefined, config.http.maxBodyBytes, true);
     if (release === null) {
       state.errorCodes.push(ErrorCode.TOO_MANY_REQUESTS);
       // The body is not read: the connection cannot be reused for the next request.
       res.shouldKeepAlive = false;
-      answer = Promise.resolve(tooManyRequests(config.http.maxRequestsPerClient));
+      answer = bufferResponse(tooManyRequests(config.http.maxRequestsPerClient));
+    } else if (answerType !== null) {
+      answer = answerNodeHotOrYoga(req, res, state, answerType);
     } else {
-      answer = new Promise<Response>((resolve) => resolve(graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true })));
+      answer = new Promise<Response>((resolve) => resolve(graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true }))).then(bufferResponse);
     }
-    finishGraphQL(answer, facts).then(
+    answer.then((buffered) => finishResponse(buffered, config, facts)).then(
       (response) => {
         release?.();
         record('POST', GRAPHQL_ENDPOINT, path, response.status, started, state);

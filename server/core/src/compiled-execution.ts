@@ -19,6 +19,8 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSet
 import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf, perOperation } from './document-operations.js';
 import { graphql } from './graphql-runtime.js';
+import type { HotOperations } from './hot-operations.js';
+import type { RequestState } from './request-state.js';
 
 /** Executions of a document (and operation) before it is compiled. */
 export const HOT_AFTER = 2;
@@ -43,6 +45,13 @@ interface OperationEntry {
   /** null: not eligible, or its compilation failed: yoga's executor. */
   compiled: CompiledQuery | null;
   seen: number;
+  readonly operation: OperationDefinitionNode | null;
+}
+
+/** What yoga's context holds of the request that the registration of a hot operation reads. */
+interface RequestFacts {
+  readonly params?: { readonly query?: unknown; readonly operationName?: unknown };
+  readonly requestState?: RequestState;
 }
 
 /** Whether the selection set selects more than `limit` fields, fragments counted at every spread (stops counting there). */
@@ -98,7 +107,12 @@ export interface CompiledExecutionStats {
 /** This process's figures (every server of the process adds to them). */
 export const compiledExecutionStats: CompiledExecutionStats = { compiled: 0, dropped: 0, executions: 0, fallbacks: 0 };
 
-export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecutionStats = compiledExecutionStats, maxCompiled = MAX_COMPILED_OPERATIONS): Plugin {
+/**
+ * With `hot`, every compiled operation that answers a request without errors is registered there under the request's
+ * query text and operation name, and forgotten when it is dropped: node:http requests for it are then answered
+ * without yoga (hot-operations.ts).
+ */
+export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecutionStats = compiledExecutionStats, maxCompiled = MAX_COMPILED_OPERATIONS, hot: HotOperations | null = null): Plugin {
   // The compiled entries, least recently executed first.
   const kept = new Map<OperationEntry, true>();
   const keep = (entry: OperationEntry): void => {
@@ -107,6 +121,7 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
     if (kept.size <= maxCompiled) return;
     const oldest = kept.keys().next().value as OperationEntry;
     kept.delete(oldest);
+    if (hot !== null && oldest.compiled !== null) hot.forget(oldest.compiled);
     oldest.compiled = null;
     oldest.seen = -1;
     stats.dropped += 1;
@@ -114,11 +129,12 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
   const entryFor = perOperation((document, operation): OperationEntry => ({
     compiled: null,
     seen: operation !== null && isCompilable(schema, document, operation) ? 0 : -1,
+    operation,
   }));
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const entry = entryFor(args.document, args.operationName);
-      if (entry.seen < 0) return;
+      if (entry.seen < 0 || (args.contextValue as RequestFacts).requestState?.compiledFailed === true) return;
       if (entry.compiled === null) {
         entry.seen += 1;
         if (entry.seen < HOT_AFTER) return;
@@ -135,7 +151,19 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
       setExecuteFn(async (executeArgs) => {
         const result = await compiled.query(executeArgs.rootValue, executeArgs.contextValue, executeArgs.variableValues ?? {});
         stats.executions += 1;
-        if (result.errors === undefined || result.errors.length === 0) return result;
+        if (result.errors === undefined || result.errors.length === 0) {
+          const facts = executeArgs.contextValue as RequestFacts;
+          if (hot !== null && entry.compiled === compiled && entry.operation !== null && typeof facts.params?.query === 'string') {
+            const operationName = typeof facts.params.operationName === 'string' ? facts.params.operationName : null;
+            hot.register(facts.params.query, operationName, {
+              compiled, document: args.document, operation: entry.operation, operationName, loggedName: facts.requestState?.operationName ?? operationName,
+              touch: () => {
+                if (entry.compiled === compiled) keep(entry);
+              },
+            });
+          }
+          return result;
+        }
         stats.fallbacks += 1;
         return executeFn(executeArgs);
       });

@@ -38,13 +38,18 @@ export function useShorthandFilters(schema: GraphQLSchema): Plugin<Context> {
   };
 }
 
+/** How deep a request's variables may nest in JSON for filters of GRAPHQL_MAX_FILTER_DEPTH (see below). */
+export function variablesJsonDepth(maxFilterDepth: number): number {
+  return 2 * maxFilterDepth + 8;
+}
+
 /**
  * Variables nested deeper than any filter the depth limit allows are refused before graphql-js coerces them
  * (recursively: 10,000 levels overflowed the stack). An `and` level is two JSON levels (list, object), a
  * `not` one; the leaves need a few more.
  */
 export function useVariablesDepthLimit(maxFilterDepth: number): Plugin<Context> {
-  const maxJsonDepth = 2 * maxFilterDepth + 8;
+  const maxJsonDepth = variablesJsonDepth(maxFilterDepth);
   return {
     onParams({ params, setResult }) {
       if (!jsonDepthExceeds(params.variables, maxJsonDepth)) return;

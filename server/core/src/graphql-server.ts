@@ -5,6 +5,8 @@ import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { boundedReader } from './bounded-reader.js';
 import type { CoreConfig } from './config.js';
 import { useCompiledExecution } from './compiled-execution.js';
+import { createHotAnswer, HotOperations } from './hot-operations.js';
+import type { HotAnswer } from './hot-operations.js';
 import { useRootFieldOrder } from './root-field-order.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
 import type { CostBudget } from './cost-budget.js';
@@ -42,30 +44,35 @@ function yogaLogger(logger: Logger): YogaLogger {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/**
- * The GraphQL endpoint only: routing, UI, health and metrics live in app.ts, which hands
- * POST /graphql requests to this instance.
- */
-export function createGraphQLServer(deps: {
+interface GraphQLServerDeps {
   readonly config: CoreConfig;
   readonly reader: Reader;
   readonly logger: Logger;
   readonly schema: GraphQLSchema;
   /** GRAPHQL_MAX_COST_IN_FLIGHT, shared by the app's requests; whoever passes it releases requestState.costHeld. */
   readonly costBudget?: CostBudget;
-}): GraphQLServer {
+}
+
+/**
+ * The GraphQL endpoint only: routing, UI, health and metrics live in app.ts, which hands
+ * POST /graphql requests to this instance. `hot`: the answer of hot requests without yoga (hot-operations.ts),
+ * null when compiled execution is off or tracing is on (a request's spans are yoga's plugin's).
+ */
+export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: GraphQLServer; readonly hot: HotAnswer | null } {
   const { config, reader, logger, schema } = deps;
   const introspectionOff = config.graphql.introspection !== 'DEFAULT';
   // Tracing is decided once, at start-up: with it off, requests run without a span plugin or a wrapped reader.
   const tracer = activeTracing();
   const backendReader = tracer === null ? reader : tracedReader(reader, tracer, reader.backendName ?? 'backend');
-  return createYoga<ServerContext, ResolverContext>({
+  const context = (): Omit<ResolverContext, 'params'> => {
+    const bounded = boundedReader(backendReader, config.graphql.maxConcurrentReads);
+    return { reader: bounded, loaders: new TaskLoaders(bounded) };
+  };
+  const hot = config.graphql.compiledExecution && tracer === null ? new HotOperations() : null;
+  const yoga = createYoga<ServerContext, ResolverContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    context: () => {
-      const bounded = boundedReader(backendReader, config.graphql.maxConcurrentReads);
-      return { reader: bounded, loaders: new TaskLoaders(bounded) };
-    },
+    context,
     logging: yogaLogger(logger),
     graphiql: false,
     landingPage: false,
@@ -78,7 +85,7 @@ export function createGraphQLServer(deps: {
     plugins: [
       // First: its onExecute replaces the executor itself, and every later onExecute wraps that (tracing runs it
       // in the request's span, useShorthandFilters passes it the expanded variables).
-      ...(config.graphql.compiledExecution ? [useCompiledExecution(schema)] : []),
+      ...(config.graphql.compiledExecution ? [useCompiledExecution(schema, undefined, undefined, hot)] : []),
       // The request's span covers every other plugin's work, refusals included.
       ...(tracer === null ? [] : [useTracing(tracer)]),
       useCsrfPrevention(),
@@ -96,4 +103,8 @@ export function createGraphQLServer(deps: {
       useRequestBodyLimit(config.http.maxBodyBytes),
     ],
   });
+  return {
+    yoga,
+    hot: hot === null ? null : createHotAnswer({ hot, schema, graphqlConfig: config.graphql, costBudget: deps.costBudget ?? null, context }),
+  };
 }

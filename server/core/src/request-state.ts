@@ -9,6 +9,8 @@ export interface RequestState {
   errorCodes: string[];
   /** Rows this request holds of GRAPHQL_MAX_COST_IN_FLIGHT (cost-budget.ts), released once its response is written. */
   costHeld: number;
+  /** The request's compiled operation already ran and failed on the hot path (hot-operations.ts): yoga runs it on graphql-js. */
+  compiledFailed: boolean;
 }
 
 export interface ServerContext {
@@ -18,5 +20,5 @@ export interface ServerContext {
 }
 
 export function newRequestState(): RequestState {
-  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0 };
+  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0, compiledFailed: false };
 }
