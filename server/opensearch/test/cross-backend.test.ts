@@ -42,7 +42,7 @@ interface Pair {
 
 function side(reader: Reader, backend: string): Side {
   const app = createApp({ config: defaultCoreConfig('production'), reader, logger: pino({ level: 'silent' }), backend });
-  const client = new GraphQLClient();
+  const client = new GraphQLClient(undefined, 2); // as conformance.test.ts (see there)
   client.attach(app);
   return { reader, app, client };
 }
@@ -156,6 +156,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
     runConformanceSuite({
       name: 'opensearch',
       features: ALL_CONFORMANCE_FEATURES,
+      // twice per request, as conformance.test.ts (see there)
+      executionsPerRequest: 2,
       setup: async () => ({ reader: conformance!.opensearch.reader, teardown: async () => undefined }),
       recordQuery: (query, variables) => recorded.set(JSON.stringify([query, variables ?? null]), { query, variables }),
     });

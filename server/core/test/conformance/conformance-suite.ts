@@ -31,6 +31,8 @@ export interface ConformanceBackend {
   readonly recordQuery?: QueryRecorder;
   /** The queries beyond the contract (issue 9) the backend implements; their assertions run only for these. */
   readonly features?: readonly ConformanceFeature[];
+  /** How many times the client sends each request (graphql-client.ts); default 3. */
+  readonly executionsPerRequest?: 2 | 3;
 }
 
 export type { ConformanceFeature };
@@ -45,7 +47,7 @@ const LOG_LEVEL = process.env['CONFORMANCE_LOG_LEVEL'] ?? 'silent';
 /** Declares the suite's describe/it blocks; the store is loaded once, before the first test. */
 export function runConformanceSuite(backend: ConformanceBackend): void {
   describe(`conformance suite (${backend.name})`, () => {
-    const client = new GraphQLClient(backend.recordQuery);
+    const client = new GraphQLClient(backend.recordQuery, backend.executionsPerRequest);
     // The same reader behind an app whose COUNT_EXACT_LIMIT is below the data's size: counts above it are estimates.
     const estimating = new GraphQLClient();
     let app: App | null = null;
