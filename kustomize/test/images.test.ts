@@ -172,16 +172,16 @@ describe('Dockerfile.server', () => {
     expect(effective(server, 'opensearch-normalizer', 'EXPOSE')?.args).toBe('9464');
     for (const target of ['opensearch', 'opensearch-normalizer']) {
       expect(effective(server, target, 'STOPSIGNAL')?.args, target).toBe('SIGTERM');
-      expect(envOf(lineage(server, target).flatMap((s) => s.instructions))['NODE_OPTIONS'], target).toBe('--max-old-space-size=1024');
+      expect(envOf(lineage(server, target).flatMap((s) => s.instructions))['NODE_OPTIONS'], target).toBe('--max-old-space-size=1024 --max-semi-space-size=8');
       // Nothing of the PostgreSQL module ships in the OpenSearch images.
       expect(copies(stage(server, target)).flatMap((c) => c.sources).filter((p) => p.includes('postgresql')), target).toEqual([]);
     }
   });
 
-  it('exposes HTTP and HTTPS, stops on SIGTERM, bounds the heap at 1024 MiB and runs the postgresql main', () => {
+  it('exposes HTTP and HTTPS, stops on SIGTERM, bounds the heap at 1024 MiB (8 MiB semi-spaces) and runs the postgresql main', () => {
     expect(effective(server, 'postgresql', 'EXPOSE')?.args).toBe('8080 8443');
     expect(effective(server, 'postgresql', 'STOPSIGNAL')?.args).toBe('SIGTERM');
-    expect(envOf(lineage(server, 'postgresql').flatMap((s) => s.instructions))['NODE_OPTIONS']).toBe('--max-old-space-size=1024');
+    expect(envOf(lineage(server, 'postgresql').flatMap((s) => s.instructions))['NODE_OPTIONS']).toBe('--max-old-space-size=1024 --max-semi-space-size=8');
     expect(jsonArgs(effective(server, 'postgresql', 'CMD'))).toEqual(['node', 'server/postgresql/dist/main.js']);
     expect(effective(server, 'postgresql', 'ENTRYPOINT')).toBeUndefined();
   });
