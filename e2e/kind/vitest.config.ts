@@ -13,6 +13,6 @@ export default defineConfig({
     testTimeout: 10 * 60_000,
     hookTimeout: 30 * 60_000,
     pool: 'forks',
-    poolOptions: { forks: { singleFork: true } },
+    maxWorkers: 1,
   },
 });

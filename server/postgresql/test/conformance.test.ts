@@ -1,11 +1,10 @@
 // The shared conformance suite on real PostgreSQL: a fresh migrated database, the events written by a
 // forwarder login role exactly as Fluent Bit writes them, the reader connected as a reader login role.
 import { describe } from 'vitest';
-import pg from 'pg';
 import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
-import { createTestDatabase, ensureLoginRole, postgresReachable } from './support/test-database.js';
+import { createTestDatabase, ensureLoginRole, postgresReachable, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 
 const available = await postgresReachable();
@@ -22,7 +21,7 @@ describe.skipIf(!available)('conformance: PostgreSQL', () => {
       try {
         await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
         await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
-        const forwarder = new pg.Pool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
+        const forwarder = openTestPool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
         try {
           // Unqualified names resolve through the forwarder role's search_path (workflow_raw), as for Fluent Bit.
           await loadEvents(forwarder, events, { qualified: false, batchSizes: [100] });

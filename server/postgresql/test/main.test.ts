@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import pg from 'pg';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 import { fixtureEvents } from './support/fixtures.js';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
@@ -138,7 +137,7 @@ describe.skipIf(!available)('production mode against real PostgreSQL', () => {
     db = await createTestDatabase({ prefix: 'wi_main' });
     await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
     await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
-    const forwarder = new pg.Pool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
+    const forwarder = openTestPool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
     try {
       await loadEvents(forwarder, fixtureEvents(), { qualified: false });
     } finally {

@@ -1,7 +1,7 @@
 // The SQL-specific properties of the PostgreSQL reader, against the real server: events written by a forwarder
 // login role in the Fluent Bit statement shape, read by a reader login role.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import type pg from 'pg';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
@@ -9,7 +9,7 @@ import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '
 import type { InstanceFilter, InstanceSortField, KeysetPosition, ListQuery, Reader, SortKey, TaskFilter, TaskSortField } from '@workflow-index/core/reader';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
-import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents, type Event } from './support/load-events.js';
 
 const available = await postgresReachable();
@@ -107,7 +107,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     db = await createTestDatabase();
     await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
     await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
-    const forwarder = new pg.Pool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
+    const forwarder = openTestPool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
     try {
       // Unqualified table names: the forwarder role's search_path is workflow_raw, as for Fluent Bit.
       await loadEvents(forwarder, events, { qualified: false, batchSizes: [3] });
@@ -182,7 +182,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
   });
 
   it('runs the fixed-shape lookups as named statements, each session preparing each once; lists stay unnamed', async () => {
-    const session = new pg.Pool({ connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 });
+    const session = openTestPool({ connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 });
     const sent: Array<{ name?: string; text: string }> = [];
     session.on('connect', (client) => {
       const original = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -363,7 +363,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
       const batch = await reader.tasksOfInstances(['r-1', 'r-3', 'r-2', 'unknown'], { payloads });
       for (const id of ['r-1', 'r-3', 'r-2', 'unknown']) expect((await reader.tasksOfInstances([id], { payloads })).get(id)).toEqual(batch.get(id));
     }
-    const session = new pg.Pool({ connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 });
+    const session = openTestPool({ connectionString: db.urlAs(READER_ROLE, 'test-password'), max: 1 });
     try {
       const one = createPostgresqlReader({ pool: session, ownsPool: false });
       const ids = ['r-1', 'r-3', 'r-2', 'unknown', 'p-1', 'p-2'];

@@ -3,11 +3,11 @@
 // the relation filters plan no sequential scan and no sort of a table; every count statement is bounded by its
 // LIMIT (COUNT_EXACT_LIMIT + 1) and the estimate is an EXPLAIN. The SQL is the reader's own, captured from its pool.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import type pg from 'pg';
 import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, KeysetPosition } from '@workflow-index/core/reader';
 import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 
 const available = await postgresReachable();
 const RUNS = 100_000;
@@ -112,8 +112,8 @@ describe.skipIf(!available)('query plans of the API additions at 100,000 runs ×
     } finally {
       owner.release();
     }
-    explain = new pg.Pool({ connectionString: db.url, max: 1 });
-    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    explain = openTestPool({ connectionString: db.url, max: 1 });
+    const pool = openTestPool({ connectionString: db.url, max: 1 });
     recordStatements(pool, (statement) => recording.push(statement));
     reader = new PostgresqlReader({ pool, countTimeoutMs: 60_000 });
   }, 300_000);

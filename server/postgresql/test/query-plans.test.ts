@@ -3,12 +3,12 @@
 // EXPLAINed with the same bind values, so a change to the statements or the indexes that loses an index path fails
 // here, before any benchmark. Plans, not timings: nothing here depends on the machine's speed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import type pg from 'pg';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core/count-limit';
 import type { ExtendedReader, InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core/reader';
 import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 
 const available = await postgresReachable();
 
@@ -138,8 +138,8 @@ describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {
     } finally {
       owner.release();
     }
-    explain = new pg.Pool({ connectionString: db.url, max: 1 });
-    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    explain = openTestPool({ connectionString: db.url, max: 1 });
+    const pool = openTestPool({ connectionString: db.url, max: 1 });
     recordStatements(pool, (statement) => recording.push(statement));
     reader = createPostgresqlReader({ pool });
   }, 180_000);

@@ -4,12 +4,12 @@
 // and that plan reads the run's tasks by their instance_id, checking "not a placeholder" once, not per task.
 // Plans and plan counts, not timings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Reader } from '@workflow-index/core/reader';
 import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { loadEvents } from './support/load-events.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 
 const available = await postgresReachable();
 
@@ -46,7 +46,7 @@ describe.skipIf(!available)('the tasks of one run: one plan per session, one ind
     } finally {
       owner.release();
     }
-    session = new pg.Pool({ connectionString: db.url, max: 1 });
+    session = openTestPool({ connectionString: db.url, max: 1 });
     recordStatements(session, (statement) => recorded.push(statement));
     reader = createPostgresqlReader({ pool: session, ownsPool: false });
   }, 120_000);

@@ -4,8 +4,7 @@
 // id, with the backend queries as its CLIENT children; without the OTEL_* environment nothing is exported.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 import { fixtureEvents } from './support/fixtures.js';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
@@ -40,7 +39,7 @@ describe.skipIf(!available)('OpenTelemetry tracing against real PostgreSQL', () 
     db = await createTestDatabase({ prefix: 'wi_tracing' });
     await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
     await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
-    const forwarder = new pg.Pool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
+    const forwarder = openTestPool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
     try {
       await loadEvents(forwarder, fixtureEvents(), { qualified: false });
     } finally {

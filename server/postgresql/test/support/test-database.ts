@@ -41,6 +41,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A pool for a test, with listeners for its idle clients' errors: an idle client whose backend goes away (the
+ * database is dropped WITH (FORCE) at the end, a test terminates backends, the server restarts) emits 'error' on
+ * the pool, and without a listener that is an unhandled error that fails the whole run, whatever the tests said.
+ */
+export function openTestPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  const database = config.connectionString === undefined ? (config.database ?? '?') : new URL(config.connectionString).pathname.slice(1);
+  pool.on('error', (error: Error & { code?: string }) => {
+    if (error.code !== '57P01') console.warn(`[test pool ${database}] idle client error: ${error.message}`);
+  });
+  return pool;
+}
+
 /** Creates a uniquely named database; migrated unless `migrated: false`. */
 export async function createTestDatabase(options: { migrated?: boolean; prefix?: string } = {}): Promise<TestDatabase> {
   const name = `${options.prefix ?? 'wi_test'}_${randomBytes(5).toString('hex')}`;
@@ -52,12 +66,7 @@ export async function createTestDatabase(options: { migrated?: boolean; prefix?:
     await admin.end();
   }
   const url = withDatabase(ADMIN_URL, name);
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  // An idle client whose backend goes away (the database is dropped WITH (FORCE) at the end, or a test
-  // terminates backends) emits 'error' on the pool; without a listener that is an unhandled error.
-  pool.on('error', (error: Error & { code?: string }) => {
-    if (error.code !== '57P01') console.warn(`[test-database ${name}] idle client error: ${error.message}`);
-  });
+  const pool = openTestPool({ connectionString: url, max: 4 });
   if (options.migrated !== false) {
     const client = await pool.connect();
     try {
