@@ -40,7 +40,7 @@ const argv = yargs(hideBin(process.argv))
   .option('rate', { type: 'number', default: 100, describe: 'requests/s of the fixed-rate measurement (uniform arrivals)' })
   .option('queries', { type: 'string', describe: 'comma-separated names of the mix to measure (default: all)' })
   .option('keep-indices', { type: 'boolean', default: false, describe: 'keep the generated indices at the end (their prefix is printed) for --reuse-prefix' })
-  .option('reuse-prefix', { type: 'string', describe: 'measure the indices a previous --keep-indices run generated (same --instances) instead of writing them' })
+  .option('reuse-prefix', { type: 'string', describe: 'measure the indices a previous --keep-indices run generated (same --instances) instead of writing them; they are kept at the end' })
   .option('freshness-samples', { type: 'number', default: 40, describe: 'events timed from bulk request to GraphQL answer (0 skips)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server and the normalizer as production does (npm run build, then dist/*.js) or from source through tsx' })
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
       await runFloor(spec.floor(spec.variables[0] as Record<string, unknown>));
     }
 
-    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; serverCpuMsPerRequest: number; failures: number }> = [];
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; fixedRps: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; serverCpuMsPerRequest: number; failures: number }> = [];
     const bodiesOf = (spec: QuerySpec): string[] => spec.variables.map((variables) => JSON.stringify({ query: spec.query, variables }));
     const floorOf = (spec: QuerySpec): FloorRequest[] => spec.variables.map((v) => spec.floor(v));
     for (const spec of specs) {
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
       const fixed = await measureFixedRate(baseUrl, bodiesOf(spec), argv.rate, argv.duration);
       const floor: Measurement = await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.duration);
       const row = {
-        name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
+        name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms, fixedRps: fixed.rps,
         floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3), serverCpuMsPerRequest,
         failures: saturated.failures + fixed.failures + floor.failures,
       };
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
     const page = results.find((r) => r.name === 'instances-page');
     const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
     log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s; load average ${loadAverage.join(' ')}`);
-    log(`targets: page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); freshness p99 ≤ 5 s: ${fresh.length === 0 ? 'not measured' : percentile(fresh, 99) <= 5000 ? 'met' : 'NOT met'}; p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => r.p99At100RpsMs < 50) ? 'met' : 'NOT met'}`);
+    log(`targets: page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); freshness p99 ≤ 5 s: ${fresh.length === 0 ? 'not measured' : percentile(fresh, 99) <= 5000 ? 'met' : 'NOT met'}; p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => holdsRate(r, argv.rate)) ? 'met' : 'NOT met (a row over 50 ms, below the rate, or with failures)'}`);
     log(JSON.stringify({
       backend: 'opensearch',
       instances: argv.instances,
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
       fixedRate: argv.rate,
       server: serverMode,
       dataset: 'normalizer documents bulk-indexed into the normalized indices',
-      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, serverCpuMsPerRequest, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, serverCpuMsPerRequest, failures })),
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, serverCpuMsPerRequest, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, serverCpuMsPerRequest, failures })),
       peakRssMiB: peakRss,
       datasetStoreMiB: storeMiB,
       loadAverage,
@@ -282,7 +282,8 @@ async function main(): Promise<void> {
         clearTimeout(timer);
       }
     }
-    if (argv['keep-indices']) log(`kept the indices of ${PREFIX}: --reuse-prefix ${PREFIX} measures them again; DELETE /${PREFIX}* when done`);
+    // A reused dataset belongs to the run that wrote it (minutes of bulk indexing): it is never deleted here.
+    if (argv['keep-indices'] || argv['reuse-prefix'] !== undefined) log(`kept the indices of ${PREFIX}: --reuse-prefix ${PREFIX} measures them again; DELETE /${PREFIX}* when done`);
     else {
       await client.transport.request({ method: 'DELETE', path: `/${PREFIX}*`, querystring: { allow_no_indices: 'true', expand_wildcards: 'all' } }, { ignore: [404] });
       await client.transport.request({ method: 'DELETE', path: `/_index_template/${PREFIX}*` }, { ignore: [404] });
@@ -290,6 +291,12 @@ async function main(): Promise<void> {
     }
     await client.close();
   }
+}
+
+/** The fixed-rate target of a row: p99 under 50 ms, the rate actually held (a server that falls behind sends
+ * fewer requests than asked) and no failed request (fast error answers would pass the latency alone). */
+function holdsRate(row: { p99At100RpsMs: number; fixedRps: number; failures: number }, rate: number): boolean {
+  return row.p99At100RpsMs < 50 && row.fixedRps >= 0.95 * rate && row.failures === 0;
 }
 
 main().catch((error: unknown) => {

@@ -44,7 +44,7 @@ const argv = yargs(hideBin(process.argv))
   .option('server-env', { type: 'string', default: '', describe: 'more environment for the server, comma-separated KEY=VALUE pairs (an A/B of a setting, e.g. GRAPHQL_COMPILED_EXECUTION=false)' })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('keep-database', { type: 'boolean', default: false, describe: 'keep the generated database at the end (its name is printed) for --reuse-database' })
-  .option('reuse-database', { type: 'string', describe: 'measure a database a previous --keep-database run generated (same --instances) instead of generating one' })
+  .option('reuse-database', { type: 'string', describe: 'measure a database a previous --keep-database run generated (same --instances) instead of generating one; it is kept at the end' })
   .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? process.env['WI_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; a scratch database is created and dropped' })
   .strict()
   .parseSync();
@@ -384,7 +384,7 @@ async function main(): Promise<void> {
     const saturate = argv['load-generator'] === 'wrk' ? measureWrk : measureHttp;
     const floorPool = new pg.Pool({ connectionString: readerUrl, max: argv.connections });
     let heavyRow: { rps: number; p50Ms: number; p99Ms: number; floorRps: number; ratio: number; failures: number; mixRssMiB: number; rssMiB: number } | null = null;
-    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; fixedRps: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
     try {
       // Warm every code path (JIT, plan caches, buffer cache) before the first measurement, not just its own.
       for (const spec of specs) {
@@ -398,7 +398,7 @@ async function main(): Promise<void> {
         const fixed = await measureFixedRate(baseUrl, bodies(list), argv.rate, argv.duration);
         const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
         const row = {
-          name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms,
+          name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms, fixedRps: fixed.rps,
           floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3),
           failures: saturated.failures + fixed.failures,
         };
@@ -419,7 +419,7 @@ async function main(): Promise<void> {
     const peakRss = peakRssMiB(pid);
     const page = results.find((r) => r.name === 'instances-page');
     log(`peak RSS of the server: ${peakRss} MiB; total ${round((performance.now() - started) / 1000, 1)} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-    log(`targets: p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => r.p99At100RpsMs < 50) ? 'met' : 'NOT met'}; page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); RSS < 200 MiB: ${peakRss < 200 ? 'met' : 'NOT met'}`);
+    log(`targets: p99 < 50 ms at ${argv.rate} rps for every query: ${results.every((r) => holdsRate(r, argv.rate)) ? 'met' : 'NOT met (a row over 50 ms, below the rate, or with failures)'}; page query ≥ 0.5 × floor: ${page && page.ratio >= 0.5 ? 'met' : 'NOT met'} (${page?.ratio}); RSS < 200 MiB: ${peakRss < 200 ? 'met' : 'NOT met'}`);
     log(JSON.stringify({
       instances: argv.instances,
       taskExecutions: argv.instances * argv['tasks-per-instance'],
@@ -429,7 +429,7 @@ async function main(): Promise<void> {
       fixedRate: argv.rate,
       server: argv.server,
       dataset: 'bulk SQL into the normalized tables',
-      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, floorRps, ratio, failures })),
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, failures })),
       peakRssMiB: peakRss,
       heaviestLegalRequest: heavyRow,
       loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number),
@@ -440,11 +440,18 @@ async function main(): Promise<void> {
       server.kill('SIGTERM');
       await exited;
     }
-    if (argv['keep-database']) log(`kept database ${dbName}: --reuse-database ${dbName} measures it again; DROP DATABASE ${dbName} when done`);
+    // A reused database belongs to the run that generated it (minutes at 1,000,000 runs): it is never dropped here.
+    if (argv['keep-database'] || reuse !== undefined) log(`kept database ${dbName}: --reuse-database ${dbName} measures it again; DROP DATABASE ${dbName} when done`);
     else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.query(`DROP ROLE IF EXISTS ${READER_ROLE}`).catch(() => undefined);
     await admin.end();
   }
+}
+
+/** The fixed-rate target of a row: p99 under 50 ms, the rate actually held (a server that falls behind sends
+ * fewer requests than asked) and no failed request (fast error answers would pass the latency alone). */
+function holdsRate(row: { p99At100RpsMs: number; fixedRps: number; failures: number }, rate: number): boolean {
+  return row.p99At100RpsMs < 50 && row.fixedRps >= 0.95 * rate && row.failures === 0;
 }
 
 main().catch((error: unknown) => {
