@@ -111,10 +111,10 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     expect(await narrow.listInstances(query({ orderBy, after: { values: [null, lastNull.id] } }))).toEqual([]);
   });
 
-  it('continues after every row, in every order, with and without an offset (search_after, or the range query when the position has a null; newest first in growing time windows)', async () => {
+  it('continues after every row, in every order, with and without an offset (search_after, or the range query when the position has a null; in growing time windows beside a time position)', async () => {
     // Windows from 1 µs: the ties at the position's time first, then spans grown by what each window found.
     const client = new Client({ node: OPENSEARCH_URL });
-    const windowed = createOpenSearchReader({ client, prefix: ns.prefix, newestFirstSpanMicros: 1n });
+    const windowed = createOpenSearchReader({ client, prefix: ns.prefix, positionSpanMicros: 1n });
     let requests = 0;
     client.on('response', () => requests++);
     try {
@@ -136,6 +136,13 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
       requests = 0;
       const page = await windowed.listInstances(query({ after: { values: [newest.startDate, newest.id] }, limit: 30 }));
       expect(page.map((x) => x.id)).toEqual((await reader.listInstances(query({ offset: 1, limit: 30 }))).map((x) => x.id));
+      expect(requests).toBeGreaterThan(1);
+      // Oldest first after the oldest run: the mirror image, windows after the position.
+      const oldestFirst: SortKey<InstanceSortField>[] = [{ field: 'startDate', direction: 'ASC' }];
+      const oldest = (await reader.listInstances(query({ orderBy: oldestFirst, limit: 1 })))[0]!;
+      requests = 0;
+      const ascending = await windowed.listInstances(query({ orderBy: oldestFirst, after: { values: [oldest.startDate, oldest.id] }, limit: 30 }));
+      expect(ascending.map((x) => x.id)).toEqual((await reader.listInstances(query({ orderBy: oldestFirst, offset: 1, limit: 30 }))).map((x) => x.id));
       expect(requests).toBeGreaterThan(1);
     } finally {
       await windowed.close();

@@ -46,8 +46,8 @@ export interface OpenSearchReaderOptions {
   readonly ownsClient?: boolean;
   /** Bound of the runs a `taskExecutions` instance filter resolves (extended/extended-filter.ts; tests lower it). */
   readonly maxTaskFilterRuns?: number;
-  /** The time span (µs) a newest-first page after a position is first searched in (paged-search.ts; default 1 h, tests lower it). */
-  readonly newestFirstSpanMicros?: bigint;
+  /** The time span (µs) a page after a time position is first searched in, beside the position (paged-search.ts; default 1 h, tests lower it). */
+  readonly positionSpanMicros?: bigint;
 }
 
 const SERVED: Query = term('placeholder', false);
@@ -72,7 +72,7 @@ export class OpenSearchReader implements Reader {
     this.#requests = new SearchRequests(options.client, options.requestTimeoutMs ?? 10_000);
     this.#window = options.maxResultWindow ?? 10_000;
     this.#ownsClient = options.ownsClient ?? true;
-    this.#spans = new PositionSpans(options.newestFirstSpanMicros);
+    this.#spans = new PositionSpans(options.positionSpanMicros);
     this.extended = new OpenSearchExtendedReader({
       requests: this.#requests,
       spans: this.#spans,
