@@ -106,7 +106,9 @@ async function rowsAfter(requests: SearchRequests, page: PageRequest, after: Pos
     const descending = first.direction === 'DESC';
     const key = `${page.index}\0${first.key.field}\0${first.direction}`;
     for (let span = page.spans.first(key); span <= CENTURY_US; ) {
-      const window = descending ? { gte: (at - span).toString() } : { lte: (at + span).toString() };
+      // Both bounds: search_after alone would also exclude the rows before the position, but a range open on that
+      // side matches half the index (9-14 ms instead of 1 ms for a page at 1,000,000 runs).
+      const window = descending ? { gte: (at - span).toString(), lte: at.toString() } : { gte: at.toString(), lte: (at + span).toString() };
       const windowed = { ...page, base: and([page.base, range(first.key.field, window)]) };
       const hits = (await requests.search(page.index, rowsBody(windowed, after, 0, size), page.what)).hits.hits;
       if (hits.length === size) {
