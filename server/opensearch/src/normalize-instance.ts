@@ -12,6 +12,7 @@ import { type JsonValue, toPlainJson } from './lossless-json.js';
 import type { EventError, ParsedEvent, TaskEvent, WorkflowEvent } from './raw-event-parse.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
 import type { ErrorFields, PayloadFields, WorkflowInstanceDocument } from './workflow-instance-document.js';
+import { taskStates } from './task-states.js';
 
 export interface NormalizedInstance {
   readonly instance: WorkflowInstanceDocument;
@@ -273,5 +274,5 @@ export function normalizeInstance(instanceId: string, events: readonly ParsedEve
   for (const position of [...byPosition.keys()].sort(compareText)) {
     executions.push(...executionDocuments(instance, position, positionExecutions(distinctTaskEvents(byPosition.get(position)!))));
   }
-  return { instance, executions };
+  return { instance: { ...instance, ...taskStates(executions) }, executions };
 }

@@ -102,6 +102,9 @@ export function workflowInstancesIndex(): Record<string, unknown> {
         ...payloadProperties,
         error: errorMapping,
         placeholder: { type: 'boolean' },
+        // The run's task states (task-states.ts): `<status>/<task name>`, searched only.
+        task_states: searchOnlyKeyword,
+        task_states_complete: { type: 'boolean' },
       },
     },
   };

@@ -57,4 +57,9 @@ export interface WorkflowInstanceDocument extends PayloadFields {
   /** null when the instance has no error. */
   readonly error: ErrorFields | null;
   readonly placeholder: boolean;
+  /** The distinct `<status>/<task name>` of its task executions (task-states.ts), for the `taskExecutions` filters
+   * on status and name in one search; `task_states_complete` false when capped. Absent on documents written before
+   * they existed. */
+  readonly task_states?: readonly string[];
+  readonly task_states_complete?: boolean;
 }

@@ -1,7 +1,9 @@
-// countWorkflowInstances by one taskExecutions condition on OpenSearch: the number of distinct runs of the matching
-// served task executions (one composite aggregation of the task index), with no second search of those runs: a served
-// task's run is served, since the task document repeats its run's placeholder flag. The count equals what the same
-// filter lists, and a placeholder run's matching task is not counted.
+// countWorkflowInstances by one taskExecutions condition on OpenSearch. On status and name alone: a count of the runs
+// by their task states (task-states.ts), while every served run has them; a run written before they existed sends it
+// back to the task index. Any other condition: the number of distinct runs of the matching served task executions (one
+// composite aggregation of the task index), with no second search of those runs: a served task's run is served, since
+// the task document repeats its run's placeholder flag. The count equals what the same filter lists, and a placeholder
+// run's matching task is not counted.
 import { translateInstanceFilter, type InstanceFilterArg } from '@workflow-index/core/filter-translation';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instanceEvents, writeDataset } from '../bench/query-dataset.js';
@@ -44,23 +46,78 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     await ns?.drop();
   });
 
-  it('counts the served runs of the matching tasks, as many as the filter lists, with one search of the task index', async () => {
-    const names = normalizedIndexNames(ns.prefix);
+  /** The request paths the reader sends while `run` runs. */
+  async function pathsOf(run: () => Promise<unknown>): Promise<string[]> {
     const paths: string[] = [];
-    const request = ns.client.transport.request.bind(ns.client.transport) as (...args: unknown[]) => unknown;
-    (ns.client.transport as unknown as { request: (...args: unknown[]) => unknown }).request = (...args: unknown[]) => {
+    const transport = ns.client.transport as unknown as { request: (...args: unknown[]) => unknown };
+    const request = transport.request;
+    transport.request = (...args: unknown[]) => {
       paths.push(String((args[0] as { path: string }).path));
-      return request(...args);
+      return request.apply(ns.client.transport, args);
     };
+    try {
+      await run();
+    } finally {
+      transport.request = request;
+    }
+    return paths;
+  }
+
+  const validateFaulted = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' } } } as InstanceFilterArg);
+
+  it('on status and name: counts and lists from the runs\' task states, without reading the task index', async () => {
+    const names = normalizedIndexNames(ns.prefix);
     const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
-    const filter = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' } } } as InstanceFilterArg);
-    const listed = await reader.extended.listInstances({ filter, orderBy: [], limit: 1000, offset: 0, payloads: false });
-    paths.length = 0;
-    const count = await reader.extended.countInstances(filter, { exactLimit: 10_000 });
+    let listed: { id: string }[] = [];
+    let count: unknown;
+    const paths = await pathsOf(async () => {
+      listed = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
+      count = await reader.extended.countInstances(validateFaulted, { exactLimit: 10_000 });
+    });
     // Runs 1…200 fault at their first task (position (g / 200) % 10 = 0) when g % 20 is 17 or 18: 20 runs.
     expect(listed.map((run) => run.id)).not.toContain('placeholder-17');
     expect(listed).toHaveLength(20);
     expect(count).toEqual({ value: 20, exact: true });
+    expect(paths.filter((path) => path.includes(names.taskExecutions))).toEqual([]);
+  });
+
+  it('any other task filter: the served runs of the matching tasks, with one search of the task index', async () => {
+    const names = normalizedIndexNames(ns.prefix);
+    const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
+    const filter = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' }, taskPosition: { startsWith: 'do/' } } } as InstanceFilterArg);
+    const listed = await reader.extended.listInstances({ filter, orderBy: [], limit: 1000, offset: 0, payloads: false });
+    let count: unknown;
+    const paths = await pathsOf(async () => {
+      count = await reader.extended.countInstances(filter, { exactLimit: 10_000 });
+    });
+    expect(listed).toHaveLength(20);
+    expect(count).toEqual({ value: 20, exact: true });
     expect(paths).toEqual([`/${encodeURIComponent(names.taskExecutions)}/_search`]);
+  });
+
+  it('a served run without task states (written by an earlier release): both answer from the task index, the same runs', async () => {
+    const names = normalizedIndexNames(ns.prefix);
+    const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
+    const before = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
+    // One of the 20 runs, as a release before the task states wrote it.
+    const old = before[0]!.id;
+    const source = ((await ns.client.get({ index: names.workflowInstances, id: old })).body as { _source: Record<string, unknown> })._source;
+    const { task_states: _states, task_states_complete: _complete, ...earlier } = source;
+    await ns.client.index({ index: names.workflowInstances, id: old, body: earlier });
+    await ns.refresh();
+    try {
+      let listed: { id: string }[] = [];
+      let count: unknown;
+      const paths = await pathsOf(async () => {
+        listed = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
+        count = await reader.extended.countInstances(validateFaulted, { exactLimit: 10_000 });
+      });
+      expect(listed.map((run) => run.id)).toEqual(before.map((run) => run.id));
+      expect(count).toEqual({ value: 20, exact: true });
+      expect(paths.filter((path) => path.includes(names.taskExecutions)).length).toBeGreaterThan(0);
+    } finally {
+      await ns.client.index({ index: names.workflowInstances, id: old, body: source });
+      await ns.refresh();
+    }
   });
 });

@@ -151,19 +151,24 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
     );
   }, 120_000);
 
-  it('taskExecutions: runs with a matching task, and not: the others; beyond the bound a clear BAD_USER_INPUT', async () => {
+  it('taskExecutions: runs with a matching task, and not: the others; on status alone from the task states, otherwise beyond the bound a clear BAD_USER_INPUT', async () => {
     const faultedTask: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } } };
     const faulted = ['ext-run-0', 'ext-run-2', 'ext-run-4', 'ext-run-6'];
     expect(await ids(reader, faultedTask)).toEqual(faulted);
     const everyId = await ids(reader, null as unknown as ExtendedInstanceFilter);
     expect(await ids(reader, { kind: 'not', node: faultedTask })).toEqual(everyId.filter((id) => !faulted.includes(id)));
-    // 4 runs > the bound of 3
-    const refused = await ids(bounded, faultedTask).then(() => null, (error: unknown) => error);
+    // On status (and name) alone it is one search of the runs' task states: no bound (4 runs > the bound of 3).
+    expect(await ids(bounded, faultedTask)).toEqual(faulted);
+    // Any other task filter takes two steps, bounded: 4 runs > the bound of 3.
+    const anyPosition = { kind: 'string', field: 'taskPosition', predicate: { op: 'contains', value: '/' } } as const;
+    const twoSteps: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition] } };
+    expect(await ids(reader, twoSteps)).toEqual(faulted);
+    const refused = await ids(bounded, twoSteps).then(() => null, (error: unknown) => error);
     // (the GraphQL layer serves the error as it is: code and message)
     expect((refused as { extensions?: Record<string, unknown> }).extensions?.['code']).toBe('BAD_USER_INPUT');
     expect((refused as Error).message).toContain('filter.taskExecutions matches task executions of more than 3 workflow instances');
     // within the bound it answers
-    const narrow: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: ['ext-run-0', 'ext-run-2'] } }] } };
+    const narrow: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: ['ext-run-0', 'ext-run-2'] } }] } };
     expect(await ids(bounded, narrow)).toEqual(['ext-run-0', 'ext-run-2']);
   });
 

@@ -5,7 +5,8 @@
 //             matches (read and checked here: capped payloads, documents normalized before the paths existed, and
 //             operands the keywords cannot express, jsonOperatorPlan)
 //   instance  (task filters) the run's name/namespace/version, denormalized into the task document: term queries
-//   tasks     (instance filters) two steps: the distinct runs of the matching task executions (a composite
+//   tasks     (instance filters) on status (and name) alone: the runs' task states (task-states-filter.ts), one
+//             term query; any other: two steps: the distinct runs of the matching task executions (a composite
 //             aggregation on instance_id, read in pages), then `id` in those runs. `not` is its exact complement
 //             (runs with no matching task). A task filter matching the tasks of more than MAX_TASK_FILTER_RUNS runs is
 //             refused with BAD_USER_INPUT asking for a narrower one (a terms query holds at most 65,536 values).
@@ -22,6 +23,7 @@ import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms }
 import type { Searcher } from '../search-requests.js';
 import { checkedIds, idsQuery } from '../source-check.js';
 import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
+import { everyServedRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
 
 /** index.max_terms_count's default: the most ids one terms query may carry. */
@@ -76,6 +78,8 @@ export async function extendedFilterDsl(ctx: FilterContext, node: AnyNode | null
       return runDsl(node.node);
     case 'tasks': {
       if (target !== 'instances') throw new Error('a taskExecutions condition is an instance filter node');
+      const states = taskStatesQuery(node.node);
+      if (states !== null && (await everyServedRunHasTaskStates(ctx.requests, ctx.names.workflowInstances, ctx.served))) return states;
       const taskQuery = await extendedFilterDsl(ctx, node.node, 'tasks');
       if (taskQuery === MATCH_NONE) return MATCH_NONE;
       return terms('id', await runsOfTasks(ctx, and([ctx.served, taskQuery])));

@@ -31,6 +31,7 @@ import type { PositionSpans } from '../paged-search.js';
 import type { OrderKey } from '../sort-dsl.js';
 import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
 import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target } from './extended-filter.js';
+import { everyServedRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 
 export interface ExtendedReaderOptions {
   readonly requests: SearchRequests;
@@ -90,6 +91,11 @@ export class OpenSearchExtendedReader implements ExtendedReader {
 
   async countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
     if (filter?.kind === 'tasks') {
+      // Runs by one taskExecutions condition on status (and name): the runs' task states (task-states-filter.ts).
+      const states = taskStatesQuery(filter.node);
+      if (states !== null && (await everyServedRunHasTaskStates(this.#context.requests, this.#names.workflowInstances, SERVED))) {
+        return this.#count(this.#names.workflowInstances, and([SERVED, states]), options.exactLimit, 'countInstances');
+      }
       // Runs by one taskExecutions condition: a served task's run is served (the task document repeats its run's
       // placeholder flag), so the number of distinct runs of the matching served tasks is the count, without a second
       // search of those ids.

@@ -1,0 +1,55 @@
+// The instance filter `taskExecutions` in one search when it asks only for a status (and a name) of the run's tasks:
+// `{status: {eq|in}}`, optionally `and` `{taskName: {eq|in}}` — the failure questions ("runs where a task of this name
+// faulted"). It is then a term query on the instance document's task states (task-states.ts) instead of the two steps
+// of extended-filter.ts (the distinct runs of the matching executions, then their ids). Both give the same runs when
+// every served run has its states: a run's states are computed from the same executions, in the same write, as its
+// execution documents. A run written before the states existed, or whose states were capped, has no complete states;
+// while any served run is such, the two steps answer (`everyServedRunHasTaskStates`, one search of the runs).
+import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core/reader';
+import { taskState } from '../../task-states.js';
+import { type Query, and, MATCH_NONE, not, or, term, terms } from '../query-dsl.js';
+import type { Searcher } from '../search-requests.js';
+
+export const TASK_STATES_FIELD = 'task_states';
+export const TASK_STATES_COMPLETE_FIELD = 'task_states_complete';
+
+type TaskNode = ExtendedFilterNode<TaskStringField, TaskTimeField>;
+
+interface Shape { statuses?: readonly string[]; names?: readonly string[] }
+
+function valuesOf(node: TaskNode): { field: 'status' | 'taskName'; values: readonly string[] } | null {
+  if (node.kind !== 'string' || (node.field !== 'status' && node.field !== 'taskName')) return null;
+  const p = node.predicate;
+  if (p.op === 'eq') return { field: node.field, values: [p.value] };
+  if (p.op === 'in') return { field: node.field, values: p.values };
+  return null;
+}
+
+function shapeOf(node: TaskNode): Shape | null {
+  const nodes = node.kind === 'and' ? node.nodes : [node];
+  const shape: { statuses?: readonly string[]; names?: readonly string[] } = {};
+  for (const n of nodes) {
+    const leaf = valuesOf(n);
+    if (leaf === null) return null;
+    const key = leaf.field === 'status' ? 'statuses' : 'names';
+    if (shape[key] !== undefined) return null;
+    shape[key] = leaf.values;
+  }
+  return shape;
+}
+
+/** The query on the instance documents' task states for a task filter of that shape, or null for any other filter. */
+export function taskStatesQuery(node: TaskNode): Query | null {
+  const shape = shapeOf(node);
+  if (shape === null || shape.statuses === undefined) return null;
+  const { statuses, names } = shape;
+  if (statuses.length === 0 || names?.length === 0) return MATCH_NONE;
+  if (names !== undefined) return terms(TASK_STATES_FIELD, statuses.flatMap((s) => names.map((n) => taskState(s, n))));
+  return or(statuses.map((s) => ({ prefix: { [TASK_STATES_FIELD]: { value: taskState(s, '') } } })));
+}
+
+/** Whether every served run has complete task states (then taskStatesQuery answers for the two steps). */
+export async function everyServedRunHasTaskStates(requests: Searcher, index: string, served: Query): Promise<boolean> {
+  const response = await requests.search(index, { query: and([served, not(term(TASK_STATES_COMPLETE_FIELD, true))]), size: 1, _source: false }, 'taskExecutions states check');
+  return response.hits.hits.length === 0;
+}
