@@ -188,6 +188,11 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
       document: { raw_index: '', raw_id: '', instance_id: owner.get(f.id) ?? null, event_type: null, reason: `normalized document ${f.id} refused by ${f.index}: ${f.reason}`.slice(0, 2000), ingest_time: Date.now() },
     }));
     rejected += records.length;
+    // A run whose instance or execution document was refused has task states that may not match its execution
+    // documents: marked incomplete, so the reader's taskExecutions filters take the task index (task-states.ts).
+    // Only ever false here; the run's next recomputation writes its states again.
+    const runs = new Set(refused.map((f) => owner.get(f.id)).filter((id): id is string => id !== undefined));
+    for (const id of runs) records.push({ action: { update: { _index: names.workflowInstances, _id: id } }, document: { doc: { task_states_complete: false } } });
     const unrecorded = await sendBulk(client, records, options.refresh ?? false);
     if (unrecorded.length > 0) throw new Error(`recording refused documents failed: ${unrecorded[0]!.reason}`);
   }

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core/reader';
 import { KEYWORD_LIMIT } from '../src/long-detail.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
-import { sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
+import { recomputeInstances, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
+import { instanceEvents } from '../bench/query-dataset.js';
+import { parseLosslessJson } from '../src/lossless-json.js';
+import type { RawHit } from '../src/raw-event-source.js';
 import { MAX_TASK_STATES, taskStates } from '../src/task-states.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { taskStatesQuery } from '../src/reader/extended/task-states-filter.js';
@@ -43,6 +46,12 @@ describe('task states of a run', () => {
     expect(taskStatesQuery({ kind: 'or', nodes: [status, name] })).toBeNull();
     expect(taskStatesQuery({ kind: 'not', node: status })).toBeNull();
     expect(taskStatesQuery({ kind: 'and', nodes: [status, { kind: 'string', field: 'taskName', predicate: { op: 'startsWith', value: 'a' } }] })).toBeNull();
+    // a status a task document cannot hold, or more pairs than one terms query takes: left to the task index
+    expect(taskStatesQuery({ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED/a' } })).toBeNull();
+    const manyNames: ExtendedTaskFilter = { kind: 'string', field: 'taskName', predicate: { op: 'in', values: Array.from({ length: 32_769 }, (_, i) => `t${i}`) } };
+    const twoStatuses: ExtendedTaskFilter = { kind: 'string', field: 'status', predicate: { op: 'in', values: ['FAULTED', 'CANCELLED'] } };
+    expect(taskStatesQuery({ kind: 'and', nodes: [twoStatuses, manyNames] })).toBeNull();
+    expect(taskStatesQuery({ kind: 'and', nodes: [status, manyNames] })).not.toBeNull();
   });
 });
 
@@ -89,22 +98,98 @@ describe.skipIf(!available)('taskExecutions on status and name: the task states 
   // Always true for these runs' tasks: the same filter, but not one the task states can answer (two steps).
   const anyPosition: ExtendedTaskFilter = { kind: 'string', field: 'taskPosition', predicate: { op: 'contains', value: '/' } };
 
-  it('the same runs and counts for any status (and name) filter, and its negation', async () => {
+  /** The request paths the reader sends while `run` runs. */
+  async function pathsOf(run: () => Promise<unknown>): Promise<string[]> {
+    const paths: string[] = [];
+    const transport = ns.client.transport as unknown as { request: (...args: unknown[]) => unknown };
+    const request = transport.request;
+    transport.request = (...args: unknown[]) => {
+      paths.push(String((args[0] as { path: string }).path));
+      return request.apply(ns.client.transport, args);
+    };
+    try {
+      await run();
+    } finally {
+      transport.request = request;
+    }
+    return paths;
+  }
+
+  const filters = fc.tuple(values(STATUSES), fc.option(values([...NAMES, 'absent']), { nil: undefined }), fc.boolean());
+  /** Checks one filter both ways; whether the states' answer read the task index. */
+  const sameBothWays = async ([statuses, names, negated]: [string[], string[] | undefined, boolean]): Promise<boolean> => {
+    const nodes = [leaf('status', statuses), ...(names === undefined ? [] : [leaf('taskName', names)])];
+    const inner: ExtendedTaskFilter = nodes.length === 1 ? nodes[0]! : { kind: 'and', nodes };
+    expect(taskStatesQuery(inner)).not.toBeNull();
+    const wrap = (node: ExtendedTaskFilter): ExtendedInstanceFilter => (negated ? { kind: 'not', node: { kind: 'tasks', node } } : { kind: 'tasks', node });
+    let fromStates: string[] = [];
+    let counted: unknown;
+    const paths = await pathsOf(async () => {
+      fromStates = await ids(wrap(inner));
+      counted = await reader.extended.countInstances(wrap(inner), { exactLimit: 1000 });
+    });
+    const fromTasks = await ids(wrap({ kind: 'and', nodes: [...nodes, anyPosition] }));
+    expect(fromStates).toEqual(fromTasks);
+    expect(fromStates.every((id) => Number(id.slice(4)) % 3 !== 2)).toBe(true);
+    expect(counted).toEqual({ value: fromTasks.length, exact: true });
+    return paths.some((path) => path.includes(normalizedIndexNames(ns.prefix).taskExecutions));
+  };
+
+  it('the same runs and counts for any status (and name) filter, and its negation, without reading the task index', async () => {
     await fc.assert(
-      fc.asyncProperty(values(STATUSES), fc.option(values([...NAMES, 'absent']), { nil: undefined }), fc.boolean(), async (statuses, names, negated) => {
-        const nodes = [leaf('status', statuses), ...(names === undefined ? [] : [leaf('taskName', names)])];
-        const inner: ExtendedTaskFilter = nodes.length === 1 ? nodes[0]! : { kind: 'and', nodes };
-        expect(taskStatesQuery(inner)).not.toBeNull();
-        const wrap = (node: ExtendedTaskFilter): ExtendedInstanceFilter => (negated ? { kind: 'not', node: { kind: 'tasks', node } } : { kind: 'tasks', node });
-        const fromStates = await ids(wrap(inner));
-        const fromTasks = await ids(wrap({ kind: 'and', nodes: [...nodes, anyPosition] }));
-        expect(fromStates).toEqual(fromTasks);
-        expect(fromStates.every((id) => Number(id.slice(4)) % 3 !== 2)).toBe(true);
-        if (!negated) {
-          expect(await reader.extended.countInstances(wrap(inner), { exactLimit: 1000 })).toEqual({ value: fromTasks.length, exact: true });
-        }
+      fc.asyncProperty(filters, async (filter) => {
+        expect(await sameBothWays(filter)).toBe(false);
       }),
       { numRuns: 40, seed: 5 },
     );
   }, 120_000);
+
+  it('with one run whose states are capped: the same runs and counts, from the task index', async () => {
+    const names = normalizedIndexNames(ns.prefix);
+    const capped = { id: 'run-capped', status: 'COMPLETED', start_time_us: 1_775_000_000_000_000, placeholder: false, task_states: [], task_states_complete: false };
+    const execution = { id: 'run-capped:do/0/validate', instance_id: 'run-capped', task_position: 'do/0/validate', task_name: 'validate', status: 'FAULTED', start_time_us: 1_775_000_000_000_000, start_time: null, placeholder: false };
+    expect(await sendBulk(ns.client, [
+      { action: { index: { _index: names.workflowInstances, _id: capped.id } }, document: capped },
+      { action: { index: { _index: names.taskExecutions, _id: execution.id } }, document: execution },
+    ])).toEqual([]);
+    await ns.refresh();
+    try {
+      expect(await ids({ kind: 'tasks', node: { kind: 'and', nodes: [leaf('status', ['FAULTED']), leaf('taskName', ['validate'])] } })).toContain('run-capped');
+      await fc.assert(
+        fc.asyncProperty(filters, async (filter) => {
+          expect(await sameBothWays(filter)).toBe(true);
+        }),
+        { numRuns: 15, seed: 6 },
+      );
+    } finally {
+      await ns.client.delete({ index: names.workflowInstances, id: capped.id });
+      await ns.client.delete({ index: names.taskExecutions, id: execution.id });
+      await ns.refresh();
+    }
+  }, 120_000);
+
+});
+
+describe.skipIf(!available)('a refused execution document marks its run\'s task states incomplete', () => {
+  let ns: TestNamespace;
+  afterAll(async () => {
+    await ns?.drop();
+  });
+
+  it('the run is written with its states, then marked incomplete, and the refusal recorded', async () => {
+    ns = createTestNamespace();
+    await applyNormalizedIndices(ns.client, ns.prefix);
+    const names = normalizedIndexNames(ns.prefix);
+    // A task index that refuses every execution document (strict, without `execution_index`).
+    await ns.client.indices.delete({ index: names.taskExecutions });
+    await ns.client.indices.create({ index: names.taskExecutions, body: { mappings: { dynamic: 'strict', properties: { id: { type: 'keyword' } } } } });
+    const events = instanceEvents(1, 10, 3);
+    const hits: RawHit[] = events.map((event, i) => ({ index: `${ns.prefix}raw`, id: `raw-${i}`, source: parseLosslessJson(JSON.stringify(event)), instanceId: String(event['instanceId']), ingestTimeMs: 1_775_000_000_000 + i }));
+    const result = await recomputeInstances(ns.client, names, hits, { refresh: true });
+    expect(result.instances).toBe(1);
+    expect(result.rejectedEvents).toBe(3); // the three execution documents
+    const run = ((await ns.client.get({ index: names.workflowInstances, id: String(events[0]!['instanceId']) })).body as { _source: Record<string, unknown> })._source;
+    expect(run['task_states']).toEqual(['COMPLETED/price', 'COMPLETED/reserve', 'COMPLETED/validate']);
+    expect(run['task_states_complete']).toBe(false);
+  });
 });

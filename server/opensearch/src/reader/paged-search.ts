@@ -30,14 +30,14 @@ export interface PageRequest {
   /** `_source` fields of a row (the position's fields are added). */
   readonly source: readonly string[];
   readonly what: string;
-  /** Newest-first pages after a position start in a time window (see above); without it they search unbounded. */
+  /** Pages after a time position start in a time window beside it (see above); without it they search unbounded. */
   readonly spans?: PositionSpans;
 }
 
 const HOUR_US = 3_600_000_000n;
 const CENTURY_US = 100n * 366n * 24n * HOUR_US;
 
-/** The span (µs) a newest-first page after a position is first searched in, per index and key: the last that filled one. */
+/** The span (µs) a page after a time position is first searched in, per index, key and direction: the last that filled one. */
 export class PositionSpans {
   readonly #last = new Map<string, bigint>();
   constructor(private readonly initial: bigint = HOUR_US) {}

@@ -2,13 +2,20 @@
 // `{status: {eq|in}}`, optionally `and` `{taskName: {eq|in}}` — the failure questions ("runs where a task of this name
 // faulted"). It is then a term query on the instance document's task states (task-states.ts) instead of the two steps
 // of extended-filter.ts (the distinct runs of the matching executions, then their ids). Both give the same runs when
-// every served run has its states: a run's states are computed from the same executions, in the same write, as its
-// execution documents. A run written before the states existed, or whose states were capped, has no complete states;
-// while any run is such, the two steps answer (`everyRunHasTaskStates`, two counts of the runs).
+// every run has its states: a run's states are computed from the same executions, in the same write, as its execution
+// documents (a refused document marks its run incomplete, normalizer-recompute.ts). A run written before the states
+// existed, or whose states were capped, has no complete states; while any run is such, the two steps answer
+// (`everyRunHasTaskStates`, three counts of the runs, about 1 ms each).
+import { TASK_STATUSES } from '@workflow-index/core/filter-translation';
 import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core/reader';
 import { taskState } from '../../task-states.js';
 import { type Query, MATCH_ALL, MATCH_NONE, or, term, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';
+
+/** What a task document's status can be (filter-translation.ts maps FAILED to FAULTED before the reader). */
+const STATUSES: ReadonlySet<string> = new Set(TASK_STATUSES);
+/** index.max_terms_count's default: the most values one terms query may carry. */
+const MAX_TERMS = 65_536;
 
 export const TASK_STATES_FIELD = 'task_states';
 export const TASK_STATES_COMPLETE_FIELD = 'task_states_complete';
@@ -43,6 +50,10 @@ export function taskStatesQuery(node: TaskNode): Query | null {
   const shape = shapeOf(node);
   if (shape === null || shape.statuses === undefined) return null;
   const { statuses, names } = shape;
+  // Only the statuses a task document holds (filter-translation.ts already refuses others; a '/' would shift the
+  // split), and no more terms than a terms query takes (index.max_terms_count): otherwise the task index answers.
+  if (!statuses.every((s) => STATUSES.has(s))) return null;
+  if (statuses.length * (names?.length ?? 1) > MAX_TERMS) return null;
   if (statuses.length === 0 || names?.length === 0) return MATCH_NONE;
   if (names !== undefined) return terms(TASK_STATES_FIELD, statuses.flatMap((s) => names.map((n) => taskState(s, n))));
   return or(statuses.map((s) => ({ prefix: { [TASK_STATES_FIELD]: { value: taskState(s, '') } } })));
@@ -50,13 +61,18 @@ export function taskStatesQuery(node: TaskNode): Query | null {
 
 /**
  * Whether every run has complete task states (then taskStatesQuery answers for the two steps): the number of runs
- * marked complete equals the number of runs. Two counts of one term each, which Lucene answers from the postings
- * (about 1 ms at 1,000,000 runs); asking for a served run without the mark instead walks every served run (14-30 ms).
+ * marked complete equals the number of runs, counted before and after it. Counts of one term, which Lucene answers from
+ * the postings (about 1 ms each at 1,000,000 runs); asking for a served run without the mark instead walks every
+ * served run (14-30 ms).
  * Placeholder runs are counted too: this release writes their states as well.
  */
 export async function everyRunHasTaskStates(requests: Searcher, index: string): Promise<boolean> {
-  const count = async (query: Query): Promise<number> =>
-    (await requests.search(index, { query, size: 0, track_total_hits: true }, 'taskExecutions states check')).hits.total?.value ?? -1;
-  const [complete, all] = await Promise.all([count(term(TASK_STATES_COMPLETE_FIELD, true)), count(MATCH_ALL)]);
-  return complete === all;
+  const count = async (query: Query): Promise<number | undefined> =>
+    (await requests.search(index, { query, size: 0, track_total_hits: true }, 'taskExecutions states check')).hits.total?.value;
+  // Each search reads the index as of its own refresh: the runs counted before and after the complete ones, all
+  // equal, so that runs written between the two reads cannot make an incomplete one look complete.
+  const before = await count(MATCH_ALL);
+  const complete = await count(term(TASK_STATES_COMPLETE_FIELD, true));
+  const after = await count(MATCH_ALL);
+  return before !== undefined && complete === before && after === before;
 }
