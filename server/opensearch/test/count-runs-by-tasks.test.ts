@@ -13,7 +13,7 @@ import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-
 import { documentId, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
 import { type ParsedEvent, parseRawEvent } from '../src/raw-event-parse.js';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
-import { createTestNamespace, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { createTestNamespace, openSearchReachable, requestPathsOf, type TestNamespace } from './support/test-node.js';
 
 const available = await openSearchReachable();
 const RUNS = 400;
@@ -46,23 +46,6 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     await ns?.drop();
   });
 
-  /** The request paths the reader sends while `run` runs. */
-  async function pathsOf(run: () => Promise<unknown>): Promise<string[]> {
-    const paths: string[] = [];
-    const transport = ns.client.transport as unknown as { request: (...args: unknown[]) => unknown };
-    const request = transport.request;
-    transport.request = (...args: unknown[]) => {
-      paths.push(String((args[0] as { path: string }).path));
-      return request.apply(ns.client.transport, args);
-    };
-    try {
-      await run();
-    } finally {
-      transport.request = request;
-    }
-    return paths;
-  }
-
   const validateFaulted = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' } } } as InstanceFilterArg);
 
   it('on status and name: counts and lists from the runs\' task states, without reading the task index', async () => {
@@ -70,7 +53,7 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
     let listed: { id: string }[] = [];
     let count: unknown;
-    const paths = await pathsOf(async () => {
+    const paths = await requestPathsOf(ns, async () => {
       listed = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
       count = await reader.extended.countInstances(validateFaulted, { exactLimit: 10_000 });
     });
@@ -87,7 +70,7 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     const filter = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' }, taskPosition: { startsWith: 'do/' } } } as InstanceFilterArg);
     const listed = await reader.extended.listInstances({ filter, orderBy: [], limit: 1000, offset: 0, payloads: false });
     let count: unknown;
-    const paths = await pathsOf(async () => {
+    const paths = await requestPathsOf(ns, async () => {
       count = await reader.extended.countInstances(filter, { exactLimit: 10_000 });
     });
     expect(listed).toHaveLength(20);
@@ -108,7 +91,7 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     try {
       let listed: { id: string }[] = [];
       let count: unknown;
-      const paths = await pathsOf(async () => {
+      const paths = await requestPathsOf(ns, async () => {
         listed = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
         count = await reader.extended.countInstances(validateFaulted, { exactLimit: 10_000 });
       });

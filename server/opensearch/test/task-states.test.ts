@@ -13,7 +13,7 @@ import type { RawHit } from '../src/raw-event-source.js';
 import { MAX_TASK_STATES, taskStates } from '../src/task-states.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { taskStatesQuery } from '../src/reader/extended/task-states-filter.js';
-import { createTestNamespace, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { createTestNamespace, openSearchReachable, requestPathsOf, type TestNamespace } from './support/test-node.js';
 
 const STATUSES = ['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED'] as const;
 const NAMES = ['validate', 'charge', 'a/b', '', 'FAULTED/validate', 'ünïcode'];
@@ -98,23 +98,6 @@ describe.skipIf(!available)('taskExecutions on status and name: the task states 
   // Always true for these runs' tasks: the same filter, but not one the task states can answer (two steps).
   const anyPosition: ExtendedTaskFilter = { kind: 'string', field: 'taskPosition', predicate: { op: 'contains', value: '/' } };
 
-  /** The request paths the reader sends while `run` runs. */
-  async function pathsOf(run: () => Promise<unknown>): Promise<string[]> {
-    const paths: string[] = [];
-    const transport = ns.client.transport as unknown as { request: (...args: unknown[]) => unknown };
-    const request = transport.request;
-    transport.request = (...args: unknown[]) => {
-      paths.push(String((args[0] as { path: string }).path));
-      return request.apply(ns.client.transport, args);
-    };
-    try {
-      await run();
-    } finally {
-      transport.request = request;
-    }
-    return paths;
-  }
-
   const filters = fc.tuple(values(STATUSES), fc.option(values([...NAMES, 'absent']), { nil: undefined }), fc.boolean());
   /** Checks one filter both ways; whether the states' answer read the task index. */
   const sameBothWays = async ([statuses, names, negated]: [string[], string[] | undefined, boolean]): Promise<boolean> => {
@@ -124,7 +107,7 @@ describe.skipIf(!available)('taskExecutions on status and name: the task states 
     const wrap = (node: ExtendedTaskFilter): ExtendedInstanceFilter => (negated ? { kind: 'not', node: { kind: 'tasks', node } } : { kind: 'tasks', node });
     let fromStates: string[] = [];
     let counted: unknown;
-    const paths = await pathsOf(async () => {
+    const paths = await requestPathsOf(ns, async () => {
       fromStates = await ids(wrap(inner));
       counted = await reader.extended.countInstances(wrap(inner), { exactLimit: 1000 });
     });

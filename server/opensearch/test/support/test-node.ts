@@ -53,3 +53,20 @@ export function createTestNamespace(): TestNamespace {
     },
   };
 }
+
+/** The request paths a client of the namespace sends while `run` runs (which indices a reader searched). */
+export async function requestPathsOf(ns: TestNamespace, run: () => Promise<unknown>): Promise<string[]> {
+  const paths: string[] = [];
+  const transport = ns.client.transport as unknown as { request: (...args: unknown[]) => unknown };
+  const request = transport.request;
+  transport.request = (...args: unknown[]) => {
+    paths.push(String((args[0] as { path: string }).path));
+    return request.apply(ns.client.transport, args);
+  };
+  try {
+    await run();
+  } finally {
+    transport.request = request;
+  }
+  return paths;
+}
