@@ -109,3 +109,9 @@ export async function measureLoop<V>(variants: readonly V[], run: (variant: V) =
   }));
   return summary(latencies, (performance.now() - began) / 1000, failures);
 }
+
+/** The fixed-rate target of a row: p99 under 50 ms, the rate actually held (a server that falls behind sends
+ * fewer requests than asked) and no failed request (fast error answers would pass the latency alone). */
+export function holdsRate(row: { p99At100RpsMs: number; fixedRps: number; failures: number }, rate: number): boolean {
+  return row.p99At100RpsMs < 50 && row.fixedRps >= 0.95 * rate && row.failures === 0;
+}

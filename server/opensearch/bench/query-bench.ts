@@ -26,7 +26,7 @@ import { selectQueries } from '../../postgresql/bench/query-mix.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
-import { type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from '../../core/bench/http-load.js';
+import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from '../../core/bench/http-load.js';
 import { benchInstanceId, writeDataset } from './query-dataset.js';
 import { type FloorRequest, openSearchFloors, type QuerySpec } from './query-floors.js';
 
@@ -291,12 +291,6 @@ async function main(): Promise<void> {
     }
     await client.close();
   }
-}
-
-/** The fixed-rate target of a row: p99 under 50 ms, the rate actually held (a server that falls behind sends
- * fewer requests than asked) and no failed request (fast error answers would pass the latency alone). */
-function holdsRate(row: { p99At100RpsMs: number; fixedRps: number; failures: number }, rate: number): boolean {
-  return row.p99At100RpsMs < 50 && row.fixedRps >= 0.95 * rate && row.failures === 0;
 }
 
 main().catch((error: unknown) => {

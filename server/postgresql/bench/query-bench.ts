@@ -23,7 +23,7 @@ import { benchInstanceId, generateDataset, recordStatements } from './query-data
 import { type CursorRows, type MixQuery, queryMix } from './query-mix.js';
 import { seededRandom } from '../test/support/seeded-random.js';
 import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
-import { type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
+import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
 import { measureWrk, wrkAvailable } from '../../core/bench/wrk-load.js';
 
 const argv = yargs(hideBin(process.argv))
@@ -446,12 +446,6 @@ async function main(): Promise<void> {
     await admin.query(`DROP ROLE IF EXISTS ${READER_ROLE}`).catch(() => undefined);
     await admin.end();
   }
-}
-
-/** The fixed-rate target of a row: p99 under 50 ms, the rate actually held (a server that falls behind sends
- * fewer requests than asked) and no failed request (fast error answers would pass the latency alone). */
-function holdsRate(row: { p99At100RpsMs: number; fixedRps: number; failures: number }, rate: number): boolean {
-  return row.p99At100RpsMs < 50 && row.fixedRps >= 0.95 * rate && row.failures === 0;
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,9 @@ export type Query = Readonly<Record<string, unknown>>;
 export const MATCH_ALL: Query = Object.freeze({ match_all: {} });
 export const MATCH_NONE: Query = Object.freeze({ match_none: {} });
 
+/** index.max_terms_count's default: the most values one terms query may carry. */
+export const MAX_TERMS_COUNT = 65_536;
+
 const isAll = (q: Query): boolean => q === MATCH_ALL;
 const isNone = (q: Query): boolean => q === MATCH_NONE;
 

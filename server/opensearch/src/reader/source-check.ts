@@ -2,14 +2,12 @@
 // capped or unindexed JSON leaves (json-fallback.ts), the JSON operators' undecided payloads (extended/), a string
 // beyond the keyword limit (long-detail-filter.ts). They are read in pages by id, and the filter then matches the ids
 // that passed, besides what its keyword query matches.
-import { type Query, and, or, terms } from './query-dsl.js';
+import { type Query, and, MAX_TERMS_COUNT, or, terms } from './query-dsl.js';
 import type { Searcher } from './search-requests.js';
 
 const PAGE = 1000;
 /** The `what` of a check's searches: speculative-page.ts knows them by it. */
 export const CHECK_SEARCH = 'filter check on the stored text';
-/** index.max_terms_count's default: the most ids one terms query may carry. */
-const MAX_TERMS = 65_536;
 
 /** The ids of the documents of `query` whose `_source` field `field` passes `matches` (null: the field is absent). */
 export async function checkedIds(
@@ -47,6 +45,6 @@ function sourceAt(source: Readonly<Record<string, unknown>>, field: string): unk
 /** The documents with one of the ids, in terms queries of at most index.max_terms_count ids each. */
 export function idsQuery(ids: readonly string[]): Query {
   const chunks: Query[] = [];
-  for (let i = 0; i < ids.length; i += MAX_TERMS) chunks.push(terms('id', ids.slice(i, i + MAX_TERMS)));
+  for (let i = 0; i < ids.length; i += MAX_TERMS_COUNT) chunks.push(terms('id', ids.slice(i, i + MAX_TERMS_COUNT)));
   return or(chunks);
 }

@@ -19,15 +19,15 @@ import { type FilterFields, IGNORE_ABOVE, INSTANCE_FIELDS, TASK_FIELDS } from '.
 import { escapeWildcard, filterDsl, NO_FALLBACK, WILDCARD_LIMIT } from '../filter-dsl.js';
 import { resolveJsonFallback } from '../json-fallback.js';
 import { resolveLongStrings } from '../long-detail-filter.js';
-import { type Query, and, exists, MATCH_ALL, MATCH_NONE, not, or, range, terms } from '../query-dsl.js';
+import { type Query, and, exists, MATCH_ALL, MATCH_NONE, MAX_TERMS_COUNT, not, or, range, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';
 import { checkedIds, idsQuery } from '../source-check.js';
 import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
 import { everyRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
 
-/** index.max_terms_count's default: the most ids one terms query may carry. */
-export const MAX_TASK_FILTER_RUNS = 65_536;
+/** The most runs the two steps resolve: the ids go into one terms query. */
+export const MAX_TASK_FILTER_RUNS = MAX_TERMS_COUNT;
 const PAGE = 10_000;
 
 export type Target = 'instances' | 'tasks';

@@ -9,13 +9,11 @@
 import { TASK_STATUSES } from '@workflow-index/core/filter-translation';
 import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core/reader';
 import { taskState } from '../../task-states.js';
-import { type Query, MATCH_ALL, MATCH_NONE, or, term, terms } from '../query-dsl.js';
+import { type Query, MATCH_ALL, MATCH_NONE, MAX_TERMS_COUNT, or, term, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';
 
 /** What a task document's status can be (filter-translation.ts maps FAILED to FAULTED before the reader). */
 const STATUSES: ReadonlySet<string> = new Set(TASK_STATUSES);
-/** index.max_terms_count's default: the most values one terms query may carry. */
-const MAX_TERMS = 65_536;
 
 export const TASK_STATES_FIELD = 'task_states';
 export const TASK_STATES_COMPLETE_FIELD = 'task_states_complete';
@@ -34,7 +32,7 @@ function valuesOf(node: TaskNode): { field: 'status' | 'taskName'; values: reado
 
 function shapeOf(node: TaskNode): Shape | null {
   const nodes = node.kind === 'and' ? node.nodes : [node];
-  const shape: { statuses?: readonly string[]; names?: readonly string[] } = {};
+  const shape: Shape = {};
   for (const n of nodes) {
     const leaf = valuesOf(n);
     if (leaf === null) return null;
@@ -53,7 +51,7 @@ export function taskStatesQuery(node: TaskNode): Query | null {
   // Only the statuses a task document holds (filter-translation.ts already refuses others; a '/' would shift the
   // split), and no more terms than a terms query takes (index.max_terms_count): otherwise the task index answers.
   if (!statuses.every((s) => STATUSES.has(s))) return null;
-  if (statuses.length * (names?.length ?? 1) > MAX_TERMS) return null;
+  if (statuses.length * (names?.length ?? 1) > MAX_TERMS_COUNT) return null;
   if (statuses.length === 0 || names?.length === 0) return MATCH_NONE;
   if (names !== undefined) return terms(TASK_STATES_FIELD, statuses.flatMap((s) => names.map((n) => taskState(s, n))));
   return or(statuses.map((s) => ({ prefix: { [TASK_STATES_FIELD]: { value: taskState(s, '') } } })));
