@@ -3,6 +3,7 @@
 // 045-event-identity.sql for the executions), recomputed from the whole event set, so any arrival order and any
 // re-delivery give the same documents.
 import { microsToIso } from './event-time.js';
+import { executionIdBase } from './execution-ids.js';
 import { compareJsonb } from './jsonb-order.js';
 import { jsonbText } from './jsonb-text.js';
 import { jsonLeaves } from './json-leaves.js';
@@ -225,7 +226,7 @@ function positionExecutions(events: readonly TaskEvent[]): Execution[] {
 
 function executionDocuments(instance: WorkflowInstanceDocument, taskPosition: string, executions: readonly Execution[]): TaskExecutionDocument[] {
   const instanceId = instance.id;
-  const base = `${instanceId}:${taskPosition}`;
+  const base = executionIdBase(instanceId, taskPosition);
   const seenAt = new Map<number, number>();
   return executions.map((x, i) => {
     const executionIndex = i + 1;

@@ -28,7 +28,23 @@ const longIdLines = [
   ]),
 ];
 
+// Positions named like another execution's id (normalizer/072-execution-ids.sql): `p` run twice, `p@<µs of its
+// second start>`, the same escaped once, and a `%`.
+const collidingPositions = ((): string[] => {
+  const id = 'ids-collide';
+  const at = (ms: number): number => 1_778_577_243_000 + ms;
+  const run = (position: string, ms: number): string[] => [
+    `{"instanceId":"${id}","eventType":"io.serverlessworkflow.task.started.v1","timestamp":${at(ms)},"taskPosition":"${position}","input":{"ms":${ms}}}`,
+    `{"instanceId":"${id}","eventType":"io.serverlessworkflow.task.completed.v1","timestamp":${at(ms + 1)},"taskPosition":"${position}","output":{"ms":${ms}}}`,
+  ];
+  return [
+    `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":${at(0)},"workflowName":"ids","status":"RUNNING"}`,
+    ...run('p', 10), ...run('p', 20), ...run(`p@${at(20) * 1000}`, 30), ...run(`p%40${at(20) * 1000}`, 40), ...run('50%', 50),
+  ];
+})();
+
 const sets: [string, string[]][] = [
+  ['positions named like repeat ids', collidingPositions],
   ['execution ids longer than an OpenSearch _id', longIdLines],
   ['reference fixtures', readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '')],
   ...REAL_FORMATS.map((f): [string, string[]] => [`real ${f}`, [...realFixture(f).eventLines]]),

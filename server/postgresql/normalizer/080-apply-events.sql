@@ -223,7 +223,7 @@ BEGIN
         SELECT y.*, row_number() OVER (PARTITION BY y.instance_id, y.task_position, coalesce(y.start_time, y.end_time)
                                        ORDER BY y.execution_index) AS dup
         FROM (
-          SELECT z.*, z.instance_id || ':' || z.task_position AS base,
+          SELECT z.*, execution_id_base(z.instance_id, z.task_position) AS base,  -- 072-execution-ids.sql
                  row_number() OVER (PARTITION BY z.instance_id, z.task_position ORDER BY z.first_seq)::INTEGER AS execution_index
           FROM task_position_executions(t_iids, t_pos) z
         ) y

@@ -308,9 +308,14 @@ function taskEndStatus(e: ParsedEvent): string {
   return e.action === 'faulted' ? 'FAULTED' : e.action === 'cancelled' ? 'CANCELLED' : 'COMPLETED';
 }
 
+function percentEncode(text: string, separator: string): string {
+  return text.replace(new RegExp(`[%${separator}]`, 'g'), (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 function expectedTasks(instanceId: string, position: string, events: readonly ParsedEvent[]): TaskRow[] {
   const executions = pairExecutions(events);
-  const base = `${instanceId}:${position}`;
+  // The position percent-encoded: `%` and `@` (072-execution-ids.sql).
+  const base = `${instanceId}:${percentEncode(position, '@')}`;
   const seenInstants = new Map<string, number>();
   return executions.map((x, i): TaskRow => {
     const index = i + 1;
