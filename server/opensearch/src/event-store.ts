@@ -105,18 +105,31 @@ export function tombstoneDocument(instanceId: string, nowMs: number): Record<str
   return { id: tombstoneId(instanceId), instance_id: instanceId, kind: PRUNED_KIND, ingest_time_ms: nowMs, raw_index: '', raw_id: '', source: '' };
 }
 
+/** A stored event the current rules refuse (accepted by the rules of an earlier release). */
+export interface RefusedStoredEvent {
+  readonly instanceId: string;
+  readonly rawIndex: string;
+  readonly rawId: string;
+  readonly reason: string;
+  readonly eventType: string | null;
+  readonly ingestTimeMs: number;
+}
+
 export interface StoredInstances {
   /** Stored events by instance (id → event). */
   readonly events: Map<string, Map<string, StoredEvent>>;
   /** Instances instance retention deleted: their late events are not applied. */
   readonly pruned: Set<string>;
+  /** Stored events the current rules refuse, by instance: left out, and recorded as the raw event would be. */
+  readonly refused: Map<string, RefusedStoredEvent[]>;
 }
 
 /** Every stored event of the given instances, grouped by instance, and which of them were pruned. */
 export async function storedEventsOfInstances(client: Client, index: string, instanceIds: readonly string[], pageSize = 2000): Promise<StoredInstances> {
   const byInstance = new Map<string, Map<string, StoredEvent>>();
   const pruned = new Set<string>();
-  if (instanceIds.length === 0) return { events: byInstance, pruned };
+  const refused = new Map<string, RefusedStoredEvent[]>();
+  if (instanceIds.length === 0) return { events: byInstance, pruned, refused };
   let after: JsonValue[] | undefined;
   for (;;) {
     const body: Record<string, unknown> = { size: pageSize, track_total_hits: false, query: { terms: { instance_id: instanceIds } }, sort: [{ id: 'asc' }] };
@@ -131,22 +144,22 @@ export async function storedEventsOfInstances(client: Client, index: string, ins
       }
       const source = parseLosslessJson(doc.get('source') as string);
       const parsed = parseRawEvent(source);
-      // Accepted when stored; only a change of the rules could refuse it now, and then it no longer counts.
-      if (!parsed.ok) continue;
-      const stored: StoredEvent = {
-        id: doc.get('id') as string,
-        instanceId,
-        event: parsed.event,
-        source,
-        rawIndex: doc.get('raw_index') as string,
-        rawId: doc.get('raw_id') as string,
-        ingestTimeMs: Number((doc.get('ingest_time_ms') as JsonNumber).text),
-      };
+      const rawIndex = doc.get('raw_index') as string;
+      const rawId = doc.get('raw_id') as string;
+      const ingestTimeMs = Number((doc.get('ingest_time_ms') as JsonNumber).text);
+      // Accepted when stored; only a change of the rules can refuse it now, and then it no longer counts.
+      if (!parsed.ok) {
+        const list = refused.get(instanceId) ?? [];
+        list.push({ instanceId, rawIndex, rawId, reason: parsed.reason, eventType: parsed.eventType, ingestTimeMs });
+        refused.set(instanceId, list);
+        continue;
+      }
+      const stored: StoredEvent = { id: doc.get('id') as string, instanceId, event: parsed.event, source, rawIndex, rawId, ingestTimeMs };
       let events = byInstance.get(instanceId);
       if (events === undefined) byInstance.set(instanceId, (events = new Map()));
       events.set(stored.id, stored);
     }
-    if (page.length < pageSize) return { events: byInstance, pruned };
+    if (page.length < pageSize) return { events: byInstance, pruned, refused };
     after = page[page.length - 1]!.get('sort') as JsonValue[];
   }
 }

@@ -134,6 +134,10 @@ export function taskExecutionsIndex(): Record<string, unknown> {
         error: errorMapping,
         execution_index: { type: 'integer' },
         placeholder: { type: 'boolean' },
+        // A superseded execution: its id disappeared from the run's latest computation. Kept as a small live document
+        // (with `placeholder: true`, so never served) instead of deleted, so its external version stays and a stale
+        // normalizer's older write of the id is refused for good (normalizer-recompute.ts, "Superseded executions").
+        superseded: { type: 'boolean' },
       },
     },
   };

@@ -4,6 +4,7 @@
 // concurrency, so a normalizer that lost its lease cannot move it.
 import type { Client } from '@opensearch-project/opensearch';
 import type { NormalizerJob } from './normalizer-metrics.js';
+import type { RenormalizationStatus } from './normalizer-renormalize.js';
 
 export const CHECKPOINT_ID = 'checkpoint';
 export const STATUS_ID = 'status';
@@ -70,6 +71,8 @@ export interface NormalizerStatus {
   readonly jobs: Readonly<Record<NormalizerJob, JobStatus>>;
   readonly updated_at_ms: number;
   readonly retention?: RetentionStatus;
+  /** The rules version of the documents and a re-normalization's progress (normalizer-renormalize.ts). */
+  readonly renormalization?: RenormalizationStatus;
 }
 
 /** The status an operator reads (`GET workflow-index-normalizer/_doc/status`, `init-job status`). */

@@ -6,16 +6,20 @@
 //      from all their stored events (a pure function, so recomputing again is harmless); records events without a
 //      usable instance id as ingest errors;
 //   3. moves the checkpoint to the newest ingest time seen.
+// Between cycles, when the recorded rules version is older than this release's, it re-normalizes every stored
+// instance, a bounded slice at a time (normalizer-renormalize.ts).
 // It holds a lease (one active normalizer), retries every failure with exponential back-off and never stops by
 // itself; its metrics and its status document say what it is doing.
 import type { Client } from '@opensearch-project/opensearch';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type Checkpoint, type JobStatus, type RetentionStatus, readCheckpoint, writeCheckpoint, writeStatus } from './normalizer-checkpoint.js';
-import { acquireLease, releaseLease } from './normalizer-lease.js';
+import { acquireLease, holdsLease, releaseLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
-import { ingestErrorDocument, ingestErrorId, recomputeInstances, sendBulk } from './normalizer-recompute.js';
+import { ingestErrorDocument, ingestErrorId, recomputeInstances, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
+import { MISSING_RULES_VERSION, type RenormalizationStatus, type RulesState, estimatedStoredInstances, eventStoreIsEmpty, readRulesState, storedInstancePage, writeRulesState } from './normalizer-renormalize.js';
+import { RULES_VERSION } from './normalizer-rules-version.js';
 import { parseRawEvent } from './raw-event-parse.js';
 import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
 import { DEFAULT_RETENTION_RULE, readRetentionRule } from './retention/retention-rule.js';
@@ -49,6 +53,18 @@ export interface NormalizerOptions {
   readonly refresh?: boolean;
   /** Pause between retention passes (the retention rule in the state index); 0: never from this process. */
   readonly retentionIntervalMs?: number;
+  /** Time a re-normalization may take after each cycle (at least one page is done); default 1000 ms. */
+  readonly renormalizeSliceMs?: number;
+  /** Instances per re-normalization page; default batchSize. */
+  readonly renormalizePageSize?: number;
+}
+
+export interface RenormalizeResult {
+  /** Instances of the event store walked (recomputed, or skipped as deleted by retention) by this call. */
+  readonly instances: number;
+  /** Whether the documents now have this release's rules version. */
+  readonly done: boolean;
+  readonly afterInstanceId: string | null;
 }
 
 export interface CycleResult {
@@ -93,6 +109,12 @@ export class OpenSearchNormalizer {
   private readonly logger: NormalizerLogger;
   private readonly refresh: boolean;
   private readonly retentionIntervalMs: number;
+  private readonly renormalizeSliceMs: number;
+  private readonly renormalizePageSize: number;
+  /** The rules state as last read or written by this process; undefined: read it again. */
+  private rules: RulesState | undefined;
+  private renormalizationStatus: RenormalizationStatus | undefined;
+  private instancesEstimated: number | null = null;
   private lastRetentionAt: number | null = null;
   private retentionStatus: RetentionStatus | undefined;
   /** Raw documents seen within the overlap window (key → ingest ms): each is counted and recomputed once. */
@@ -126,6 +148,9 @@ export class OpenSearchNormalizer {
     this.logger = options.logger ?? SILENT;
     this.refresh = options.refresh ?? false;
     this.retentionIntervalMs = options.retentionIntervalMs ?? 3_600_000;
+    this.renormalizeSliceMs = options.renormalizeSliceMs ?? 1000;
+    this.renormalizePageSize = options.renormalizePageSize ?? this.batchSize;
+    this.metrics.rulesVersion.set({ kind: 'release' }, RULES_VERSION);
   }
 
   /** False while cycles fail (the loop keeps retrying); readiness reports it. */
@@ -141,6 +166,12 @@ export class OpenSearchNormalizer {
   private leaseOptions() {
     return { index: this.names.normalizerState, holder: this.holder, ttlMs: this.leaseTtlMs };
   }
+
+  /** Right before each bulk of normalized documents: throws (the bulk is withheld) when another normalizer has taken
+   * the lease over. */
+  readonly fence = async (): Promise<void> => {
+    if (!(await holdsLease(this.client, this.leaseOptions()))) throw new LeaseLostError('another normalizer holds the lease: this one withholds its writes');
+  };
 
   /** Takes or renews the lease. */
   async acquire(): Promise<boolean> {
@@ -186,7 +217,7 @@ export class OpenSearchNormalizer {
       while (next < touched.length) {
         const batch = touched.slice(next, (next += this.batchSize));
         const hits = await rawEventsByKey(this.client, batch.flatMap((id) => freshOf.get(id)!));
-        const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh });
+        const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh, fence: this.fence });
         this.unrefreshed ||= !this.refresh;
         instances += result.instances;
         executions += result.executions;
@@ -258,6 +289,122 @@ export class OpenSearchNormalizer {
   }
 
   /**
+   * Before this process's first cycle: an event store without any event (a fresh installation, or one that never
+   * normalized anything) has nothing to re-normalize, so this release's rules version is recorded at once.
+   */
+  async recordRulesIfFresh(): Promise<void> {
+    this.rules ??= await readRulesState(this.client, this.names.normalizerState);
+    if (this.rules.rulesVersion !== MISSING_RULES_VERSION || this.rules.seqNo !== undefined) return;
+    if (!(await eventStoreIsEmpty(this.client, this.names.eventStore))) return;
+    const now = Date.now();
+    await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: now, finishedAtMs: now });
+  }
+
+  private async storeRules(next: Omit<RulesState, 'seqNo' | 'primaryTerm'>): Promise<RulesState> {
+    const written = await writeRulesState(this.client, this.names.normalizerState, this.rules!, next);
+    if (written === undefined) {
+      this.rules = undefined;
+      throw new LeaseLostError('the rules state was written by another normalizer');
+    }
+    this.rules = written;
+    this.metrics.rulesVersion.set({ kind: 'documents' }, written.rulesVersion);
+    return written;
+  }
+
+  /**
+   * One slice of the re-normalization, when the documents' rules version is older than this release's: pages of
+   * stored instances recomputed until `budgetMs` has passed (at least one page), the progress stored after each.
+   * The caller holds the lease; cycles run between slices, so new events are normalized while it runs.
+   */
+  async renormalize(budgetMs = this.renormalizeSliceMs): Promise<RenormalizeResult> {
+    const started = Date.now();
+    let state = (this.rules ??= await readRulesState(this.client, this.names.normalizerState));
+    this.metrics.rulesVersion.set({ kind: 'documents' }, state.rulesVersion);
+    if (state.rulesVersion > RULES_VERSION) {
+      // Rolled back: this release writes the runs it touches in its older shape, so the recorded version (what every
+      // document has at least) comes down to its own, and the next upgrade re-normalizes them again.
+      state = await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: started, finishedAtMs: started });
+    }
+    if (state.rulesVersion >= RULES_VERSION) {
+      this.renormalizationStatus = this.renormalizationStatusOf(state, null);
+      return { instances: 0, done: true, afterInstanceId: null };
+    }
+    if (state.targetVersion !== RULES_VERSION) {
+      // None started, or one toward other rules (the pages done follow those): from the first instance.
+      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: RULES_VERSION, afterInstanceId: null, instancesDone: 0, startedAtMs: started, finishedAtMs: null });
+      this.instancesEstimated = null;
+    }
+    this.instancesEstimated ??= await estimatedStoredInstances(this.client, this.names.eventStore);
+    if (this.unrefreshed) {
+      // A page reads stored events and existing executions by search: what the cycle before wrote must count, or a
+      // page could recompute an instance without its newest event (same version at the same millisecond).
+      await this.client.transport.request({ method: 'POST', path: `/${this.names.eventStore},${this.names.taskExecutions}/_refresh` });
+      this.unrefreshed = false;
+    }
+    let walked = 0;
+    for (;;) {
+      const ids = await storedInstancePage(this.client, this.names.eventStore, state.afterInstanceId, this.renormalizePageSize);
+      if (ids.length > 0) {
+        const result = await recomputeStoredInstances(this.client, this.names, ids, { refresh: this.refresh, fence: this.fence });
+        this.unrefreshed ||= !this.refresh;
+        walked += ids.length;
+        this.metrics.renormalizedInstances.inc(ids.length);
+        this.metrics.rejectedEvents.inc(result.rejectedEvents);
+        this.metrics.deletedDocuments.inc({ transform: 'task-execution-transform' }, result.deletedExecutions);
+        this.totals.rejected += result.rejectedEvents;
+      }
+      const last = ids.length < this.renormalizePageSize;
+      const done = state.instancesDone + ids.length;
+      state = last
+        ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
+        : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done });
+      this.renormalizationStatus = this.renormalizationStatusOf(state, null);
+      if (last) {
+        this.logger.info('re-normalization finished', { rulesVersion: RULES_VERSION, instances: done });
+        return { instances: walked, done: true, afterInstanceId: null };
+      }
+      if (Date.now() - started >= budgetMs) return { instances: walked, done: false, afterInstanceId: state.afterInstanceId };
+    }
+  }
+
+  private renormalizationStatusOf(state: RulesState, error: string | null): RenormalizationStatus {
+    const running = state.rulesVersion < RULES_VERSION;
+    return {
+      rules_version: state.rulesVersion,
+      current_version: RULES_VERSION,
+      state: running ? 'running' : 'done',
+      after_instance_id: state.afterInstanceId,
+      instances_done: state.instancesDone,
+      instances_estimated: running ? this.instancesEstimated : null,
+      started_at_ms: state.startedAtMs,
+      finished_at_ms: state.finishedAtMs,
+      last_error: error,
+    };
+  }
+
+  /** A slice after each cycle while the documents' rules are older; a failure is reported and the slice retried
+   * after the next cycle, never failing the cycle (new events keep being normalized). */
+  private async renormalizeIfPending(): Promise<void> {
+    if (this.rules !== undefined && this.rules.rulesVersion === RULES_VERSION) {
+      this.renormalizationStatus ??= this.renormalizationStatusOf(this.rules, null);
+      return;
+    }
+    try {
+      const result = await this.renormalize();
+      if (result.instances > 0 && !result.done) this.logger.info('re-normalizing', { instances: result.instances, after: result.afterInstanceId });
+    } catch (error) {
+      this.metrics.renormalizationFailures.inc();
+      const message = openSearchErrorText(error);
+      this.rules = undefined; // re-read: another normalizer may have moved it
+      const previous = this.renormalizationStatus;
+      this.renormalizationStatus = previous === undefined
+        ? { rules_version: null, current_version: RULES_VERSION, state: 'unknown', after_instance_id: null, instances_done: 0, instances_estimated: null, started_at_ms: null, finished_at_ms: null, last_error: message }
+        : { ...previous, last_error: message };
+      this.logger.warn('re-normalization failed; retrying after the next cycle', { error: message });
+    }
+  }
+
+  /**
    * One retention pass by the rule in the state index (the default rule when none is stored), trusting this
    * process's own checkpoint; the caller holds the lease and has just run a cycle.
    */
@@ -319,6 +466,7 @@ export class OpenSearchNormalizer {
       },
       updated_at_ms: Date.now(),
       ...(this.retentionStatus === undefined ? {} : { retention: this.retentionStatus }),
+      ...(this.renormalizationStatus === undefined ? {} : { renormalization: this.renormalizationStatus }),
     });
   }
 
@@ -328,15 +476,20 @@ export class OpenSearchNormalizer {
     while (!signal.aborted) {
       const started = Date.now();
       try {
+        let pending = false;
         if (await this.acquire()) {
+          if (this.rules === undefined) await this.recordRulesIfFresh().catch(() => undefined);
           const result = await this.cycle();
           if (result.newRawEvents > 0) this.logger.info('normalized', { ...result });
           await this.retentionIfDue();
+          await this.renormalizeIfPending();
+          pending = this.rules !== undefined && this.rules.rulesVersion !== RULES_VERSION; // not after a failed slice
           await this.publishStatus('started');
         }
         this.failures = 0;
         this.metrics.consecutiveFailures.set(0);
-        await sleep(this.intervalMs - (Date.now() - started), signal);
+        // While a re-normalization runs, the next cycle follows at once: its slice already took the pause's time.
+        if (!pending) await sleep(this.intervalMs - (Date.now() - started), signal);
       } catch (error) {
         const failures = ++this.failures;
         this.totals.failedCycles++;

@@ -1,7 +1,8 @@
 // One active normalizer at a time: a lease document in the normalizer-state index, taken and renewed with
 // optimistic concurrency (if_seq_no / if_primary_term), so of two replicas racing for it exactly one wins. A holder
 // that stops renewing loses the lease when it expires; a standby takes it over. (Writes also carry external
-// versions, so even a holder that lost the lease mid-cycle cannot replace newer documents.)
+// versions, so even a holder that lost the lease mid-cycle cannot replace newer documents; and each bulk is fenced by
+// holdsLease, so a holder that was replaced withholds its writes.)
 import type { Client } from '@opensearch-project/opensearch';
 
 export const LEASE_ID = 'lease';
@@ -48,4 +49,18 @@ export async function releaseLease(client: Client, options: LeaseOptions): Promi
     { method: 'PUT', path, querystring: { if_seq_no: String(body._seq_no), if_primary_term: String(body._primary_term) }, body: { kind: 'lease', holder: options.holder, expires_at_ms: 0 } },
     { ignore: [409] },
   );
+}
+
+/**
+ * Whether this holder still holds the lease document (a realtime get): checked right before each bulk of normalized
+ * documents. Expiry alone does not matter: only another holder's take-over means newer computations exist, and then
+ * the replaced holder's bulk is withheld. What this leaves: a bulk already checked and sent is still applied when it
+ * executes, so a delete it races with stays protected only by the delete's version, which OpenSearch keeps for
+ * `index.gc_deletes` (60 s): a document deleted by the new holder can come back only from a bulk that executes more
+ * than 60 s after its writer's last check (normalizer-recompute.ts never deletes an execution for this reason).
+ */
+export async function holdsLease(client: Client, options: Pick<LeaseOptions, 'index' | 'holder'>): Promise<boolean> {
+  const current = await client.transport.request({ method: 'GET', path: `/${options.index}/_doc/${LEASE_ID}` }, { ignore: [404] });
+  if (current.statusCode === 404) return false;
+  return (current.body as { _source: StoredLease })._source.holder === options.holder;
 }

@@ -6,7 +6,8 @@
 //   NORMALIZER_RETENTION_INTERVAL_MS (3600000; 0: retention only by `init-job prune`): how often the retention rule
 //   (retention/retention-rule.ts) is applied. NORMALIZER_MAX_BACKOFF_MS (30000): the longest pause between retries
 //   of a failing cycle (the pause doubles from NORMALIZER_INTERVAL_MS), i.e. how long after an outage ends it may
-//   take to resume.
+//   take to resume. NORMALIZER_RENORMALIZE_SLICE_MS (1000): after a rules change, how long the background
+//   re-normalization (normalizer-renormalize.ts) may run after each cycle.
 //   WI_OPENSEARCH_INDEX_PREFIX: a prefix for every index name, for tests and benchmarks on a shared node only.
 import { createServer } from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     batchSize: intSetting('NORMALIZER_BATCH_SIZE', 200, problems),
     retentionIntervalMs: intSetting('NORMALIZER_RETENTION_INTERVAL_MS', 3_600_000, problems, 0),
     maxBackoffMs: intSetting('NORMALIZER_MAX_BACKOFF_MS', 30_000, problems),
+    renormalizeSliceMs: intSetting('NORMALIZER_RENORMALIZE_SLICE_MS', 1000, problems),
   };
   const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
   if (settings === null || problems.length > 0) {

@@ -19,6 +19,9 @@ export interface NormalizerMetrics {
   readonly consecutiveFailures: Gauge;
   readonly retentionDeleted: Counter<'kind'>;
   readonly retentionFailures: Counter;
+  readonly renormalizedInstances: Counter;
+  readonly renormalizationFailures: Counter;
+  readonly rulesVersion: Gauge<'kind'>;
 }
 
 export function createNormalizerMetrics(registry = new Registry()): NormalizerMetrics {
@@ -36,7 +39,7 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     // Labelled `transform`, not `job`: Prometheus gives every scraped target a `job` label of its own, and a metric's
     // `job` would be renamed `exported_job` on scrape.
     documents: new Counter({ name: 'workflow_index_normalizer_documents_written_total', help: 'Normalized documents written, per transform job', labelNames: ['transform'], registers }),
-    deletedDocuments: new Counter({ name: 'workflow_index_normalizer_documents_deleted_total', help: 'Execution documents deleted because their id disappeared, per transform job', labelNames: ['transform'], registers }),
+    deletedDocuments: new Counter({ name: 'workflow_index_normalizer_documents_deleted_total', help: 'Execution documents withdrawn because their id disappeared (replaced by an unserved superseded marker), per transform job', labelNames: ['transform'], registers }),
     failedCycles: new Counter({ name: 'workflow_index_normalizer_failed_cycles_total', help: 'Cycles that failed and will be retried with back-off', registers }),
     lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'How long the oldest raw event waited for the last cycle; while cycles fail, the time since the last successful one', registers }),
     checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),
@@ -44,5 +47,8 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     consecutiveFailures: new Gauge({ name: 'workflow_index_normalizer_consecutive_failures', help: 'Failed cycles since the last successful one', registers }),
     retentionDeleted: new Counter({ name: 'workflow_index_normalizer_retention_deleted_total', help: 'What retention deleted: kind="raw_index" (daily raw indices) or kind="instance" (finished runs)', labelNames: ['kind'], registers }),
     retentionFailures: new Counter({ name: 'workflow_index_normalizer_retention_failures_total', help: 'Retention passes that failed (retried at the next interval)', registers }),
+    renormalizedInstances: new Counter({ name: 'workflow_index_normalizer_renormalized_instances_total', help: 'Instances of the event store the re-normalization after a rules change walked and recomputed', registers }),
+    renormalizationFailures: new Counter({ name: 'workflow_index_normalizer_renormalization_failures_total', help: 'Re-normalization slices that failed (retried after the next cycle)', registers }),
+    rulesVersion: new Gauge({ name: 'workflow_index_normalizer_rules_version', help: 'Normalization rules version: kind="release" this release\'s, kind="documents" the one every normalized document is written with (lower while a re-normalization runs)', labelNames: ['kind'], registers }),
   };
 }

@@ -1,9 +1,12 @@
 // Recomputes the normalized documents of a set of instances from all their stored events (event-store.ts) and writes
-// them in one bulk request: the new events for the store, instance documents, execution documents, deletes of
-// execution documents whose id disappeared (a late, earlier loop iteration takes over the plain id), and one
-// ingest-errors document per rejected raw event.
+// them in one bulk request: the new events for the store, instance documents, execution documents, superseded
+// markers in place of execution documents whose id disappeared (a late, earlier loop iteration takes over the plain
+// id; supersededExecutionDocument), and one ingest-errors document per rejected raw event.
 // Writes carry an external version (the newest ingest time among the instance's events, `external_gte`), so a
-// stale writer — a normalizer that lost its lease mid-cycle — can never replace a newer computation.
+// stale writer — a normalizer that lost its lease mid-cycle — can never replace a newer computation, nor (since
+// nothing here is deleted) bring back an execution a newer computation withdrew; and the job fences each bulk with
+// its lease (WriteOptions.fence). The same code recomputes instances from the store alone after a rules change
+// (recomputeStoredInstances, normalizer-renormalize.ts).
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
 import { type StoredEvent, eventIdentity, mergeStoredEvent, storedEventDocument, storedEventsOfInstances } from './event-store.js';
@@ -38,8 +41,16 @@ export function ingestErrorId(hit: { index: string; id: string }): string {
   return `${hit.index}/${hit.id}`;
 }
 
-export async function existingExecutionIds(client: Client, index: string, instanceIds: readonly string[]): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
+/** An execution document found in the index: its run, its id, and whether it is a superseded marker. */
+export interface ExistingExecution {
+  readonly instanceId: string;
+  readonly id: string;
+  readonly superseded: boolean;
+}
+
+/** Every execution document of the instances (superseded markers included), by `_id`. */
+export async function existingExecutionIds(client: Client, index: string, instanceIds: readonly string[]): Promise<Map<string, ExistingExecution>> {
+  const found = new Map<string, ExistingExecution>();
   let after: unknown[] | undefined;
   for (;;) {
     const body: Record<string, unknown> = {
@@ -47,16 +58,32 @@ export async function existingExecutionIds(client: Client, index: string, instan
       _source: false,
       track_total_hits: false,
       query: { terms: { instance_id: instanceIds } },
-      docvalue_fields: ['instance_id'],
+      docvalue_fields: ['instance_id', 'id', 'superseded'],
       sort: [{ id: 'asc' }],
     };
     if (after) body['search_after'] = after;
     const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body });
-    const hits = (response.body as { hits: { hits: { _id: string; sort: unknown[]; fields: { instance_id: string[] } }[] } }).hits.hits;
-    for (const hit of hits) found.set(hit._id, hit.fields.instance_id[0]!);
+    const hits = (response.body as { hits: { hits: { _id: string; sort: unknown[]; fields: { instance_id: string[]; id: string[]; superseded?: boolean[] } }[] } }).hits.hits;
+    for (const hit of hits) found.set(hit._id, { instanceId: hit.fields.instance_id[0]!, id: hit.fields.id[0]!, superseded: hit.fields.superseded?.[0] === true });
     if (hits.length < 5000) return found;
     after = hits[hits.length - 1]!.sort;
   }
+}
+
+/**
+ * Superseded executions. An execution id can disappear from a run (a late, earlier loop iteration takes over the
+ * plain id). Deleting its document with the run's external version would protect it from a stale normalizer's
+ * older write only for `index.gc_deletes` (60 s): OpenSearch forgets a delete's version after that, and an older
+ * write of the id then creates the document again, served until the run's next event. So the document is replaced by
+ * this marker instead, written like every other document of the run with the run's version: a live document keeps
+ * its version for as long as it exists, so an older computation's write of the id is refused whenever it arrives.
+ * `placeholder: true` keeps it out of everything served (the reader serves `placeholder: false` only) and
+ * `superseded: true` tells it from a placeholder run's execution (the executions' total excludes it). It is
+ * rewritten with the run's newest version at every recomputation of the run that still lacks the id, replaced by a
+ * real execution should a newer computation give the id again, and deleted with its run by instance retention.
+ */
+export function supersededExecutionDocument(id: string, instanceId: string): Record<string, unknown> {
+  return { id, instance_id: instanceId, placeholder: true, superseded: true };
 }
 
 /** OpenSearch refuses `_id`s over 512 bytes; an execution id can be longer (255-byte instance id, 1024-byte
@@ -97,6 +124,17 @@ export async function sendBulk(client: Client, lines: readonly BulkLine[], refre
   return failures.map((r) => ({ index: r._index, id: r._id, status: r.status, reason: `${r.error?.type ?? 'error'}: ${r.error?.reason ?? ''}`.slice(0, 2000) }));
 }
 
+/** A recomputation computed but not yet written: the bulk lines and, per normalized `_id`, its instance. */
+export interface RecomputePlan {
+  readonly lines: readonly BulkLine[];
+  readonly owner: ReadonlyMap<string, string>;
+  readonly instances: number;
+  readonly executions: number;
+  readonly deletedExecutions: number;
+  readonly rawEvents: number;
+  readonly rejectedEvents: number;
+}
+
 /**
  * Merges newly seen raw events into the event store and recomputes their instances from it. `hits` are raw
  * documents with a usable instance id; their instances' stored events are read, the accepted new events merged in
@@ -104,7 +142,7 @@ export async function sendBulk(client: Client, lines: readonly BulkLine[], refre
  * documents and the ingest errors go out in one bulk request; a failure throws and the cycle is retried, and since
  * every instance touched is recomputed whole again, nothing half-written stays.
  */
-export async function recomputeInstances(client: Client, names: NormalizedIndexNames, hits: readonly RawHit[], options: { refresh?: boolean } = {}): Promise<RecomputeResult> {
+export async function recomputeInstances(client: Client, names: NormalizedIndexNames, hits: readonly RawHit[], options: WriteOptions = {}): Promise<RecomputeResult> {
   const byInstance = new Map<string, RawHit[]>();
   for (const hit of hits) {
     if (hit.instanceId === undefined) continue;
@@ -112,7 +150,24 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
     if (list) list.push(hit);
     else byInstance.set(hit.instanceId, [hit]);
   }
-  const stored = await storedEventsOfInstances(client, names.eventStore, [...byInstance.keys()]);
+  return writeRecompute(client, names, await planRecompute(client, names, [...byInstance.keys()], byInstance), options);
+}
+
+/**
+ * Recomputes instances from their stored events alone, no new raw event: the re-normalization after a change of the
+ * rules (normalizer-renormalize.ts). The same code as a cycle's recomputation, so the documents are the ones a cycle
+ * would write; an instance retention deleted stays deleted, one without stored events is left alone.
+ */
+export async function recomputeStoredInstances(client: Client, names: NormalizedIndexNames, instanceIds: readonly string[], options: WriteOptions = {}): Promise<RecomputeResult> {
+  return writeRecompute(client, names, await planRecompute(client, names, instanceIds, new Map()), options);
+}
+
+/**
+ * Reads the instances' stored events (and their existing execution ids), merges the new raw events of each
+ * (`hits`, possibly none) and computes the bulk that writes the result. Nothing is written: writeRecompute sends it.
+ */
+export async function planRecompute(client: Client, names: NormalizedIndexNames, instanceIds: readonly string[], hits: ReadonlyMap<string, readonly RawHit[]>): Promise<RecomputePlan> {
+  const stored = await storedEventsOfInstances(client, names.eventStore, instanceIds);
   const lines: BulkLine[] = [];
   const keep = new Set<string>();
   const owner = new Map<string, string>(); // normalized _id → instance id, to record refused documents
@@ -120,7 +175,10 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
   let instances = 0;
   let executions = 0;
   let rejected = 0;
-  for (const [instanceId, group] of byInstance) {
+  let rawEvents = 0;
+  for (const instanceId of instanceIds) {
+    const group = hits.get(instanceId) ?? [];
+    rawEvents += group.length;
     if (stored.pruned.has(instanceId)) {
       // Instance retention deleted this finished run: a late event must not bring back a partial copy of it.
       for (const hit of group) {
@@ -128,6 +186,11 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
         lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId(hit) } }, document: ingestErrorDocument(hit, `instance ${instanceId} was deleted by instance retention (it ended before the horizon); a late event for it is not applied`, instanceId, null) });
       }
       continue;
+    }
+    for (const r of stored.refused.get(instanceId) ?? []) {
+      // An event an earlier release accepted and the current rules refuse: recorded under its raw document, as a
+      // fresh normalization of it would (rewritten at each recomputation; counted once, when it was accepted).
+      lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId({ index: r.rawIndex, id: r.rawId }) } }, document: { raw_index: r.rawIndex, raw_id: r.rawId, instance_id: instanceId, event_type: r.eventType, reason: r.reason, ingest_time: r.ingestTimeMs } });
     }
     const events = stored.events.get(instanceId) ?? new Map<string, StoredEvent>();
     for (const hit of group) {
@@ -175,13 +238,30 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
   }
   let deleted = 0;
   const existing = await existingExecutionIds(client, names.taskExecutions, [...versions.keys()]);
-  for (const [id, instanceId] of existing) {
+  for (const [id, found] of existing) {
     if (keep.has(id)) continue;
-    const version = versions.get(instanceId)!;
-    lines.push({ action: { delete: { _index: names.taskExecutions, _id: id, version, version_type: 'external_gte' } } });
-    deleted++;
+    // Not deleted: superseded (see supersededExecutionDocument), and a marker already there moves to this version.
+    const version = versions.get(found.instanceId)!;
+    owner.set(id, found.instanceId);
+    lines.push({ action: { index: { _index: names.taskExecutions, _id: id, version, version_type: 'external_gte' } }, document: supersededExecutionDocument(found.id, found.instanceId) });
+    if (!found.superseded) deleted++;
   }
-  const refused = await sendBulk(client, lines, options.refresh ?? false);
+  return { lines, owner, instances, executions, deletedExecutions: deleted, rawEvents, rejectedEvents: rejected };
+}
+
+export interface WriteOptions {
+  /** Refresh the written indices (tests). */
+  readonly refresh?: boolean;
+  /** Called right before the bulk; throws to withhold it (the normalizer's lease check, normalizer-lease.ts holdsLease). */
+  readonly fence?: () => Promise<void>;
+}
+
+/** Sends a planned recomputation; a document the index refuses is recorded and marks its run's task states incomplete. */
+export async function writeRecompute(client: Client, names: NormalizedIndexNames, plan: RecomputePlan, options: WriteOptions = {}): Promise<RecomputeResult> {
+  const { owner } = plan;
+  let rejected = plan.rejectedEvents;
+  if (plan.lines.length > 0) await options.fence?.();
+  const refused = await sendBulk(client, plan.lines, options.refresh ?? false);
   if (refused.length > 0) {
     const records: BulkLine[] = refused.map((f) => ({
       action: { index: { _index: names.ingestErrors, _id: `normalizer/${f.index}/${f.id}` } },
@@ -196,5 +276,5 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
     const unrecorded = await sendBulk(client, records, options.refresh ?? false);
     if (unrecorded.length > 0) throw new Error(`recording refused documents failed: ${unrecorded[0]!.reason}`);
   }
-  return { instances, executions, deletedExecutions: deleted, rawEvents: hits.length, rejectedEvents: rejected };
+  return { instances: plan.instances, executions: plan.executions, deletedExecutions: plan.deletedExecutions, rawEvents: plan.rawEvents, rejectedEvents: rejected };
 }

@@ -27,7 +27,7 @@ import { filterDsl } from './filter-dsl.js';
 import { resolveJsonFallback } from './json-fallback.js';
 import { resolveLongStrings } from './long-detail-filter.js';
 import { afterDsl, positionOf, type PositionValues } from './keyset.js';
-import { type Query, and, term, terms } from './query-dsl.js';
+import { type Query, and, not, term, terms } from './query-dsl.js';
 import { PositionSpans } from './paged-search.js';
 import { type Searcher, type SearchHit, SearchRequests } from './search-requests.js';
 import { speculativePage } from './speculative-page.js';
@@ -211,7 +211,8 @@ export class OpenSearchReader implements Reader {
             aggs: { placeholders: { filter: term('placeholder', true) }, served: { filter: SERVED } },
           },
         },
-        { index: this.names.taskExecutions, body: { query: { match_all: {} }, size: 0, track_total_hits: true } },
+        // Superseded markers (normalizer-recompute.ts) are no executions.
+        { index: this.names.taskExecutions, body: { query: not(term('superseded', true)), size: 0, track_total_hits: true } },
       ],
       'ingestionStats',
     );

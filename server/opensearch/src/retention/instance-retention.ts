@@ -91,7 +91,7 @@ export async function applyInstanceRetention(client: Client, options: InstanceRe
     const { runs, last } = await expiredPage(client, names.workflowInstances, horizonMs * 1000, options.batchSize, after);
     if (runs.length > 0) {
       const ids = runs.map((r) => r.id);
-      const executionCounts = await countByInstance(client, names.taskExecutions, ids);
+      const executionCounts = await countByInstance(client, names.taskExecutions, ids, { term: { superseded: true } });
       const eventCounts = await countByInstance(client, names.eventStore, ids, { term: { kind: 'pruned' } });
       for (const run of runs) {
         const key = JSON.stringify([run.namespace, run.name]);

@@ -7,7 +7,9 @@ import type { ComparableExecution, ComparableInstance, ComparableState } from '.
 
 async function all<T>(client: Client, index: string): Promise<T[]> {
   await client.transport.request({ method: 'POST', path: `/${index}/_refresh` });
-  const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 10000, query: { match_all: {} }, sort: [{ id: 'asc' }] } });
+  // Superseded execution markers (normalizer-recompute.ts) are no documents of the normalization's result.
+  const query = { bool: { must_not: [{ term: { superseded: true } }] } };
+  const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 10000, query, sort: [{ id: 'asc' }] } });
   return (response.body as { hits: { hits: { _source: T }[] } }).hits.hits.map((h) => h._source);
 }
 

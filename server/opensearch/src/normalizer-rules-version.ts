@@ -1,0 +1,10 @@
+// The version of the normalization rules, the one place that says which shape the normalized documents have.
+// EVERY change of what a normalized document (instance, task execution, ingest-error record) holds, or of how any
+// of it is computed from the events (normalize-instance.ts and everything it calls, the document ids, the task
+// states, the payload fields…), bumps RULES_VERSION. The normalizer then re-normalizes every instance of the event
+// store in the background (normalizer-renormalize.ts), so documents written by an earlier release take the new shape
+// without waiting for their run's next event, also those whose raw events retention already deleted.
+//   1  documents written before this version existed (no version recorded in the normalizer-state index)
+//   2  task states on the instance (`task_states`, `task_states_complete`); execution ids with '%' and '@' of the task
+//      position escaped (execution-ids.ts); superseded markers instead of deleted executions
+export const RULES_VERSION = 2;
