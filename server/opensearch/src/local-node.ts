@@ -230,8 +230,12 @@ export async function startLocalNode(options: LocalNodeOptions): Promise<StartRe
     }
     const environment = {
       OPENSEARCH_JAVA_HOME: java.path,
-      // Appended after config/jvm.options (-Xms1g -Xmx1g there), so these win.
-      OPENSEARCH_JAVA_OPTS: `-Xms${options.heap} -Xmx${options.heap}`,
+      // Appended after config/jvm.options (-Xms1g -Xmx1g there), so these win. G1 regions of 4 MiB (the JVM picks 1 MiB
+      // below 4 GiB of heap): a search over millions of task documents builds bitsets of a few MiB, humongous objects
+      // in 1 MiB regions; they fill the old generation faster than young collections reclaim them, and the node's
+      // real-memory circuit breaker then refuses requests (docs/deployment.md, "G1 regions"; what Elasticsearch sets
+      // for small heaps by default).
+      OPENSEARCH_JAVA_OPTS: `-Xms${options.heap} -Xmx${options.heap} -XX:G1HeapRegionSize=4m`,
       OPENSEARCH_PATH_CONF: join(paths.home, 'config'),
     };
     const launcher = join(paths.home, 'bin', 'opensearch');
