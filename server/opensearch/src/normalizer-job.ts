@@ -325,6 +325,12 @@ export class OpenSearchNormalizer {
       // document has at least) comes down to its own, and the next upgrade re-normalizes them again.
       state = await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: started, finishedAtMs: started });
     }
+    if (state.rulesVersion >= RULES_VERSION && state.targetVersion !== null) {
+      // A walk toward newer rules was under way when this release was rolled back to: this release rewrites the runs
+      // it touches in its own shape, including runs that walk had already passed, so its progress is dropped and the
+      // next upgrade walks every run again.
+      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: state.startedAtMs, finishedAtMs: state.finishedAtMs });
+    }
     if (state.rulesVersion >= RULES_VERSION) {
       this.renormalizationStatus = this.renormalizationStatusOf(state, null);
       return { instances: 0, done: true, afterInstanceId: null };
@@ -334,6 +340,7 @@ export class OpenSearchNormalizer {
       state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: RULES_VERSION, afterInstanceId: null, instancesDone: 0, startedAtMs: started, finishedAtMs: null });
       this.instancesEstimated = null;
     }
+    await this.requireRulesFields();
     this.instancesEstimated ??= await estimatedStoredInstances(this.client, this.names.eventStore);
     if (this.unrefreshed) {
       // A page reads stored events and existing executions by search: what the cycle before wrote must count, or a
@@ -365,6 +372,25 @@ export class OpenSearchNormalizer {
       }
       if (Date.now() - started >= budgetMs) return { instances: walked, done: false, afterInstanceId: state.afterInstanceId };
     }
+  }
+
+  /**
+   * The fields this release's documents need must be in the indices' mappings before the walk writes them: a
+   * normalizer whose user may not change mappings relies on `init-job opensearch-setup` for that, and a walk started
+   * before it would have every new document refused (recorded as ingest errors) and count the runs as done. So the
+   * slice fails, with a message saying what to do, and is retried after the next cycle. (Field capabilities come with
+   * the `read` permission; a user refused them skips the check.)
+   */
+  private async requireRulesFields(): Promise<void> {
+    const needed: Record<string, string[]> = { [this.names.workflowInstances]: ['task_states', 'task_states_complete'], [this.names.taskExecutions]: ['superseded'] };
+    const missing: string[] = [];
+    for (const [index, fields] of Object.entries(needed)) {
+      const response = await this.client.transport.request({ method: 'GET', path: `/${index}/_field_caps`, querystring: { fields: fields.join(',') } }, { ignore: [403] });
+      if (response.statusCode === 403) return;
+      const found = (response.body as { fields?: Record<string, unknown> }).fields ?? {};
+      missing.push(...fields.filter((f) => found[f] === undefined).map((f) => `${index}.${f}`));
+    }
+    if (missing.length > 0) throw new Error(`the mappings lack ${missing.join(', ')}: run \`init-job opensearch-setup\` of this release (the normalizer's user may not change mappings); the re-normalization waits for it`);
   }
 
   private renormalizationStatusOf(state: RulesState, error: string | null): RenormalizationStatus {

@@ -36,6 +36,11 @@ async function main(): Promise<void> {
     maxBackoffMs: intSetting('NORMALIZER_MAX_BACKOFF_MS', 30_000, problems),
     renormalizeSliceMs: intSetting('NORMALIZER_RENORMALIZE_SLICE_MS', 1000, problems),
   };
+  // A slice finishes its page before it stops, and the lease is renewed only between cycles: a slice near the lease's
+  // lifetime would let a standby take over while this process still writes.
+  if (options.renormalizeSliceMs > options.leaseTtlMs / 3) {
+    problems.push(`NORMALIZER_RENORMALIZE_SLICE_MS (${options.renormalizeSliceMs}) must be at most a third of NORMALIZER_LEASE_TTL_MS (${options.leaseTtlMs})`);
+  }
   const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
   if (settings === null || problems.length > 0) {
     for (const problem of problems) logger.error(problem);

@@ -212,18 +212,23 @@ export async function planRecompute(client: Client, names: NormalizedIndexNames,
       }
     }
     if (events.size === 0) continue;
+    // The version counts the stored events the current rules refuse too: the documents there were written by a
+    // computation that accepted them, with their ingest time in its version, and a new computation with a lower one
+    // would be refused by every document (the run would silently keep its old shape after a rules change).
     let version = 0;
     for (const e of events.values()) version = Math.max(version, e.ingestTimeMs);
-    versions.set(instanceId, version);
+    for (const r of stored.refused.get(instanceId) ?? []) version = Math.max(version, r.ingestTimeMs);
     let normalized;
     try {
       normalized = normalizeInstance(instanceId, [...events.values()].map((e) => e.event));
     } catch (error) {
-      // A bug must not stall every other instance: the instance is recorded and left as it was.
+      // A bug must not stall every other instance: the instance is recorded and left as it was (no version set, so
+      // its executions are not withdrawn below).
       rejected++;
       lines.push({ action: { index: { _index: names.ingestErrors, _id: `normalizer/${instanceId}` } }, document: { raw_index: '', raw_id: '', instance_id: instanceId, event_type: null, reason: `normalizer error: ${(error as Error).message}`.slice(0, 2000), ingest_time: version } });
       continue;
     }
+    versions.set(instanceId, version);
     const versioning = { version, version_type: 'external_gte' };
     lines.push({ action: { index: { _index: names.workflowInstances, _id: instanceId, ...versioning } }, document: normalized.instance });
     owner.set(instanceId, instanceId);

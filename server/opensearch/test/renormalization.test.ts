@@ -185,6 +185,17 @@ describe.skipIf(!available)('OpenSearch re-normalization after a rules change', 
     const rolledBack = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, holder: 'upgraded' });
     expect(await rolledBack.renormalize(0)).toEqual({ instances: 0, done: true, afterInstanceId: null });
     expect((await readRulesState(ns.client, n.names.normalizerState)).rulesVersion).toBe(RULES_VERSION);
+
+    // a rollback in the middle of a newer release's walk (toward RULES_VERSION + 1, past some instance): this release
+    // drops that progress, since it rewrites runs the walk had passed, so the next upgrade starts from the first run
+    await ns.client.transport.request({
+      method: 'PUT', path: `/${n.names.normalizerState}/_doc/${RULES_ID}`, querystring: { refresh: 'true' },
+      body: { kind: 'rules', rules_version: RULES_VERSION, target_version: RULES_VERSION + 1, after_instance_id: stored[5], instances_done: 6 },
+    });
+    const rolledBackMidWalk = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, holder: 'upgraded' });
+    expect(await rolledBackMidWalk.renormalize(0)).toEqual({ instances: 0, done: true, afterInstanceId: null });
+    const dropped = await readRulesState(ns.client, n.names.normalizerState);
+    expect([dropped.rulesVersion, dropped.targetVersion, dropped.afterInstanceId, dropped.instancesDone]).toEqual([RULES_VERSION, null, null, 0]);
   }, 120_000);
 
   it('a restart in the middle resumes after the last page stored, with the same result; the replaced process cannot move the progress', async () => {
@@ -320,6 +331,30 @@ describe.skipIf(!available)('OpenSearch re-normalization after a rules change', 
     expect(after.errorReasons).toEqual([...fresh.errorReasons, reason].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
     const record = await ns.client.transport.request({ method: 'GET', path: `/${n.names.ingestErrors}/_doc/${encodeURIComponent('old-raw-index/old-raw-id')}` });
     expect((record.body as { _source: unknown })._source).toMatchObject({ raw_index: 'old-raw-index', raw_id: 'old-raw-id', instance_id: 'gen-003', reason });
+  }, 120_000);
+
+  it('re-normalizes a run whose newest stored event the current rules refuse (its documents carry that event\'s version)', async () => {
+    const prefix = `${ns.prefix}refused-newest-`;
+    const { n } = await oldInstallation(ns, prefix, LINES);
+    const [[, stored]] = await sources(ns.client, n.names.eventStore, { bool: { filter: [{ term: { instance_id: 'gen-003' } }, { term: { kind: 'task' } }] } }) as [[string, { source: string; ingest_time_ms: number }]];
+    const newest = Math.max(...(await sources(ns.client, n.names.eventStore, { term: { instance_id: 'gen-003' } })).map(([, d]) => (d as { ingest_time_ms: number }).ingest_time_ms));
+    const source = parseLosslessJson(stored.source) as JsonObject;
+    source.set('eventType', 'io.serverlessworkflow.task.exploded.v1');
+    // What an earlier release accepted last: the run's documents were written with its ingest time as their version.
+    const document = { ...stored, id: 't-accepted-last-by-an-earlier-release', raw_index: 'old-raw-index', raw_id: 'old-raw-id-2', source: stringifyLossless(source), ingest_time_ms: newest + 1 };
+    const rewrite: BulkLine[] = [{ action: { index: { _index: n.names.eventStore, _id: document.id } }, document }];
+    for (const index of [n.names.workflowInstances, n.names.taskExecutions]) {
+      for (const [id, doc] of await sources(ns.client, index, index === n.names.workflowInstances ? { term: { id: 'gen-003' } } : { term: { instance_id: 'gen-003' } })) {
+        rewrite.push({ action: { index: { _index: index, _id: id, version: newest + 1, version_type: 'external_gte' } }, document: doc });
+      }
+    }
+    expect(await sendBulk(ns.client, rewrite, true)).toEqual([]);
+    expect(await count(ns.client, n.names.workflowInstances, { bool: { filter: [{ term: { id: 'gen-003' } }, { exists: { field: 'task_states' } }] } })).toBe(0);
+
+    await renormalizeToEnd(n);
+    const after = await documents(ns.client, n.names);
+    expect(after.instances).toEqual(fresh.instances);
+    expect(after.executions).toEqual(fresh.executions);
   }, 120_000);
 
   it('never brings back a run instance retention deleted, even with stored events left behind', async () => {
