@@ -1,6 +1,6 @@
 // The normalized document of one task execution in the `task-executions` index (`_id` = the execution id:
 // `<instanceId>:<taskPosition>`, `…@<start µs>` for later executions at the position, `#<n>` when two start in the
-// same microsecond). Flat, one document per execution: plain queries, sorts and paging. `placeholder` repeats the
+// same microsecond; `%` and `@` of the position escaped, execution-ids.ts). Flat, one document per execution: plain queries, sorts and paging. `placeholder` repeats the
 // instance's flag so a reader excludes executions of unserved instances without a join.
 import type { ErrorFields, PayloadFields } from './workflow-instance-document.js';
 

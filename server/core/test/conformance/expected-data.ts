@@ -219,7 +219,7 @@ export const PAGING_IDS: readonly string[] = PAGING_INSTANCES.map((i) => i.id);
 const task = (
   fields: Omit<ExpectedTask, 'id' | 'inputData' | 'outputData' | 'error' | 'errorMessage' | 'taskName'> & Partial<ExpectedTask>,
 ): ExpectedTask => {
-  const id = fields.id ?? `${fields.workflowInstanceId}:${fields.taskPosition}`;
+  const id = fields.id ?? `${fields.workflowInstanceId}:${fields.taskPosition.replaceAll('%', '%25').replaceAll('@', '%40')}`;  // the position escaped, as both backends do
   // A composite task's own position ends in its container segment (do/0/pickItems/do): those pass taskName.
   const taskName = fields.taskName ?? fields.taskPosition.slice(fields.taskPosition.lastIndexOf('/') + 1);
   return { inputData: null, outputData: null, error: null, errorMessage: fields.error?.title ?? null, ...fields, id, taskName };
