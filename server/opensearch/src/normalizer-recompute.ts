@@ -278,6 +278,7 @@ export async function writeRecompute(client: Client, names: NormalizedIndexNames
     // Only ever false here; the run's next recomputation writes its states again.
     const runs = new Set(refused.map((f) => owner.get(f.id)).filter((id): id is string => id !== undefined));
     for (const id of runs) records.push({ action: { update: { _index: names.workflowInstances, _id: id } }, document: { doc: { task_states_complete: false } } });
+    await options.fence?.(); // the second bulk too: its task_states_complete updates are run documents
     const unrecorded = await sendBulk(client, records, options.refresh ?? false);
     if (unrecorded.length > 0) throw new Error(`recording refused documents failed: ${unrecorded[0]!.reason}`);
   }
