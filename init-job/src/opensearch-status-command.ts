@@ -109,9 +109,27 @@ function normalizerLines(report: NormalizerReport): string[] {
             `${status.raw_events_rejected} rejected, ${status.failed_cycles} failed cycles`,
     );
   }
+  if (status?.renormalization !== undefined) lines.push(renormalizationLine(status.renormalization));
   lines.push(`checkpoint: ${iso(report.checkpointMs)}, ${report.rawEventsAfterCheckpoint} raw events ingested after it`);
   lines.push(...retentionLines(report));
   return lines;
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** The re-normalization after a rules change, as the normalizer last published it (normalizer-renormalize.ts). */
+export function renormalizationLine(r: NonNullable<NormalizerStatus['renormalization']>): string {
+  const skipped = r.instances_skipped ?? 0;
+  const tail = (skipped > 0 ? `, ${count(skipped)} skipped (see the ingest errors normalizer/<instance id>)` : '') + (r.last_error === null ? '' : `, last error: ${r.last_error}`);
+  if (r.state === 'done') {
+    const walk = r.finished_at_ms === null || r.instances_done === 0 ? '' : `, last walk finished ${iso(r.finished_at_ms)} over ${count(r.instances_done)} instances`;
+    return `re-normalization: done (rules ${r.rules_version ?? r.current_version})${walk}${tail}`;
+  }
+  if (r.state === 'running') {
+    const of = r.instances_estimated === null ? '' : ` of ~${count(r.instances_estimated)}`;
+    return `re-normalization: running (rules ${r.rules_version ?? '?'} → ${r.current_version}), ${count(r.instances_done)}${of} instances${tail}`;
+  }
+  return `re-normalization: unknown (rules ? → ${r.current_version})${tail}`;
 }
 
 function retentionLines(report: NormalizerReport): string[] {

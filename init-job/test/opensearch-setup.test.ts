@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeEventLines } from '@workflow-index/opensearch/fluent-bit-bulk';
 import { readCheckpoint, writeStatus } from '@workflow-index/opensearch/normalizer-checkpoint';
 import { OpenSearchNormalizer } from '@workflow-index/opensearch/normalizer-job';
+import { RULES_VERSION } from '@workflow-index/opensearch/normalizer-rules-version';
 import { FIXTURE_PATH } from '../../server/postgresql/test/support/fixtures.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from '../../server/opensearch/test/support/test-node.js';
+import { renormalizationLine } from '../src/opensearch-status-command.js';
 import { runInit } from './support/run-init.js';
 
 const available = await openSearchReachable();
@@ -199,6 +201,10 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
       failed_cycles: 2,
       jobs: { 'workflow-instance-transform': job, 'task-execution-transform': { ...job, documents_written: 30, last_error: 'timeout' } },
       updated_at_ms: checkpoint.highWaterMs,
+      renormalization: {
+        rules_version: 1, current_version: RULES_VERSION, state: 'running', after_instance_id: 'gen-123', instances_done: 12_345, instances_skipped: 2,
+        instances_estimated: 100_000, started_at_ms: checkpoint.highWaterMs, finished_at_ms: null, last_error: 'HTTP 413 on POST /_bulk: no error body',
+      },
     });
     await ns.refresh();
 
@@ -209,6 +215,9 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     expect(after.stdout).toContain(`normalization job workflow-instance-transform: started, 8 documents written, 0 deleted, last cycle 42 ms, last success ${at}\n`);
     expect(after.stdout).toContain(`normalization job task-execution-transform: started, 30 documents written, 0 deleted, last cycle 42 ms, last success ${at}, last error: timeout\n`);
     expect(after.stdout).toMatch(new RegExp(`\\nnormalizer: held by normalizer-a, status published ${at} \\([0-9.]+ s ago\\), lag 1\\.50 s, ${events.length} raw events processed, 0 rejected, 2 failed cycles\\n`));
+    expect(after.stdout).toContain(
+      `\nre-normalization: running (rules 1 → ${RULES_VERSION}), 12,345 of ~100,000 instances, 2 skipped (see the ingest errors normalizer/<instance id>), last error: HTTP 413 on POST /_bulk: no error body\ncheckpoint: ${at}`,
+    );
     expect(after.stdout).toContain(`checkpoint: ${at}, 0 raw events ingested after it\n`);
     expect(after.stdout.endsWith('objects: all up to date\n')).toBe(true);
 
@@ -220,6 +229,19 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     expect(json.normalizer.status.holder).toBe('normalizer-a');
     expect(json.normalizer.status.lag_ms).toBe(1500);
     expect(json.normalizer.statusAgeMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('status --backend opensearch: the re-normalization line', () => {
+  const base = { rules_version: RULES_VERSION, current_version: RULES_VERSION, after_instance_id: null, instances_done: 0, instances_estimated: null, started_at_ms: null, finished_at_ms: null, last_error: null };
+  it('says whether the documents have this release\'s rules, how far a walk is, what it skipped and its last error', () => {
+    expect(renormalizationLine({ ...base, state: 'done' })).toBe(`re-normalization: done (rules ${RULES_VERSION})`);
+    expect(renormalizationLine({ ...base, state: 'done', instances_done: 5_000, instances_skipped: 1, started_at_ms: 1, finished_at_ms: Date.UTC(2026, 4, 12) })).toBe(
+      `re-normalization: done (rules ${RULES_VERSION}), last walk finished 2026-05-12T00:00:00.000Z over 5,000 instances, 1 skipped (see the ingest errors normalizer/<instance id>)`,
+    );
+    // a status published by a release before skipping existed has no instances_skipped
+    expect(renormalizationLine({ ...base, rules_version: 1, state: 'running', instances_done: 400 })).toBe(`re-normalization: running (rules 1 → ${RULES_VERSION}), 400 instances`);
+    expect(renormalizationLine({ ...base, rules_version: null, state: 'unknown', last_error: 'HTTP 503: no error body' })).toBe(`re-normalization: unknown (rules ? → ${RULES_VERSION}), last error: HTTP 503: no error body`);
   });
 });
 

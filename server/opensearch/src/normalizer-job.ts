@@ -13,12 +13,16 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import type { Counter } from 'prom-client';
 import { type Checkpoint, type JobStatus, type RetentionStatus, readCheckpoint, writeCheckpoint, writeStatus } from './normalizer-checkpoint.js';
 import { acquireLease, holdsLease, releaseLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
 import { ingestErrorDocument, ingestErrorId, recomputeInstances, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
-import { MISSING_RULES_VERSION, type RenormalizationStatus, type RulesState, estimatedStoredInstances, eventStoreIsEmpty, readRulesState, storedInstancePage, writeRulesState } from './normalizer-renormalize.js';
+import {
+  MISSING_RULES_VERSION, type RenormalizationStatus, type RulesState, type StoredInstance, estimatedStoredInstances, eventStoreIsEmpty, pageWithinBudget, readRulesState,
+  renormalizationFailureKind, storedInstancePage, writeRulesState,
+} from './normalizer-renormalize.js';
 import { RULES_VERSION } from './normalizer-rules-version.js';
 import { parseRawEvent } from './raw-event-parse.js';
 import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
@@ -57,6 +61,34 @@ export interface NormalizerOptions {
   readonly renormalizeSliceMs?: number;
   /** Instances per re-normalization page; default batchSize. */
   readonly renormalizePageSize?: number;
+  /** Stored events per re-normalization page (a page ends before the instance that would exceed it; at least one
+   * instance); default 20,000 (~40 MB of stored events at 2 kB each). */
+  readonly renormalizeEventBudget?: number;
+}
+
+/** Consecutive failures of one instance alone, for a reason of its own, before the re-normalization skips it. */
+export const RENORMALIZE_SKIP_AFTER_FAILURES = 3;
+/** Skips in a row, with no page succeeding between, after which the walk stops skipping: so many runs failing one
+ * after the other is a general failure (a mapping, a setting), not one of runs, and must not walk past every run. */
+export const RENORMALIZE_MAX_SKIPS_IN_A_ROW = 5;
+
+/** The counter of instances the re-normalization skipped, in the normalizer's registry (created once per registry). */
+
+/**
+ * A page of the re-normalization failed at this position: the following pages are narrowed (halved at each further
+ * failure, down to one instance) until the instances of the failing range are behind, and a single instance counts
+ * its consecutive failures toward a skip. Kept in the process only: a restart starts with whole pages again.
+ */
+interface Narrowing {
+  readonly targetVersion: number | null;
+  /** The progress position it applies to (the walk's afterInstanceId). */
+  after: string | null;
+  /** Instances per page until the failing range is behind. */
+  limit: number;
+  /** Instances of the failing range not yet behind. */
+  remaining: number;
+  /** Consecutive failures of the single instance at this position for a reason of its own. */
+  strikes: number;
 }
 
 export interface RenormalizeResult {
@@ -111,6 +143,11 @@ export class OpenSearchNormalizer {
   private readonly retentionIntervalMs: number;
   private readonly renormalizeSliceMs: number;
   private readonly renormalizePageSize: number;
+  private readonly renormalizeEventBudget: number;
+  private readonly skippedInstances: Counter;
+  private narrowing: Narrowing | undefined;
+  /** Instances skipped since a page last succeeded (RENORMALIZE_MAX_SKIPS_IN_A_ROW). */
+  private skipsInARow = 0;
   /** The rules state as last read or written by this process; undefined: read it again. */
   private rules: RulesState | undefined;
   private renormalizationStatus: RenormalizationStatus | undefined;
@@ -150,6 +187,8 @@ export class OpenSearchNormalizer {
     this.retentionIntervalMs = options.retentionIntervalMs ?? 3_600_000;
     this.renormalizeSliceMs = options.renormalizeSliceMs ?? 1000;
     this.renormalizePageSize = options.renormalizePageSize ?? this.batchSize;
+    this.renormalizeEventBudget = options.renormalizeEventBudget ?? 20_000;
+    this.skippedInstances = this.metrics.renormalizationSkippedInstances;
     this.metrics.rulesVersion.set({ kind: 'release' }, RULES_VERSION);
   }
 
@@ -297,7 +336,7 @@ export class OpenSearchNormalizer {
     if (this.rules.rulesVersion !== MISSING_RULES_VERSION || this.rules.seqNo !== undefined) return;
     if (!(await eventStoreIsEmpty(this.client, this.names.eventStore))) return;
     const now = Date.now();
-    await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: now, finishedAtMs: now });
+    await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: now, finishedAtMs: now });
   }
 
   private async storeRules(next: Omit<RulesState, 'seqNo' | 'primaryTerm'>): Promise<RulesState> {
@@ -314,6 +353,9 @@ export class OpenSearchNormalizer {
   /**
    * One slice of the re-normalization, when the documents' rules version is older than this release's: pages of
    * stored instances recomputed until `budgetMs` has passed (at least one page), the progress stored after each.
+   * A page holds at most `renormalizePageSize` instances and, beyond its first, at most `renormalizeEventBudget`
+   * stored events. A page that fails ends the slice with its error (pageFailed: narrowed retries, and a skip of a
+   * single instance that keeps failing for a reason of its own).
    * The caller holds the lease; cycles run between slices, so new events are normalized while it runs.
    */
   async renormalize(budgetMs = this.renormalizeSliceMs): Promise<RenormalizeResult> {
@@ -323,13 +365,13 @@ export class OpenSearchNormalizer {
     if (state.rulesVersion > RULES_VERSION) {
       // Rolled back: this release writes the runs it touches in its older shape, so the recorded version (what every
       // document has at least) comes down to its own, and the next upgrade re-normalizes them again.
-      state = await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: started, finishedAtMs: started });
+      state = await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: started, finishedAtMs: started });
     }
     if (state.rulesVersion >= RULES_VERSION && state.targetVersion !== null) {
       // A walk toward newer rules was under way when this release was rolled back to: this release rewrites the runs
       // it touches in its own shape, including runs that walk had already passed, so its progress is dropped and the
       // next upgrade walks every run again.
-      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: state.startedAtMs, finishedAtMs: state.finishedAtMs });
+      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: state.startedAtMs, finishedAtMs: state.finishedAtMs });
     }
     if (state.rulesVersion >= RULES_VERSION) {
       this.renormalizationStatus = this.renormalizationStatusOf(state, null);
@@ -337,7 +379,7 @@ export class OpenSearchNormalizer {
     }
     if (state.targetVersion !== RULES_VERSION) {
       // None started, or one toward other rules (the pages done follow those): from the first instance.
-      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: RULES_VERSION, afterInstanceId: null, instancesDone: 0, startedAtMs: started, finishedAtMs: null });
+      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: RULES_VERSION, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: started, finishedAtMs: null });
       this.instancesEstimated = null;
     }
     await this.requireRulesFields();
@@ -349,29 +391,121 @@ export class OpenSearchNormalizer {
       this.unrefreshed = false;
     }
     let walked = 0;
+    // The instances listed after the progress position and not yet in a page: a listing of `renormalizePageSize`
+    // ids is cut into pages by the event budget (and a narrowing), the rest kept for the next page of the slice.
+    let listed: StoredInstance[] = [];
+    let listedToEnd = false;
     for (;;) {
-      const ids = await storedInstancePage(this.client, this.names.eventStore, state.afterInstanceId, this.renormalizePageSize);
+      if (listed.length === 0 && !listedToEnd) {
+        listed = await storedInstancePage(this.client, this.names.eventStore, state.afterInstanceId, this.renormalizePageSize);
+        listedToEnd = listed.length < this.renormalizePageSize;
+      }
+      const narrowing = this.narrowingAt(state);
+      const page = pageWithinBudget(listed, this.renormalizeEventBudget, narrowing?.limit ?? this.renormalizePageSize);
+      const ids = page.map((p) => p.id);
       if (ids.length > 0) {
-        const result = await recomputeStoredInstances(this.client, this.names, ids, { refresh: this.refresh, fence: this.fence });
+        let result;
+        try {
+          result = await recomputeStoredInstances(this.client, this.names, ids, { refresh: this.refresh, fence: this.fence });
+        } catch (error) {
+          this.unrefreshed ||= !this.refresh;
+          if (error instanceof LeaseLostError) throw error;
+          return await this.pageFailed(state, ids, error);
+        }
         this.unrefreshed ||= !this.refresh;
         walked += ids.length;
+        this.skipsInARow = 0;
         this.metrics.renormalizedInstances.inc(ids.length);
         this.metrics.rejectedEvents.inc(result.rejectedEvents);
         this.metrics.deletedDocuments.inc({ transform: 'task-execution-transform' }, result.deletedExecutions);
         this.totals.rejected += result.rejectedEvents;
       }
-      const last = ids.length < this.renormalizePageSize;
+      listed = listed.slice(ids.length);
+      const last = listedToEnd && listed.length === 0;
       const done = state.instancesDone + ids.length;
       state = last
-        ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
+        ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, instancesSkipped: state.instancesSkipped, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
         : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done });
+      this.narrowingPassed(narrowing, ids.length, state.afterInstanceId);
       this.renormalizationStatus = this.renormalizationStatusOf(state, null);
       if (last) {
-        this.logger.info('re-normalization finished', { rulesVersion: RULES_VERSION, instances: done });
+        this.narrowing = undefined;
+        this.logger.info('re-normalization finished', { rulesVersion: RULES_VERSION, instances: done, skipped: state.instancesSkipped });
         return { instances: walked, done: true, afterInstanceId: null };
       }
       if (Date.now() - started >= budgetMs) return { instances: walked, done: false, afterInstanceId: state.afterInstanceId };
     }
+  }
+
+  /** The narrowing of a failed page when it applies to the walk's position now (else it is dropped). */
+  private narrowingAt(state: RulesState): Narrowing | undefined {
+    const narrowing = this.narrowing;
+    if (narrowing === undefined) return undefined;
+    if (narrowing.after === state.afterInstanceId && narrowing.targetVersion === state.targetVersion) return narrowing;
+    this.narrowing = undefined; // another position: a restart of the walk, or another normalizer moved it
+    return undefined;
+  }
+
+  /** A page of `count` instances succeeded: the narrowing follows the walk, and ends once its range is behind. */
+  private narrowingPassed(narrowing: Narrowing | undefined, count: number, after: string | null): void {
+    if (narrowing === undefined || this.narrowing !== narrowing) return;
+    narrowing.remaining -= count;
+    narrowing.after = after;
+    narrowing.strikes = 0;
+    if (narrowing.remaining <= 0) this.narrowing = undefined;
+  }
+
+  /**
+   * A page failed (its recomputation threw; nothing of the walk moved). The slice ends with the failure (counted and
+   * shown by the caller, the next cycle runs first) and the failing range is retried after it in smaller pages:
+   * - a page of several instances: the next ones are half as large, down to one instance;
+   * - a single instance: skipped (recorded in the ingest errors as `normalizer/<instance id>` and walked past) only
+   *   when it failed RENORMALIZE_SKIP_AFTER_FAILURES times in a row for a reason of its own
+   *   (renormalizationFailureKind: never for the cluster being away, overloaded or recovering, nor for permissions
+   *   or a missing index), when recording it succeeds (the node takes writes), and when fewer than
+   *   RENORMALIZE_MAX_SKIPS_IN_A_ROW instances were skipped since a page last succeeded. A transient failure starts
+   *   its count over, so an outage, however long, skips nothing: its failures are transient, and the cycles between
+   *   the slices fail meanwhile, so no slice runs.
+   */
+  private async pageFailed(state: RulesState, ids: readonly string[], error: unknown): Promise<never> {
+    const text = openSearchErrorText(error);
+    const narrowing: Narrowing = this.narrowingAt(state) ?? { targetVersion: state.targetVersion, after: state.afterInstanceId, limit: ids.length, remaining: ids.length, strikes: 0 };
+    this.narrowing = narrowing;
+    narrowing.remaining = Math.max(narrowing.remaining, ids.length);
+    const position = state.afterInstanceId === null ? 'from the first instance' : `after ${state.afterInstanceId}`;
+    if (ids.length > 1) {
+      narrowing.limit = Math.ceil(ids.length / 2);
+      narrowing.strikes = 0;
+      throw new Error(`re-normalizing ${ids.length} instances ${position} failed; retried in pages of ${narrowing.limit}: ${text}`);
+    }
+    narrowing.limit = 1;
+    const id = ids[0]!;
+    const kind = renormalizationFailureKind(error);
+    if (kind !== 'instance') {
+      narrowing.strikes = 0;
+      throw new Error(`re-normalizing instance ${id} failed (${kind === 'transient' ? 'the cluster is away or overloaded' : 'not a failure of this run'}; retried, never skipped): ${text}`);
+    }
+    narrowing.strikes++;
+    if (narrowing.strikes < RENORMALIZE_SKIP_AFTER_FAILURES) {
+      throw new Error(`re-normalizing instance ${id} failed (${narrowing.strikes} of ${RENORMALIZE_SKIP_AFTER_FAILURES} failures in a row before it is skipped): ${text}`);
+    }
+    if (this.skipsInARow >= RENORMALIZE_MAX_SKIPS_IN_A_ROW) {
+      throw new Error(`re-normalizing instance ${id} failed, not skipped: ${this.skipsInARow} instances in a row were skipped with no page succeeding between, which looks like a failure of every run (a mapping, a setting), not of some: ${text}`);
+    }
+    const reason = `re-normalization failed for instance ${id} (${RENORMALIZE_SKIP_AFTER_FAILURES} times in a row; skipped, its documents stay as an earlier release wrote them): ${text}`.slice(0, 2000);
+    const record = { raw_index: '', raw_id: '', instance_id: id, event_type: null, reason, ingest_time: Date.now() };
+    const refused = await sendBulk(this.client, [{ action: { index: { _index: this.names.ingestErrors, _id: `normalizer/${id}` } }, document: record }], this.refresh);
+    if (refused.length > 0) throw new Error(`re-normalizing instance ${id} failed, and recording it as skipped failed (${refused[0]!.reason}): ${text}`);
+    const next = await this.storeRules({ ...state, afterInstanceId: id, instancesDone: state.instancesDone + 1, instancesSkipped: state.instancesSkipped + 1 });
+    this.skipsInARow++;
+    this.skippedInstances.inc();
+    this.totals.rejected++;
+    this.metrics.rejectedEvents.inc();
+    // The rest of the failing range goes in whole pages again: another failing instance there is narrowed anew.
+    this.narrowing = undefined;
+    this.renormalizationStatus = this.renormalizationStatusOf(next, null);
+    this.logger.warn('re-normalization skipped an instance', { instanceId: id, error: text });
+    throw new Error(`re-normalization skipped instance ${id} after ${RENORMALIZE_SKIP_AFTER_FAILURES} failures in a row (recorded in the ingest errors as normalizer/${id}): ${text}`);
   }
 
   /**
@@ -401,6 +535,7 @@ export class OpenSearchNormalizer {
       state: running ? 'running' : 'done',
       after_instance_id: state.afterInstanceId,
       instances_done: state.instancesDone,
+      instances_skipped: state.instancesSkipped,
       instances_estimated: running ? this.instancesEstimated : null,
       started_at_ms: state.startedAtMs,
       finished_at_ms: state.finishedAtMs,
@@ -424,7 +559,7 @@ export class OpenSearchNormalizer {
       this.rules = undefined; // re-read: another normalizer may have moved it
       const previous = this.renormalizationStatus;
       this.renormalizationStatus = previous === undefined
-        ? { rules_version: null, current_version: RULES_VERSION, state: 'unknown', after_instance_id: null, instances_done: 0, instances_estimated: null, started_at_ms: null, finished_at_ms: null, last_error: message }
+        ? { rules_version: null, current_version: RULES_VERSION, state: 'unknown', after_instance_id: null, instances_done: 0, instances_skipped: 0, instances_estimated: null, started_at_ms: null, finished_at_ms: null, last_error: message }
         : { ...previous, last_error: message };
       this.logger.warn('re-normalization failed; retrying after the next cycle', { error: message });
     }

@@ -21,6 +21,7 @@ export interface NormalizerMetrics {
   readonly retentionFailures: Counter;
   readonly renormalizedInstances: Counter;
   readonly renormalizationFailures: Counter;
+  readonly renormalizationSkippedInstances: Counter;
   readonly rulesVersion: Gauge<'kind'>;
 }
 
@@ -49,6 +50,7 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     retentionFailures: new Counter({ name: 'workflow_index_normalizer_retention_failures_total', help: 'Retention passes that failed (retried at the next interval)', registers }),
     renormalizedInstances: new Counter({ name: 'workflow_index_normalizer_renormalized_instances_total', help: 'Instances of the event store the re-normalization after a rules change walked and recomputed', registers }),
     renormalizationFailures: new Counter({ name: 'workflow_index_normalizer_renormalization_failures_total', help: 'Re-normalization slices that failed (retried after the next cycle)', registers }),
+    renormalizationSkippedInstances: new Counter({ name: 'workflow_index_normalizer_renormalization_skipped_instances_total', help: 'Instances the re-normalization after a rules change walked past because their recomputation kept failing for a reason of their own (recorded in the ingest errors as normalizer/<instance id>)', registers }),
     rulesVersion: new Gauge({ name: 'workflow_index_normalizer_rules_version', help: 'Normalization rules version: kind="release" this release\'s, kind="documents" the one every normalized document is written with (lower while a re-normalization runs)', labelNames: ['kind'], registers }),
   };
 }

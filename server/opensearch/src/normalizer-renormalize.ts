@@ -15,8 +15,13 @@
 //   them (equal version: the new shape); a computation that saw fewer events has a smaller version and is refused by
 //   one that saw more, whichever is written last. Within one process, cycles and pages run one after the other, and a
 //   page reads the store only after what the cycle before it wrote is refreshed.
+//   Pages are cut by instances (`renormalizePageSize`) and by stored events (`renormalizeEventBudget`, from the
+//   composite buckets' doc_count), so a page of very long runs never holds more than about the budget's events.
+//   A page that fails is retried in halves down to a single instance; a single instance whose recomputation keeps
+//   failing for a reason of its own (renormalizationFailureKind: not the cluster being away, overloaded or refusing
+//   this user) is recorded in the ingest errors and walked past (normalizer-job.ts, renormalize).
 // The state document is written with if_seq_no/if_primary_term, so a normalizer that lost its lease cannot move it.
-import type { Client } from '@opensearch-project/opensearch';
+import { type Client, errors } from '@opensearch-project/opensearch';
 
 export const RULES_ID = 'rules';
 
@@ -27,8 +32,10 @@ export interface RulesState {
   readonly targetVersion: number | null;
   /** The last instance id (event-store order) a re-normalization in progress has recomputed; null: none yet. */
   readonly afterInstanceId: string | null;
-  /** Instances the re-normalization in progress (or the last one) walked. */
+  /** Instances the re-normalization in progress (or the last one) walked, skipped ones included. */
   readonly instancesDone: number;
+  /** Instances of the walk in progress (or the last one) skipped because their recomputation kept failing. */
+  readonly instancesSkipped: number;
   readonly startedAtMs: number | null;
   readonly finishedAtMs: number | null;
   readonly seqNo?: number;
@@ -42,6 +49,7 @@ interface RulesDocument {
   target_version?: number | null;
   after_instance_id?: string | null;
   instances_done?: number;
+  instances_skipped?: number;
   started_at_ms?: number | null;
   finished_at_ms?: number | null;
 }
@@ -49,7 +57,7 @@ interface RulesDocument {
 export async function readRulesState(client: Client, index: string): Promise<RulesState> {
   const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${RULES_ID}` }, { ignore: [404] });
   if (response.statusCode === 404) {
-    return { rulesVersion: MISSING_RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, startedAtMs: null, finishedAtMs: null };
+    return { rulesVersion: MISSING_RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: null, finishedAtMs: null };
   }
   const body = response.body as { _seq_no: number; _primary_term: number; _source: RulesDocument };
   const s = body._source;
@@ -58,6 +66,7 @@ export async function readRulesState(client: Client, index: string): Promise<Rul
     targetVersion: s.target_version ?? null,
     afterInstanceId: s.after_instance_id ?? null,
     instancesDone: s.instances_done ?? 0,
+    instancesSkipped: s.instances_skipped ?? 0,
     startedAtMs: s.started_at_ms ?? null,
     finishedAtMs: s.finished_at_ms ?? null,
     seqNo: body._seq_no,
@@ -75,6 +84,7 @@ export async function writeRulesState(client: Client, index: string, previous: R
     target_version: next.targetVersion,
     after_instance_id: next.afterInstanceId,
     instances_done: next.instancesDone,
+    instances_skipped: next.instancesSkipped,
     started_at_ms: next.startedAtMs,
     finished_at_ms: next.finishedAtMs,
     updated_at_ms: Date.now(),
@@ -85,11 +95,18 @@ export async function writeRulesState(client: Client, index: string, previous: R
   return { ...next, seqNo: body._seq_no, primaryTerm: body._primary_term };
 }
 
+/** An instance id of the event store and how many documents it has there (its stored events, a tombstone too). */
+export interface StoredInstance {
+  readonly id: string;
+  readonly events: number;
+}
+
 /**
- * The next `size` distinct instance ids of the event store after `after` (code-point order), tombstones included: a
- * composite aggregation on `instance_id`, which pages over the keyword's terms without reading documents.
+ * The next `size` distinct instance ids of the event store after `after` (code-point order), tombstones included,
+ * each with its document count: a composite aggregation on `instance_id`, which pages over the keyword's terms
+ * without reading documents (a bucket's doc_count is exact).
  */
-export async function storedInstancePage(client: Client, eventStore: string, after: string | null, size: number): Promise<string[]> {
+export async function storedInstancePage(client: Client, eventStore: string, after: string | null, size: number): Promise<StoredInstance[]> {
   const composite: Record<string, unknown> = { size, sources: [{ id: { terms: { field: 'instance_id' } } }] };
   if (after !== null) composite['after'] = { id: after };
   const response = await client.transport.request({
@@ -97,8 +114,55 @@ export async function storedInstancePage(client: Client, eventStore: string, aft
     path: `/${eventStore}/_search`,
     body: { size: 0, track_total_hits: false, aggs: { ids: { composite } } },
   });
-  const buckets = (response.body as { aggregations: { ids: { buckets: { key: { id: string } }[] } } }).aggregations.ids.buckets;
-  return buckets.map((b) => b.key.id);
+  const buckets = (response.body as { aggregations: { ids: { buckets: { key: { id: string }; doc_count: number }[] } } }).aggregations.ids.buckets;
+  return buckets.map((b) => ({ id: b.key.id, events: b.doc_count }));
+}
+
+/**
+ * The first instances of `listed` that make one page: at most `limit`, and while their stored events add up to at
+ * most `eventBudget`; always at least one (a run longer than the budget is a page of its own), so the walk moves.
+ */
+export function pageWithinBudget(listed: readonly StoredInstance[], eventBudget: number, limit: number): StoredInstance[] {
+  const page: StoredInstance[] = [];
+  let events = 0;
+  for (const instance of listed) {
+    if (page.length >= Math.max(1, limit)) break;
+    if (page.length > 0 && events + instance.events > eventBudget) break;
+    page.push(instance);
+    events += instance.events;
+  }
+  return page;
+}
+
+/**
+ * Why recomputing a page failed, for deciding whether a single instance that keeps failing may be skipped:
+ * - `transient`: the cluster is away, overloaded or recovering (no answer, a timeout, HTTP 408, 429 or 5xx, a bulk
+ *   item failure sendBulk throws for, a shard or block error); it says nothing about the run, so never a skip;
+ * - `general`: an answer no run can get past (HTTP 401, 403: this user's permissions; 404: an index missing; 409);
+ *   fixing it is an operator's job, so never a skip;
+ * - `instance`: anything else (HTTP 400 or 413, e.g. a bulk over `http.max_content_length`; a document refused so
+ *   that recording it failed; an exception of our own code): the same every time for that run.
+ */
+export type RenormalizationFailureKind = 'transient' | 'general' | 'instance';
+
+const TRANSIENT_TEXT = /bulk write failed for|es_rejected_execution|circuit_breaking|cluster_block|unavailable_shards|no_shard_available|index_closed|index_not_found|timeout|timed out|ECONNRESET|ECONNREFUSED|socket hang up/i;
+
+function kindOfStatus(status: number, message: string): RenormalizationFailureKind {
+  if (status === 408 || status === 429 || status >= 500 || status === 0) return 'transient';
+  if (status === 401 || status === 403 || status === 404 || status === 409) return 'general';
+  return TRANSIENT_TEXT.test(message) ? 'transient' : 'instance';
+}
+
+export function renormalizationFailureKind(error: unknown): RenormalizationFailureKind {
+  if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError || error instanceof errors.RequestAbortedError) return 'transient';
+  if (error instanceof errors.ResponseError) return kindOfStatus(error.meta.statusCode ?? 0, error.message);
+  const message = error instanceof Error ? error.message : String(error);
+  // The lossless reads (raw-event-source.ts requestLossless) answer a failed request with a plain error naming its
+  // status, and one whose body is not JSON (a gateway's page in front of the cluster) as unexpected.
+  const answered = /^OpenSearch \S+ \S+ answered (\d{3})/.exec(message);
+  if (answered !== null) return kindOfStatus(Number(answered[1]), message);
+  if (message.startsWith('unexpected OpenSearch response')) return 'transient';
+  return TRANSIENT_TEXT.test(message) ? 'transient' : 'instance';
 }
 
 /** About how many instances the event store holds (a cardinality estimate: exact up to 40,000, within a few % above). */
@@ -128,6 +192,9 @@ export interface RenormalizationStatus {
   readonly state: 'done' | 'running' | 'unknown';
   readonly after_instance_id: string | null;
   readonly instances_done: number;
+  /** Instances walked past because their recomputation kept failing (recorded in the ingest errors as
+   * `normalizer/<instance id>`); absent in the status of a release before it. */
+  readonly instances_skipped?: number;
   /** The event store's instance count when this process started the walk (an estimate), for a progress ratio. */
   readonly instances_estimated: number | null;
   readonly started_at_ms: number | null;

@@ -112,11 +112,11 @@ async function makeOld(ns: TestNamespace, names: NormalizedIndexNames, prefix: s
 }
 
 /** An old installation holding `lines`, and the normalizer of the upgraded release (a new process) with the lease. */
-async function oldInstallation(ns: TestNamespace, prefix: string, lines: readonly string[], options: { pageSize?: number } = {}): Promise<{ n: OpenSearchNormalizer; staleExecutions: string[] }> {
+async function oldInstallation(ns: TestNamespace, prefix: string, lines: readonly string[], options: { pageSize?: number; eventBudget?: number } = {}): Promise<{ n: OpenSearchNormalizer; staleExecutions: string[] }> {
   const previous = await leasedNormalizer(ns.client, prefix, { holder: 'upgraded' });
   await deliver(ns, previous, prefix, lines, DAY_ONE);
   const { staleExecutions } = await makeOld(ns, previous.names, prefix);
-  const n = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, holder: 'upgraded', renormalizePageSize: options.pageSize ?? 4, renormalizeSliceMs: 0 });
+  const n = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, holder: 'upgraded', renormalizePageSize: options.pageSize ?? 4, renormalizeSliceMs: 0, ...(options.eventBudget === undefined ? {} : { renormalizeEventBudget: options.eventBudget }) });
   expect(await n.acquire()).toBe(true);
   return { n, staleExecutions };
 }
@@ -130,6 +130,15 @@ async function storedInstanceIds(client: Client, index: string): Promise<string[
   await client.transport.request({ method: 'POST', path: `/${index}/_refresh` });
   const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 0, aggs: { ids: { terms: { field: 'instance_id', size: 10_000 } } } } });
   return (response.body as { aggregations: { ids: { buckets: { key: string }[] } } }).aggregations.ids.buckets.map((b) => b.key).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** Every instance id of the event store with its document count, in instance-id order. */
+async function storedEventCounts(client: Client, index: string): Promise<[string, number][]> {
+  await client.transport.request({ method: 'POST', path: `/${index}/_refresh` });
+  const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 0, aggs: { ids: { terms: { field: 'instance_id', size: 10_000 } } } } });
+  return (response.body as { aggregations: { ids: { buckets: { key: string; doc_count: number }[] } } }).aggregations.ids.buckets
+    .map((b): [string, number] => [b.key, b.doc_count])
+    .sort((a, b) => Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0])));
 }
 
 async function renormalizeToEnd(n: OpenSearchNormalizer): Promise<number> {
@@ -216,6 +225,41 @@ describe.skipIf(!available)('OpenSearch re-normalization after a rules change', 
     expect((await readRulesState(ns.client, second.names.normalizerState)).instancesDone).toBe(stored.length);
     // the first process still holds the state it wrote last: it cannot write over the other's progress
     await expect(first.renormalize(0)).rejects.toBeInstanceOf(LeaseLostError);
+  }, 120_000);
+
+  it('pages are cut by stored events as well as by instances: a tiny event budget still gives the fresh documents, with the progress stored after each page', async () => {
+    const prefix = `${ns.prefix}budget-`;
+    const budget = 6;
+    const { n } = await oldInstallation(ns, prefix, LINES, { pageSize: 50, eventBudget: budget });
+    const counts = await storedEventCounts(ns.client, n.names.eventStore);
+    // The pages expected: instances in order while their events add up to the budget, a longer run alone.
+    const pages: string[][] = [];
+    let page: string[] = [];
+    let events = 0;
+    for (const [id, c] of counts) {
+      if (page.length === 50 || (page.length > 0 && events + c > budget)) {
+        pages.push(page);
+        page = [];
+        events = 0;
+      }
+      page.push(id);
+      events += c;
+    }
+    pages.push(page);
+    expect(counts.length).toBeLessThan(50); // one listing: every cut below is the budget's
+    expect(counts.filter(([, c]) => c > budget).length).toBeGreaterThan(0); // runs longer than the budget: pages of their own
+    expect(pages.length).toBeGreaterThan(8);
+    let done = 0;
+    for (const [i, p] of pages.entries()) {
+      const last = i === pages.length - 1;
+      done += p.length;
+      expect(await n.renormalize(0)).toEqual({ instances: p.length, done: last, afterInstanceId: last ? null : p.at(-1) });
+      const rules = await readRulesState(ns.client, n.names.normalizerState);
+      expect([rules.afterInstanceId, rules.instancesDone, rules.rulesVersion]).toEqual([last ? null : p.at(-1), done, last ? RULES_VERSION : 1]);
+    }
+    expect(done).toBe(counts.length);
+    expect(await documents(ns.client, n.names)).toEqual(fresh);
+    expect(await metric(n, 'workflow_index_normalizer_renormalized_instances_total')).toBe(counts.length);
   }, 120_000);
 
   it('a page computed before a new event of its run is written after it: the newer documents stay', async () => {
