@@ -72,8 +72,6 @@ export const RENORMALIZE_SKIP_AFTER_FAILURES = 3;
  * after the other is a general failure (a mapping, a setting), not one of runs, and must not walk past every run. */
 export const RENORMALIZE_MAX_SKIPS_IN_A_ROW = 5;
 
-/** The counter of instances the re-normalization skipped, in the normalizer's registry (created once per registry). */
-
 /**
  * A page of the re-normalization failed at this position: the following pages are narrowed (halved at each further
  * failure, down to one instance) until the instances of the failing range are behind, and a single instance counts
@@ -360,7 +358,10 @@ export class OpenSearchNormalizer {
    */
   async renormalize(budgetMs = this.renormalizeSliceMs): Promise<RenormalizeResult> {
     const started = Date.now();
-    let state = (this.rules ??= await readRulesState(this.client, this.names.normalizerState));
+    // Read at every slice (one get): while this process did not hold the lease, another release may have moved the
+    // rules document (recorded a newer version, or walked part of the way toward one), which this process must see
+    // to lower the version or drop that walk's progress (below).
+    let state = (this.rules = await readRulesState(this.client, this.names.normalizerState));
     this.metrics.rulesVersion.set({ kind: 'documents' }, state.rulesVersion);
     if (state.rulesVersion > RULES_VERSION) {
       // Rolled back: this release writes the runs it touches in its older shape, so the recorded version (what every
@@ -499,8 +500,6 @@ export class OpenSearchNormalizer {
     const next = await this.storeRules({ ...state, afterInstanceId: id, instancesDone: state.instancesDone + 1, instancesSkipped: state.instancesSkipped + 1 });
     this.skipsInARow++;
     this.skippedInstances.inc();
-    this.totals.rejected++;
-    this.metrics.rejectedEvents.inc();
     // The rest of the failing range goes in whole pages again: another failing instance there is narrowed anew.
     this.narrowing = undefined;
     this.renormalizationStatus = this.renormalizationStatusOf(next, null);
@@ -546,10 +545,6 @@ export class OpenSearchNormalizer {
   /** A slice after each cycle while the documents' rules are older; a failure is reported and the slice retried
    * after the next cycle, never failing the cycle (new events keep being normalized). */
   private async renormalizeIfPending(): Promise<void> {
-    if (this.rules !== undefined && this.rules.rulesVersion === RULES_VERSION) {
-      this.renormalizationStatus ??= this.renormalizationStatusOf(this.rules, null);
-      return;
-    }
     try {
       const result = await this.renormalize();
       if (result.instances > 0 && !result.done) this.logger.info('re-normalizing', { instances: result.instances, after: result.afterInstanceId });

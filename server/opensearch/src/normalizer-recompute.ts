@@ -114,7 +114,27 @@ const TRANSIENT_ERRORS = /index_closed|cluster_block|es_rejected_execution|circu
  */
 export async function sendBulk(client: Client, lines: readonly BulkLine[], refresh = false): Promise<BulkItemFailure[]> {
   if (lines.length === 0) return [];
-  const body = lines.map((l) => (l.document === undefined ? JSON.stringify(l.action) : `${JSON.stringify(l.action)}\n${JSON.stringify(l.document)}`)).join('\n') + '\n';
+  const texts = lines.map((l) => (l.document === undefined ? JSON.stringify(l.action) : `${JSON.stringify(l.action)}\n${JSON.stringify(l.document)}`));
+  // Bodies of at most BULK_BODY_BYTES (one line alone may be larger): a node refuses a bulk over its indexing-pressure
+  // limit (10 % of the heap: 53 MB at 512 MiB) with 429, which a retry never cures, and over http.max_content_length
+  // with 413. Every document carries its own external version, so a recomputation split over several bulks, or sent
+  // again after one of them failed, writes the same.
+  const failures: BulkItemFailure[] = [];
+  let start = 0;
+  while (start < texts.length) {
+    let end = start;
+    let bytes = 0;
+    while (end < texts.length && (end === start || bytes + Buffer.byteLength(texts[end]!) + 1 <= BULK_BODY_BYTES)) bytes += Buffer.byteLength(texts[end++]!) + 1;
+    failures.push(...(await sendBulkBody(client, texts.slice(start, end).join('\n') + '\n', refresh)));
+    start = end;
+  }
+  return failures;
+}
+
+/** The largest bulk body sendBulk sends (unless one document alone is larger). */
+export const BULK_BODY_BYTES = 8 * 1024 * 1024;
+
+async function sendBulkBody(client: Client, body: string, refresh: boolean): Promise<BulkItemFailure[]> {
   const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: body, querystring: refresh ? { refresh: 'true' } : {} });
   const result = response.body as { errors: boolean; items: Record<string, { _index: string; _id: string; status: number; error?: { type?: string; reason?: string } }>[] };
   if (!result.errors) return [];

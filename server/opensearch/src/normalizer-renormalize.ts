@@ -145,7 +145,7 @@ export function pageWithinBudget(listed: readonly StoredInstance[], eventBudget:
  */
 export type RenormalizationFailureKind = 'transient' | 'general' | 'instance';
 
-const TRANSIENT_TEXT = /bulk write failed for|es_rejected_execution|circuit_breaking|cluster_block|unavailable_shards|no_shard_available|index_closed|index_not_found|timeout|timed out|ECONNRESET|ECONNREFUSED|socket hang up/i;
+const TRANSIENT_TEXT = /bulk write failed for|es_rejected_execution|circuit_breaking|cluster_block|unavailable_shards|no_shard_available|index_closed|index_not_found|timeout|timed out|ECONNRESET|ECONNREFUSED|socket hang up|task_cancelled/i;
 
 function kindOfStatus(status: number, message: string): RenormalizationFailureKind {
   if (status === 408 || status === 429 || status >= 500 || status === 0) return 'transient';
@@ -156,7 +156,12 @@ function kindOfStatus(status: number, message: string): RenormalizationFailureKi
 export function renormalizationFailureKind(error: unknown): RenormalizationFailureKind {
   if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError || error instanceof errors.RequestAbortedError) return 'transient';
   if (error instanceof errors.ResponseError) return kindOfStatus(error.meta.statusCode ?? 0, error.message);
+  // A connection reset, broken or refused while a response streamed in (raw-event-source.ts reads bodies as streams)
+  // is the cluster going away, not the run: large runs have the longest responses.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(ECONNRESET|EPIPE|ETIMEDOUT|ECONNREFUSED|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|ERR_STREAM_PREMATURE_CLOSE|UND_ERR_SOCKET)$/.test(code)) return 'transient';
   const message = error instanceof Error ? error.message : String(error);
+  if (message === 'aborted') return 'transient';
   // The lossless reads (raw-event-source.ts requestLossless) answer a failed request with a plain error naming its
   // status, and one whose body is not JSON (a gateway's page in front of the cluster) as unexpected.
   const answered = /^OpenSearch \S+ \S+ answered (\d{3})/.exec(message);

@@ -321,6 +321,12 @@ describe('which failures may lead to a skip, and the event budget (no node)', ()
     expect(renormalizationFailureKind(response(401, 'security_exception'))).toBe('general');
     expect(renormalizationFailureKind(response(404, 'index_not_found_exception'))).toBe('general');
     expect(renormalizationFailureKind(new Error('OpenSearch POST /x/_search answered 403: {}'))).toBe('general');
+    // a reset, broken or refused connection while a response streams in: the cluster, not the run
+    expect(renormalizationFailureKind(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))).toBe('transient');
+    expect(renormalizationFailureKind(new Error('aborted'))).toBe('transient');
+    expect(renormalizationFailureKind(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe('transient');
+    expect(renormalizationFailureKind(Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }))).toBe('transient');
+    expect(renormalizationFailureKind(response(400, 'task_cancelled_exception'))).toBe('transient');
     expect(renormalizationFailureKind(response(413, 'content_too_long'))).toBe('instance');
     expect(renormalizationFailureKind(response(400, 'illegal_argument_exception'))).toBe('instance');
     expect(renormalizationFailureKind(new Error('OpenSearch POST /x/_search answered 400: {"error":"too_many_clauses"}'))).toBe('instance');
