@@ -19,25 +19,43 @@ export interface Checkpoint {
   readonly primaryTerm?: number;
 }
 
+/** Where a state document stood when read: what a conditional write checks that nobody wrote it since. */
+export interface StateDocumentVersion {
+  readonly seqNo?: number;
+  readonly primaryTerm?: number;
+}
+
+/** A document of the state index with its sequence number and primary term; undefined when there is none. */
+export async function readStateDocument<T>(client: Client, index: string, id: string): Promise<{ source: T; seqNo: number; primaryTerm: number } | undefined> {
+  const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${id}` }, { ignore: [404] });
+  if (response.statusCode === 404) return undefined;
+  const body = response.body as { _seq_no: number; _primary_term: number; _source: T };
+  return { source: body._source, seqNo: body._seq_no, primaryTerm: body._primary_term };
+}
+
+/** Writes a state document only if nobody wrote it since `previous` was read (created when it was not there then);
+ * undefined when someone did (a 409): a normalizer that lost its lease cannot move the state. */
+export async function writeStateDocument(client: Client, index: string, id: string, previous: StateDocumentVersion, body: Record<string, unknown>): Promise<{ seqNo: number; primaryTerm: number } | undefined> {
+  const querystring: Record<string, string> =
+    previous.seqNo === undefined ? { op_type: 'create' } : { if_seq_no: String(previous.seqNo), if_primary_term: String(previous.primaryTerm) };
+  const response = await client.transport.request({ method: 'PUT', path: `/${index}/_doc/${id}`, querystring, body }, { ignore: [409] });
+  if (response.statusCode === 409) return undefined;
+  const written = response.body as { _seq_no: number; _primary_term: number };
+  return { seqNo: written._seq_no, primaryTerm: written._primary_term };
+}
+
 export async function readCheckpoint(client: Client, index: string): Promise<Checkpoint> {
-  const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${CHECKPOINT_ID}` }, { ignore: [404] });
-  if (response.statusCode === 404) return { highWaterMs: 0 };
-  const body = response.body as { _seq_no: number; _primary_term: number; _source: { high_water_ms?: number; overlap_ms?: number } };
-  const overlap = body._source.overlap_ms;
-  return { highWaterMs: body._source.high_water_ms ?? 0, ...(overlap === undefined ? {} : { overlapMs: overlap }), seqNo: body._seq_no, primaryTerm: body._primary_term };
+  const stored = await readStateDocument<{ high_water_ms?: number; overlap_ms?: number }>(client, index, CHECKPOINT_ID);
+  if (stored === undefined) return { highWaterMs: 0 };
+  const overlap = stored.source.overlap_ms;
+  return { highWaterMs: stored.source.high_water_ms ?? 0, ...(overlap === undefined ? {} : { overlapMs: overlap }), seqNo: stored.seqNo, primaryTerm: stored.primaryTerm };
 }
 
 /** Stores the new high water; false when someone else wrote the checkpoint meanwhile. */
 export async function writeCheckpoint(client: Client, index: string, previous: Checkpoint, highWaterMs: number, overlapMs?: number): Promise<Checkpoint | undefined> {
-  const querystring: Record<string, string> =
-    previous.seqNo === undefined ? { op_type: 'create' } : { if_seq_no: String(previous.seqNo), if_primary_term: String(previous.primaryTerm) };
-  const response = await client.transport.request(
-    { method: 'PUT', path: `/${index}/_doc/${CHECKPOINT_ID}`, querystring, body: { kind: 'checkpoint', high_water_ms: highWaterMs, ...(overlapMs === undefined ? {} : { overlap_ms: overlapMs }), updated_at_ms: Date.now() } },
-    { ignore: [409] },
-  );
-  if (response.statusCode === 409) return undefined;
-  const body = response.body as { _seq_no: number; _primary_term: number };
-  return { highWaterMs, ...(overlapMs === undefined ? {} : { overlapMs }), seqNo: body._seq_no, primaryTerm: body._primary_term };
+  const body = { kind: 'checkpoint', high_water_ms: highWaterMs, ...(overlapMs === undefined ? {} : { overlap_ms: overlapMs }), updated_at_ms: Date.now() };
+  const written = await writeStateDocument(client, index, CHECKPOINT_ID, previous, body);
+  return written === undefined ? undefined : { highWaterMs, ...(overlapMs === undefined ? {} : { overlapMs }), ...written };
 }
 
 export interface JobStatus {

@@ -13,12 +13,11 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Counter } from 'prom-client';
 import { type Checkpoint, type JobStatus, type RetentionStatus, readCheckpoint, writeCheckpoint, writeStatus } from './normalizer-checkpoint.js';
 import { acquireLease, holdsLease, releaseLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
-import { ingestErrorDocument, ingestErrorId, recomputeInstances, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
+import { ingestErrorDocument, ingestErrorId, normalizerErrorDocument, recomputeInstances, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
 import {
   MISSING_RULES_VERSION, type RenormalizationStatus, type RulesState, type StoredInstance, estimatedStoredInstances, eventStoreIsEmpty, pageWithinBudget, readRulesState,
   renormalizationFailureKind, storedInstancePage, writeRulesState,
@@ -142,7 +141,6 @@ export class OpenSearchNormalizer {
   private readonly renormalizeSliceMs: number;
   private readonly renormalizePageSize: number;
   private readonly renormalizeEventBudget: number;
-  private readonly skippedInstances: Counter;
   private narrowing: Narrowing | undefined;
   /** Instances skipped since a page last succeeded (RENORMALIZE_MAX_SKIPS_IN_A_ROW). */
   private skipsInARow = 0;
@@ -150,6 +148,8 @@ export class OpenSearchNormalizer {
   private rules: RulesState | undefined;
   private renormalizationStatus: RenormalizationStatus | undefined;
   private instancesEstimated: number | null = null;
+  /** Whether the mappings were seen to hold the fields this release writes (requireRulesFields). */
+  private rulesFieldsPresent = false;
   private lastRetentionAt: number | null = null;
   private retentionStatus: RetentionStatus | undefined;
   /** Raw documents seen within the overlap window (key → ingest ms): each is counted and recomputed once. */
@@ -186,7 +186,6 @@ export class OpenSearchNormalizer {
     this.renormalizeSliceMs = options.renormalizeSliceMs ?? 1000;
     this.renormalizePageSize = options.renormalizePageSize ?? this.batchSize;
     this.renormalizeEventBudget = options.renormalizeEventBudget ?? 20_000;
-    this.skippedInstances = this.metrics.renormalizationSkippedInstances;
     this.metrics.rulesVersion.set({ kind: 'release' }, RULES_VERSION);
   }
 
@@ -375,7 +374,7 @@ export class OpenSearchNormalizer {
       state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: state.startedAtMs, finishedAtMs: state.finishedAtMs });
     }
     if (state.rulesVersion >= RULES_VERSION) {
-      this.renormalizationStatus = this.renormalizationStatusOf(state, null);
+      this.renormalizationStatus = this.renormalizationStatusOf(state);
       return { instances: 0, done: true, afterInstanceId: null };
     }
     if (state.targetVersion !== RULES_VERSION) {
@@ -428,7 +427,7 @@ export class OpenSearchNormalizer {
         ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, instancesSkipped: state.instancesSkipped, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
         : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done });
       this.narrowingPassed(narrowing, ids.length, state.afterInstanceId);
-      this.renormalizationStatus = this.renormalizationStatusOf(state, null);
+      this.renormalizationStatus = this.renormalizationStatusOf(state);
       if (last) {
         this.narrowing = undefined;
         this.logger.info('re-normalization finished', { rulesVersion: RULES_VERSION, instances: done, skipped: state.instancesSkipped });
@@ -493,16 +492,15 @@ export class OpenSearchNormalizer {
     if (this.skipsInARow >= RENORMALIZE_MAX_SKIPS_IN_A_ROW) {
       throw new Error(`re-normalizing instance ${id} failed, not skipped: ${this.skipsInARow} instances in a row were skipped with no page succeeding between, which looks like a failure of every run (a mapping, a setting), not of some: ${text}`);
     }
-    const reason = `re-normalization failed for instance ${id} (${RENORMALIZE_SKIP_AFTER_FAILURES} times in a row; skipped, its documents stay as an earlier release wrote them): ${text}`.slice(0, 2000);
-    const record = { raw_index: '', raw_id: '', instance_id: id, event_type: null, reason, ingest_time: Date.now() };
+    const record = normalizerErrorDocument(id, `re-normalization failed for instance ${id} (${RENORMALIZE_SKIP_AFTER_FAILURES} times in a row; skipped, its documents stay as an earlier release wrote them): ${text}`, Date.now());
     const refused = await sendBulk(this.client, [{ action: { index: { _index: this.names.ingestErrors, _id: `normalizer/${id}` } }, document: record }], this.refresh);
     if (refused.length > 0) throw new Error(`re-normalizing instance ${id} failed, and recording it as skipped failed (${refused[0]!.reason}): ${text}`);
     const next = await this.storeRules({ ...state, afterInstanceId: id, instancesDone: state.instancesDone + 1, instancesSkipped: state.instancesSkipped + 1 });
     this.skipsInARow++;
-    this.skippedInstances.inc();
+    this.metrics.renormalizationSkippedInstances.inc();
     // The rest of the failing range goes in whole pages again: another failing instance there is narrowed anew.
     this.narrowing = undefined;
-    this.renormalizationStatus = this.renormalizationStatusOf(next, null);
+    this.renormalizationStatus = this.renormalizationStatusOf(next);
     this.logger.warn('re-normalization skipped an instance', { instanceId: id, error: text });
     throw new Error(`re-normalization skipped instance ${id} after ${RENORMALIZE_SKIP_AFTER_FAILURES} failures in a row (recorded in the ingest errors as normalizer/${id}): ${text}`);
   }
@@ -515,6 +513,7 @@ export class OpenSearchNormalizer {
    * the `read` permission; a user refused them skips the check.)
    */
   private async requireRulesFields(): Promise<void> {
+    if (this.rulesFieldsPresent) return; // mappings only grow: once there, the fields stay
     const needed: Record<string, string[]> = { [this.names.workflowInstances]: ['task_states', 'task_states_complete'], [this.names.taskExecutions]: ['superseded'] };
     const missing: string[] = [];
     for (const [index, fields] of Object.entries(needed)) {
@@ -523,10 +522,11 @@ export class OpenSearchNormalizer {
       const found = (response.body as { fields?: Record<string, unknown> }).fields ?? {};
       missing.push(...fields.filter((f) => found[f] === undefined).map((f) => `${index}.${f}`));
     }
+    this.rulesFieldsPresent = missing.length === 0;
     if (missing.length > 0) throw new Error(`the mappings lack ${missing.join(', ')}: run \`init-job opensearch-setup\` of this release (the normalizer's user may not change mappings); the re-normalization waits for it`);
   }
 
-  private renormalizationStatusOf(state: RulesState, error: string | null): RenormalizationStatus {
+  private renormalizationStatusOf(state: RulesState): RenormalizationStatus {
     const running = state.rulesVersion < RULES_VERSION;
     return {
       rules_version: state.rulesVersion,
@@ -538,7 +538,7 @@ export class OpenSearchNormalizer {
       instances_estimated: running ? this.instancesEstimated : null,
       started_at_ms: state.startedAtMs,
       finished_at_ms: state.finishedAtMs,
-      last_error: error,
+      last_error: null,
     };
   }
 

@@ -32,8 +32,13 @@ export interface RecomputeResult {
   readonly rejectedEvents: number;
 }
 
-export function ingestErrorDocument(hit: RawHit, reason: string, instanceId: string | null, eventType: string | null): IngestErrorDocument {
+export function ingestErrorDocument(hit: Pick<RawHit, 'index' | 'id' | 'ingestTimeMs'>, reason: string, instanceId: string | null, eventType: string | null): IngestErrorDocument {
   return { raw_index: hit.index, raw_id: hit.id, instance_id: instanceId, event_type: eventType, reason, ingest_time: hit.ingestTimeMs };
+}
+
+/** The ingest-errors document of a failure of the normalizer itself (no raw event): recorded as `normalizer/…`. */
+export function normalizerErrorDocument(instanceId: string | null, reason: string, ingestTime: number): IngestErrorDocument {
+  return { raw_index: '', raw_id: '', instance_id: instanceId, event_type: null, reason: reason.slice(0, 2000), ingest_time: ingestTime };
 }
 
 /** The ingest-errors document id of a raw event: writing it again changes nothing. */
@@ -104,7 +109,8 @@ export interface BulkItemFailure {
   readonly reason: string;
 }
 
-const TRANSIENT_ERRORS = /index_closed|cluster_block|es_rejected_execution|circuit_breaking|unavailable_shards|no_shard_available|timeout|index_not_found/;
+/** Error types a retry can cure (the cluster overloaded, an index closed or missing, a shard unavailable). */
+export const TRANSIENT_ERRORS = /index_closed|cluster_block|es_rejected_execution|circuit_breaking|unavailable_shards|no_shard_available|timeout|index_not_found/;
 
 /**
  * Sends one bulk request. A failure a retry can cure (the cluster overloaded, an index closed or missing, a shard
@@ -210,7 +216,8 @@ export async function planRecompute(client: Client, names: NormalizedIndexNames,
     for (const r of stored.refused.get(instanceId) ?? []) {
       // An event an earlier release accepted and the current rules refuse: recorded under its raw document, as a
       // fresh normalization of it would (rewritten at each recomputation; counted once, when it was accepted).
-      lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId({ index: r.rawIndex, id: r.rawId }) } }, document: { raw_index: r.rawIndex, raw_id: r.rawId, instance_id: instanceId, event_type: r.eventType, reason: r.reason, ingest_time: r.ingestTimeMs } });
+      const raw = { index: r.rawIndex, id: r.rawId, ingestTimeMs: r.ingestTimeMs };
+      lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId(raw) } }, document: ingestErrorDocument(raw, r.reason, instanceId, r.eventType) });
     }
     const events = stored.events.get(instanceId) ?? new Map<string, StoredEvent>();
     for (const hit of group) {
@@ -245,7 +252,7 @@ export async function planRecompute(client: Client, names: NormalizedIndexNames,
       // A bug must not stall every other instance: the instance is recorded and left as it was (no version set, so
       // its executions are not withdrawn below).
       rejected++;
-      lines.push({ action: { index: { _index: names.ingestErrors, _id: `normalizer/${instanceId}` } }, document: { raw_index: '', raw_id: '', instance_id: instanceId, event_type: null, reason: `normalizer error: ${(error as Error).message}`.slice(0, 2000), ingest_time: version } });
+      lines.push({ action: { index: { _index: names.ingestErrors, _id: `normalizer/${instanceId}` } }, document: normalizerErrorDocument(instanceId, `normalizer error: ${(error as Error).message}`, version) });
       continue;
     }
     versions.set(instanceId, version);
@@ -290,7 +297,7 @@ export async function writeRecompute(client: Client, names: NormalizedIndexNames
   if (refused.length > 0) {
     const records: BulkLine[] = refused.map((f) => ({
       action: { index: { _index: names.ingestErrors, _id: `normalizer/${f.index}/${f.id}` } },
-      document: { raw_index: '', raw_id: '', instance_id: owner.get(f.id) ?? null, event_type: null, reason: `normalized document ${f.id} refused by ${f.index}: ${f.reason}`.slice(0, 2000), ingest_time: Date.now() },
+      document: normalizerErrorDocument(owner.get(f.id) ?? null, `normalized document ${f.id} refused by ${f.index}: ${f.reason}`, Date.now()),
     }));
     rejected += records.length;
     // A run whose instance or execution document was refused has task states that may not match its execution

@@ -22,6 +22,8 @@
 //   this user) is recorded in the ingest errors and walked past (normalizer-job.ts, renormalize).
 // The state document is written with if_seq_no/if_primary_term, so a normalizer that lost its lease cannot move it.
 import { type Client, errors } from '@opensearch-project/opensearch';
+import { readStateDocument, writeStateDocument } from './normalizer-checkpoint.js';
+import { TRANSIENT_ERRORS } from './normalizer-recompute.js';
 
 export const RULES_ID = 'rules';
 
@@ -55,12 +57,11 @@ interface RulesDocument {
 }
 
 export async function readRulesState(client: Client, index: string): Promise<RulesState> {
-  const response = await client.transport.request({ method: 'GET', path: `/${index}/_doc/${RULES_ID}` }, { ignore: [404] });
-  if (response.statusCode === 404) {
+  const stored = await readStateDocument<RulesDocument>(client, index, RULES_ID);
+  if (stored === undefined) {
     return { rulesVersion: MISSING_RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: null, finishedAtMs: null };
   }
-  const body = response.body as { _seq_no: number; _primary_term: number; _source: RulesDocument };
-  const s = body._source;
+  const s = stored.source;
   return {
     rulesVersion: s.rules_version ?? MISSING_RULES_VERSION,
     targetVersion: s.target_version ?? null,
@@ -69,15 +70,13 @@ export async function readRulesState(client: Client, index: string): Promise<Rul
     instancesSkipped: s.instances_skipped ?? 0,
     startedAtMs: s.started_at_ms ?? null,
     finishedAtMs: s.finished_at_ms ?? null,
-    seqNo: body._seq_no,
-    primaryTerm: body._primary_term,
+    seqNo: stored.seqNo,
+    primaryTerm: stored.primaryTerm,
   };
 }
 
 /** Stores the next state; undefined when someone else wrote it since `previous` was read (the lease is lost). */
 export async function writeRulesState(client: Client, index: string, previous: RulesState, next: Omit<RulesState, 'seqNo' | 'primaryTerm'>): Promise<RulesState | undefined> {
-  const querystring: Record<string, string> =
-    previous.seqNo === undefined ? { op_type: 'create' } : { if_seq_no: String(previous.seqNo), if_primary_term: String(previous.primaryTerm) };
   const document = {
     kind: 'rules',
     rules_version: next.rulesVersion,
@@ -89,10 +88,8 @@ export async function writeRulesState(client: Client, index: string, previous: R
     finished_at_ms: next.finishedAtMs,
     updated_at_ms: Date.now(),
   };
-  const response = await client.transport.request({ method: 'PUT', path: `/${index}/_doc/${RULES_ID}`, querystring, body: document }, { ignore: [409] });
-  if (response.statusCode === 409) return undefined;
-  const body = response.body as { _seq_no: number; _primary_term: number };
-  return { ...next, seqNo: body._seq_no, primaryTerm: body._primary_term };
+  const written = await writeStateDocument(client, index, RULES_ID, previous, document);
+  return written === undefined ? undefined : { ...next, ...written };
 }
 
 /** An instance id of the event store and how many documents it has there (its stored events, a tombstone too). */
@@ -145,7 +142,8 @@ export function pageWithinBudget(listed: readonly StoredInstance[], eventBudget:
  */
 export type RenormalizationFailureKind = 'transient' | 'general' | 'instance';
 
-const TRANSIENT_TEXT = /bulk write failed for|es_rejected_execution|circuit_breaking|cluster_block|unavailable_shards|no_shard_available|index_closed|index_not_found|timeout|timed out|ECONNRESET|ECONNREFUSED|socket hang up|task_cancelled/i;
+// sendBulk's transient error types (normalizer-recompute.ts), and what a client or node says of the same in words.
+const TRANSIENT_TEXT = new RegExp(`${TRANSIENT_ERRORS.source}|bulk write failed for|timed out|ECONNRESET|ECONNREFUSED|socket hang up|task_cancelled`, 'i');
 
 function kindOfStatus(status: number, message: string): RenormalizationFailureKind {
   if (status === 408 || status === 429 || status >= 500 || status === 0) return 'transient';
