@@ -9,10 +9,10 @@
 import type { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { stringifyLossless } from '../src/event-store.js';
+import { eventStoreIndex, stringifyLossless } from '../src/event-store.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { type JsonObject, parseLosslessJson } from '../src/lossless-json.js';
-import type { NormalizedIndexNames } from '../src/normalized-indices.js';
+import { type NormalizedIndexNames, applyNormalizedIndices, ingestErrorsIndex, normalizedIndexNames, normalizerStateIndex, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { type BulkLine, documentId, planRecompute, sendBulk, writeRecompute } from '../src/normalizer-recompute.js';
@@ -205,6 +205,44 @@ describe.skipIf(!available)('OpenSearch re-normalization after a rules change', 
     expect(await n.renormalize(0)).toEqual({ instances: 0, done: true, afterInstanceId: null });
     const dropped = await readRulesState(ns.client, n.names.normalizerState);
     expect([dropped.rulesVersion, dropped.targetVersion, dropped.afterInstanceId, dropped.instancesDone]).toEqual([RULES_VERSION, null, null, 0]);
+  }, 120_000);
+
+  it('waits for the mappings: a walk that starts before opensearch-setup added this release\'s fields writes nothing, says what to run, and finishes once they are there', async () => {
+    const prefix = `${ns.prefix}mapping-`;
+    const names = normalizedIndexNames(prefix);
+    // The previous release's normalized indices: this release's definitions without the fields it added for the
+    // rules of version 2 (a normalizer whose user may not change mappings cannot add them itself).
+    const without = (definition: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> => {
+      const mappings = definition['mappings'] as { properties: Record<string, unknown> };
+      return { ...definition, mappings: { ...mappings, properties: Object.fromEntries(Object.entries(mappings.properties).filter(([k]) => !fields.includes(k))) } };
+    };
+    const created: [string, Record<string, unknown>][] = [
+      [names.workflowInstances, without(workflowInstancesIndex(), ['task_states', 'task_states_complete'])],
+      [names.taskExecutions, without(taskExecutionsIndex(), ['superseded'])],
+      [names.ingestErrors, ingestErrorsIndex()], [names.normalizerState, normalizerStateIndex()], [names.eventStore, eventStoreIndex()],
+    ];
+    for (const [name, body] of created) await ns.client.transport.request({ method: 'PUT', path: `/${name}`, body });
+    // Its event store: every event of the fresh normalization (its raw indices long deleted by retention).
+    await ns.client.transport.request({ method: 'POST', path: '/_reindex', querystring: { refresh: 'true' }, body: { source: { index: normalizedIndexNames(`${ns.prefix}fresh-`).eventStore }, dest: { index: names.eventStore } } });
+    const n = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, holder: 'upgraded', renormalizePageSize: 4, renormalizeSliceMs: 0 });
+    expect(await n.acquire()).toBe(true);
+
+    // Without the check, every document of the walk would be refused by the strict mappings (recorded as ingest
+    // errors) and every run counted as done, the version recorded: nothing would ever bring the runs up to date.
+    for (let slice = 0; slice < 2; slice++) {
+      await expect(n.renormalize(0)).rejects.toThrow(/the mappings lack .*task_states.*superseded: run `init-job opensearch-setup`/);
+    }
+    expect(await count(ns.client, names.workflowInstances, { match_all: {} })).toBe(0);
+    expect(await count(ns.client, names.taskExecutions, { match_all: {} })).toBe(0);
+    expect(await count(ns.client, names.ingestErrors, { match_all: {} })).toBe(0);
+    const waiting = await readRulesState(ns.client, names.normalizerState);
+    expect([waiting.rulesVersion, waiting.targetVersion, waiting.afterInstanceId, waiting.instancesDone]).toEqual([1, RULES_VERSION, null, 0]);
+
+    await applyNormalizedIndices(ns.client, prefix); // what init-job opensearch-setup does to existing indices
+    await renormalizeToEnd(n);
+    const walked = await documents(ns.client, names);
+    expect([walked.instances, walked.executions]).toEqual([fresh.instances, fresh.executions]);
+    expect((await readRulesState(ns.client, names.normalizerState)).rulesVersion).toBe(RULES_VERSION);
   }, 120_000);
 
   it('a restart in the middle resumes after the last page stored, with the same result; the replaced process, reading the rules again, writes nothing over them', async () => {

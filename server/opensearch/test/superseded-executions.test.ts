@@ -9,7 +9,7 @@
 // writes (the third test), which leaves only a bulk executing more than index.gc_deletes after its writer's check.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
-import { LeaseLostError, type OpenSearchNormalizer } from '../src/normalizer-job.js';
+import { LeaseLostError, OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { type BulkLine, documentId, planRecompute, sendBulk, writeRecompute } from '../src/normalizer-recompute.js';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { writeRetentionRule } from '../src/retention/retention-rule.js';
@@ -153,5 +153,31 @@ describe.skipIf(!available)('OpenSearch: a stale normalizer cannot bring back a 
     const state = await openSearchState(ns.client, old.names);
     expect([state.instances, state.executions]).toEqual([[], []]);
     await current.fence(); // the holder's own check passes
+  }, 60_000);
+
+  it('the check guards the second bulk too: a normalizer replaced after its documents were sent records no refused document and marks no run', async () => {
+    const prefix = `${ns.prefix}fenced-records-`;
+    const old = await leasedNormalizer(ns.client, prefix, { holder: 'old', leaseTtlMs: 1 });
+    await deliver(ns, old, prefix, FIRST, DAY_ONE);
+    const plan = await planRecompute(ns.client, old.names, [RUN], new Map());
+    // one execution document the strict mapping refuses, so the write has a second bulk: the refused document's
+    // record and the run's task_states_complete = false
+    const refusedAt = plan.lines.findIndex((l) => (l.action['index'] as { _index?: string } | undefined)?._index === old.names.taskExecutions);
+    expect(refusedAt).toBeGreaterThanOrEqual(0);
+    const lines = plan.lines.map((l, i) => (i === refusedAt ? { ...l, document: { ...(l.document as object), not_a_field: 1 } } : l));
+    // the old holder's lease expired (1 ms); right after its first check passes, a new process takes the lease over,
+    // so the take-over lands between the two bulks
+    let checks = 0;
+    const fence = async (): Promise<void> => {
+      checks++;
+      await old.fence();
+      if (checks === 1) expect(await new OpenSearchNormalizer({ client: ns.client, prefix, holder: 'current' }).acquire()).toBe(true);
+    };
+    const errorsBefore = (await openSearchState(ns.client, old.names)).ingestErrorReasons;
+    await expect(writeRecompute(ns.client, old.names, { ...plan, lines }, { refresh: true, fence })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(checks).toBe(2);
+    const state = await openSearchState(ns.client, old.names);
+    expect(state.ingestErrorReasons).toEqual(errorsBefore); // no record of the refused document
+    expect((await document(ns, old.names.workflowInstances, RUN))?.['task_states_complete']).toBe(true); // no mark
   }, 60_000);
 });
