@@ -142,8 +142,6 @@ export class OpenSearchNormalizer {
   private readonly renormalizePageSize: number;
   private readonly renormalizeEventBudget: number;
   private narrowing: Narrowing | undefined;
-  /** Instances skipped since a page last succeeded (RENORMALIZE_MAX_SKIPS_IN_A_ROW). */
-  private skipsInARow = 0;
   /** The rules state as last read or written by this process; undefined: read it again. */
   private rules: RulesState | undefined;
   private renormalizationStatus: RenormalizationStatus | undefined;
@@ -333,7 +331,7 @@ export class OpenSearchNormalizer {
     if (this.rules.rulesVersion !== MISSING_RULES_VERSION || this.rules.seqNo !== undefined) return;
     if (!(await eventStoreIsEmpty(this.client, this.names.eventStore))) return;
     const now = Date.now();
-    await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: now, finishedAtMs: now });
+    await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, skipsInARow: 0, startedAtMs: now, finishedAtMs: now });
   }
 
   private async storeRules(next: Omit<RulesState, 'seqNo' | 'primaryTerm'>): Promise<RulesState> {
@@ -365,13 +363,13 @@ export class OpenSearchNormalizer {
     if (state.rulesVersion > RULES_VERSION) {
       // Rolled back: this release writes the runs it touches in its older shape, so the recorded version (what every
       // document has at least) comes down to its own, and the next upgrade re-normalizes them again.
-      state = await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: started, finishedAtMs: started });
+      state = await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, skipsInARow: 0, startedAtMs: started, finishedAtMs: started });
     }
     if (state.rulesVersion >= RULES_VERSION && state.targetVersion !== null) {
       // A walk toward newer rules was under way when this release was rolled back to: this release rewrites the runs
       // it touches in its own shape, including runs that walk had already passed, so its progress is dropped and the
       // next upgrade walks every run again.
-      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: state.startedAtMs, finishedAtMs: state.finishedAtMs });
+      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, skipsInARow: 0, startedAtMs: state.startedAtMs, finishedAtMs: state.finishedAtMs });
     }
     if (state.rulesVersion >= RULES_VERSION) {
       this.renormalizationStatus = this.renormalizationStatusOf(state);
@@ -379,7 +377,7 @@ export class OpenSearchNormalizer {
     }
     if (state.targetVersion !== RULES_VERSION) {
       // None started, or one toward other rules (the pages done follow those): from the first instance.
-      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: RULES_VERSION, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: started, finishedAtMs: null });
+      state = await this.storeRules({ rulesVersion: state.rulesVersion, targetVersion: RULES_VERSION, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, skipsInARow: 0, startedAtMs: started, finishedAtMs: null });
       this.instancesEstimated = null;
     }
     await this.requireRulesFields();
@@ -414,7 +412,6 @@ export class OpenSearchNormalizer {
         }
         this.unrefreshed ||= !this.refresh;
         walked += ids.length;
-        this.skipsInARow = 0;
         this.metrics.renormalizedInstances.inc(ids.length);
         this.metrics.rejectedEvents.inc(result.rejectedEvents);
         this.metrics.deletedDocuments.inc({ transform: 'task-execution-transform' }, result.deletedExecutions);
@@ -424,8 +421,8 @@ export class OpenSearchNormalizer {
       const last = listedToEnd && listed.length === 0;
       const done = state.instancesDone + ids.length;
       state = last
-        ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, instancesSkipped: state.instancesSkipped, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
-        : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done });
+        ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, instancesSkipped: state.instancesSkipped, skipsInARow: 0, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
+        : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done, skipsInARow: ids.length > 0 ? 0 : state.skipsInARow });
       this.narrowingPassed(narrowing, ids.length, state.afterInstanceId);
       this.renormalizationStatus = this.renormalizationStatusOf(state);
       if (last) {
@@ -489,14 +486,13 @@ export class OpenSearchNormalizer {
     if (narrowing.strikes < RENORMALIZE_SKIP_AFTER_FAILURES) {
       throw new Error(`re-normalizing instance ${id} failed (${narrowing.strikes} of ${RENORMALIZE_SKIP_AFTER_FAILURES} failures in a row before it is skipped): ${text}`);
     }
-    if (this.skipsInARow >= RENORMALIZE_MAX_SKIPS_IN_A_ROW) {
-      throw new Error(`re-normalizing instance ${id} failed, not skipped: ${this.skipsInARow} instances in a row were skipped with no page succeeding between, which looks like a failure of every run (a mapping, a setting), not of some: ${text}`);
+    if (state.skipsInARow >= RENORMALIZE_MAX_SKIPS_IN_A_ROW) {
+      throw new Error(`re-normalizing instance ${id} failed, not skipped: ${state.skipsInARow} instances in a row were skipped with no page succeeding between, which looks like a failure of every run (a mapping, a setting), not of some: ${text}`);
     }
     const record = normalizerErrorDocument(id, `re-normalization failed for instance ${id} (${RENORMALIZE_SKIP_AFTER_FAILURES} times in a row; skipped, its documents stay as an earlier release wrote them): ${text}`, Date.now());
     const refused = await sendBulk(this.client, [{ action: { index: { _index: this.names.ingestErrors, _id: `normalizer/${id}` } }, document: record }], this.refresh);
     if (refused.length > 0) throw new Error(`re-normalizing instance ${id} failed, and recording it as skipped failed (${refused[0]!.reason}): ${text}`);
-    const next = await this.storeRules({ ...state, afterInstanceId: id, instancesDone: state.instancesDone + 1, instancesSkipped: state.instancesSkipped + 1 });
-    this.skipsInARow++;
+    const next = await this.storeRules({ ...state, afterInstanceId: id, instancesDone: state.instancesDone + 1, instancesSkipped: state.instancesSkipped + 1, skipsInARow: state.skipsInARow + 1 });
     this.metrics.renormalizationSkippedInstances.inc();
     // The rest of the failing range goes in whole pages again: another failing instance there is narrowed anew.
     this.narrowing = undefined;

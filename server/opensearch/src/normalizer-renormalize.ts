@@ -38,6 +38,9 @@ export interface RulesState {
   readonly instancesDone: number;
   /** Instances of the walk in progress (or the last one) skipped because their recomputation kept failing. */
   readonly instancesSkipped: number;
+  /** Instances skipped since a page of the walk last succeeded (RENORMALIZE_MAX_SKIPS_IN_A_ROW), kept across
+   * restarts, so a process that keeps restarting cannot skip more. */
+  readonly skipsInARow: number;
   readonly startedAtMs: number | null;
   readonly finishedAtMs: number | null;
   readonly seqNo?: number;
@@ -52,6 +55,7 @@ interface RulesDocument {
   after_instance_id?: string | null;
   instances_done?: number;
   instances_skipped?: number;
+  skips_in_a_row?: number;
   started_at_ms?: number | null;
   finished_at_ms?: number | null;
 }
@@ -59,7 +63,7 @@ interface RulesDocument {
 export async function readRulesState(client: Client, index: string): Promise<RulesState> {
   const stored = await readStateDocument<RulesDocument>(client, index, RULES_ID);
   if (stored === undefined) {
-    return { rulesVersion: MISSING_RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, startedAtMs: null, finishedAtMs: null };
+    return { rulesVersion: MISSING_RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: 0, instancesSkipped: 0, skipsInARow: 0, startedAtMs: null, finishedAtMs: null };
   }
   const s = stored.source;
   return {
@@ -68,6 +72,7 @@ export async function readRulesState(client: Client, index: string): Promise<Rul
     afterInstanceId: s.after_instance_id ?? null,
     instancesDone: s.instances_done ?? 0,
     instancesSkipped: s.instances_skipped ?? 0,
+    skipsInARow: s.skips_in_a_row ?? 0,
     startedAtMs: s.started_at_ms ?? null,
     finishedAtMs: s.finished_at_ms ?? null,
     seqNo: stored.seqNo,
@@ -84,6 +89,7 @@ export async function writeRulesState(client: Client, index: string, previous: R
     after_instance_id: next.afterInstanceId,
     instances_done: next.instancesDone,
     instances_skipped: next.instancesSkipped,
+    skips_in_a_row: next.skipsInARow,
     started_at_ms: next.startedAtMs,
     finished_at_ms: next.finishedAtMs,
     updated_at_ms: Date.now(),

@@ -201,6 +201,29 @@ describe.skipIf(!available)('a re-normalization page that fails (real OpenSearch
     const stuck = await readRulesState(ns.client, n.names.normalizerState);
     expect([stuck.rulesVersion, stuck.afterInstanceId, stuck.instancesDone, stuck.instancesSkipped]).toEqual([1, stored[4], 5, 5]);
     expect(await metric(n, 'workflow_index_normalizer_renormalization_skipped_instances_total')).toBe(5);
+    expect(stuck.skipsInARow).toBe(5);
+
+    // a restarted process does not skip again: the count is kept in the rules document, not in the process
+    const restarted = new OpenSearchNormalizer({ client: ns.client, prefix, refresh: true, holder: 'upgraded', renormalizePageSize: 4, renormalizeSliceMs: 0 });
+    expect(await restarted.acquire()).toBe(true);
+    fault.instanceId = '*';
+    const afterRestart: string[] = [];
+    try {
+      for (let slice = 0; slice < 6; slice++) {
+        try {
+          await restarted.renormalize(0);
+        } catch (error) {
+          afterRestart.push((error as Error).message);
+        }
+      }
+    } finally {
+      fault.instanceId = null;
+    }
+    // pages of 4, 2, then the run alone: after its third failure, a refusal to skip each time
+    expect(afterRestart).toHaveLength(6);
+    expect(afterRestart.filter((f) => f.startsWith('re-normalization skipped instance'))).toEqual([]);
+    expect(afterRestart.slice(4).every((f) => f.startsWith(refusal))).toBe(true);
+    expect((await readRulesState(ns.client, n.names.normalizerState)).instancesSkipped).toBe(5);
 
     // the failure is mended: the walk ends from there; the five skipped runs keep their documents
     expect(await slicesToEnd(n)).toEqual([]);
