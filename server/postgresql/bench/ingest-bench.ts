@@ -1,4 +1,5 @@
-// npm run bench:ingest [-- --instances N --batch-sizes 100,1000 --database-url URL --normalizer-dir DIR --migrations-dir DIR]
+// npm run bench:ingest [-- --instances N --batch-sizes 100,1000 --database-url URL --normalizer-dir DIR --migrations-dir DIR
+//                         --ceiling parse-only|store-only]
 //
 // Loads generated workflow instances through the exact statement Fluent Bit's pgsql output sends, into the raw
 // tables with their normalizing triggers, in batches of each size; and in the same run the same statements into
@@ -6,10 +7,15 @@
 // connections concurrently, as Fluent Bit's two pgsql outputs do, with the forwarder's search_path. Prints events/s and the ratio; the last line
 // is one JSON object with the figures. --normalizer-dir / --migrations-dir load another release's definitions (an
 // A/B against a previous schema: e.g. `git archive <commit> server/postgresql/normalizer server/postgresql/migrations`).
+// --ceiling measures a ceiling of any normalizing trigger instead (bench/ceiling/): apply_events replaced by one that
+// only parses each flush (parse-only), or also keeps each event once in the event store (store-only); nothing
+// normalized is checked then.
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { CEILINGS, ceilingNormalizer } from './ceiling/ceiling-normalizer.js';
 import { generateEventStream } from './event-generator.js';
 import { loadMigrations, loadNormalizer, migrate } from '../src/migrator.js';
 import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '../src/fluent-bit-statement.js';
@@ -20,6 +26,7 @@ const argv = yargs(hideBin(process.argv))
   .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; a scratch database is created and dropped' })
   .option('normalizer-dir', { type: 'string', describe: 'normalizer definitions to apply instead of this release\'s (A/B runs)' })
   .option('migrations-dir', { type: 'string', describe: 'migrations to apply instead of this release\'s (A/B runs)' })
+  .option('ceiling', { choices: CEILINGS, describe: 'a ceiling of any normalizing trigger: parse-only (parse each flush, write nothing) or store-only (and keep each event once in the event store)' })
   .strict()
   .parseSync();
 
@@ -62,10 +69,16 @@ async function main(): Promise<void> {
   const clients = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })] as const;
   try {
     await Promise.all(clients.map((c) => c.connect()));
-    await migrate(clients[0], {
-      ...(argv['normalizer-dir'] === undefined ? {} : { normalizer: loadNormalizer(argv['normalizer-dir']) }),
-      ...(argv['migrations-dir'] === undefined ? {} : { migrations: loadMigrations(argv['migrations-dir']) }),
-    });
+    const ceiling = argv.ceiling;
+    const normalizerDir = ceiling === undefined ? argv['normalizer-dir'] : ceilingNormalizer(ceiling, argv['normalizer-dir']);
+    try {
+      await migrate(clients[0], {
+        ...(normalizerDir === undefined ? {} : { normalizer: loadNormalizer(normalizerDir) }),
+        ...(argv['migrations-dir'] === undefined ? {} : { migrations: loadMigrations(argv['migrations-dir']) }),
+      });
+    } finally {
+      if (ceiling !== undefined && normalizerDir !== undefined) rmSync(normalizerDir, { recursive: true, force: true });
+    }
     // As the forwarder login: workflow_raw on the search_path, so Fluent Bit's statement uses the safe
     // json_array_elements(text) of the normalizer (server/postgresql/normalizer/040-raw-json.sql), floor included.
     await Promise.all(clients.map((c) => c.query('SET search_path = workflow_raw')));
@@ -75,7 +88,7 @@ async function main(): Promise<void> {
     const sizes = argv['batch-sizes'].split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
     const runs: Array<{ batchSize: number; events: number; seconds: number; eventsPerSecond: number; floorSeconds: number; floorEventsPerSecond: number; ratio: number; instances: number; taskExecutions: number; storedEvents: number }> = [];
     const version = (await clients[0].query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
-    console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}`);
+    console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}${ceiling === undefined ? '' : `; CEILING ${ceiling}: the triggers run bench/ceiling/${ceiling}.sql instead of the normalizer`}`);
     for (const size of sizes) {
       const events = generateEventStream(argv.instances, `b${size}-`);
       // Every table the triggers write, the event store included: each batch size starts from empty tables and
@@ -91,7 +104,7 @@ async function main(): Promise<void> {
       const counts = (await clients[0].query<{ i: number; t: number; e: number; s: number }>(
         `SELECT (SELECT count(*) FROM workflow_index.workflow_instances)::int AS i, (SELECT count(*) FROM workflow_index.task_executions)::int AS t, (SELECT count(*) FROM workflow_index.ingest_errors)::int AS e, ((SELECT count(*) FROM workflow_index.events WHERE kind = 'workflow') + (SELECT count(*) FROM workflow_index.task_events))::int AS s`)).rows[0]!;
       // More stored events than this size loaded would mean an earlier size's store was still there.
-      if (counts.i !== argv.instances || counts.e !== 0 || counts.s > events.length) throw new Error(`unexpected normalized state: ${JSON.stringify(counts)}`);
+      if (ceiling === undefined && (counts.i !== argv.instances || counts.e !== 0 || counts.s > events.length)) throw new Error(`unexpected normalized state: ${JSON.stringify(counts)}`);
       const run = {
         batchSize: size, events: events.length, seconds: round(seconds, 2), eventsPerSecond: Math.round(events.length / seconds),
         floorSeconds: round(floorSeconds, 2), floorEventsPerSecond: Math.round(events.length / floorSeconds),

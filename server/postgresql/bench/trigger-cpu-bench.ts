@@ -1,5 +1,5 @@
 // npm run bench:trigger-cpu [-- --runs 2000 --flush-size 1000 --pairs 16 --a-normalizer-dir DIR --a-migrations-dir DIR
-//                              --b-normalizer-dir DIR --b-migrations-dir DIR --b-parse-only --table task|workflow]
+//                              --b-normalizer-dir DIR --b-migrations-dir DIR --b-ceiling parse-only|store-only --table task|workflow]
 //
 // Backend CPU per flush through the normalizing triggers, A against B, on a shared machine whose speed drifts: whole
 // runs of bench:ingest move ±30 % between identical runs, this moves a few percent. Two databases (A and B: each
@@ -11,17 +11,17 @@
 // A and B alternate (ABBA within each pair), --reps flushes per sample. The floor is the same statement into a
 // trigger-less copy of the raw table on side A. Prints per pair B/A, the median and range, the floor's share, and a
 // JSON line. The databases are scratch ones (named wi_trigger_cpu_<random>_a/_b) and are dropped at the end (--keep
-// keeps them). It reads the backend's /proc entry, so it runs on the database's host. --b-parse-only measures the ceiling of
+// keeps them). It reads the backend's /proc entry, so it runs on the database's host. --b-ceiling measures a ceiling of
 // any normalizing trigger: B is this release's normalizer (or --b-normalizer-dir) with apply_events replaced by
-// bench/ceiling/080-apply-events.sql, which parses the flush and writes nothing.
+// bench/ceiling/<ceiling>.sql (parse-only: parses the flush and writes nothing; store-only: also keeps each event once).
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadavg, tmpdir } from 'node:os';
+import { CEILINGS, ceilingNormalizer } from './ceiling/ceiling-normalizer.js';
 import { generateEventStream, type Event } from './event-generator.js';
 import { loadMigrations, loadNormalizer, migrate } from '../src/migrator.js';
 import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '../src/fluent-bit-statement.js';
@@ -38,7 +38,7 @@ const argv = yargs(hideBin(process.argv))
   .option('a-migrations-dir', { type: 'string' })
   .option('b-normalizer-dir', { type: 'string' })
   .option('b-migrations-dir', { type: 'string' })
-  .option('b-parse-only', { type: 'boolean', default: false, describe: 'B parses each flush and writes nothing (bench/ceiling/080-apply-events.sql): the ceiling of any normalizing trigger' })
+  .option('b-ceiling', { choices: CEILINGS, describe: 'B is a ceiling of any normalizing trigger (bench/ceiling/): parse-only or store-only' })
   .option('keep', { type: 'boolean', default: false, describe: 'keep the two databases (and write the measured statements to <db>_flushes.sql in the temp dir) for experiments' })
   .strict()
   .parseSync();
@@ -116,16 +116,6 @@ async function sample(side: Side, statements: readonly string[], start: number):
   return Number(total) / 1e6 / argv.reps;  // ms per flush
 }
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-
-/** A copy of the normalizer definitions (this release's, or `from`) whose apply_events parses and writes nothing. */
-function parseOnlyNormalizer(from: string = join(HERE, '..', 'normalizer')): string {
-  const dir = mkdtempSync(join(tmpdir(), 'wi-parse-only-'));
-  for (const file of readdirSync(from).filter((f) => f.endsWith('.sql'))) copyFileSync(join(from, file), join(dir, file));
-  copyFileSync(join(HERE, 'ceiling', '080-apply-events.sql'), join(dir, '080-apply-events.sql'));
-  return dir;
-}
-
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -148,11 +138,12 @@ async function main(): Promise<void> {
   const sides: Side[] = [];
   try {
     sides.push(await setUpSide(admin, `${tag}_a`, argv['a-normalizer-dir'], argv['a-migrations-dir'], base, measuredWorkflow));
-    const bNormalizerDir = argv['b-parse-only'] ? parseOnlyNormalizer(argv['b-normalizer-dir']) : argv['b-normalizer-dir'];
+    const bCeiling = argv['b-ceiling'];
+    const bNormalizerDir = bCeiling === undefined ? argv['b-normalizer-dir'] : ceilingNormalizer(bCeiling, argv['b-normalizer-dir']);
     try {
       sides.push(await setUpSide(admin, `${tag}_b`, bNormalizerDir, argv['b-migrations-dir'], base, measuredWorkflow));
     } finally {
-      if (argv['b-parse-only'] && bNormalizerDir !== undefined) rmSync(bNormalizerDir, { recursive: true, force: true });
+      if (bCeiling !== undefined && bNormalizerDir !== undefined) rmSync(bNormalizerDir, { recursive: true, force: true });
     }
     const [a, b] = sides as [Side, Side];
     const byTable = argv.table === 'task' ? 'task' : 'workflow';

@@ -1,4 +1,4 @@
--- bench:trigger-cpu --b-parse-only: the ceiling of any normalizing trigger (docs/benchmarks.md, "The ceiling of a
+-- bench:ingest --ceiling parse-only, bench:trigger-cpu --b-ceiling parse-only: the ceiling of any normalizing trigger (docs/benchmarks.md, "The ceiling of a
 -- trigger normalizer"). Replaces apply_events (normalizer/080-apply-events.sql) on side B with a body that parses the
 -- flush as the real one does (parse_events with every column evaluated, the retention check, one materialized pass)
 -- and writes nothing: no event store, no run rows, no executions. Never installed anywhere but a benchmark database.
