@@ -17,6 +17,7 @@ import { type Checkpoint, type JobStatus, type RetentionStatus, readCheckpoint, 
 import { acquireLease, holdsLease, releaseLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
+import { batchesWithinBudget, storedEventCounts } from './normalizer-batches.js';
 import { ingestErrorDocument, ingestErrorId, normalizerErrorDocument, recomputeInstances, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
 import {
   MISSING_RULES_VERSION, type RenormalizationStatus, type RulesState, type StoredInstance, estimatedStoredInstances, eventStoreIsEmpty, pageWithinBudget, readRulesState,
@@ -63,6 +64,8 @@ export interface NormalizerOptions {
   /** Stored events per re-normalization page (a page ends before the instance that would exceed it; at least one
    * instance); default 20,000 (~40 MB of stored events at 2 kB each). */
   readonly renormalizeEventBudget?: number;
+  /** Stored and new events per batch of a cycle (normalizer-batches.ts; at least one instance); default 20,000. */
+  readonly cycleEventBudget?: number;
 }
 
 /** Consecutive failures of one instance alone, for a reason of its own, before the re-normalization skips it. */
@@ -104,6 +107,8 @@ export interface CycleResult {
   readonly rejectedEvents: number;
   readonly checkpointMs: number;
   readonly durationMs: number;
+  /** Batches the touched instances were recomputed in (NORMALIZER_BATCH_SIZE, NORMALIZER_CYCLE_EVENT_BUDGET). */
+  readonly batches: number;
 }
 
 export class LeaseLostError extends Error {}
@@ -141,6 +146,7 @@ export class OpenSearchNormalizer {
   private readonly renormalizeSliceMs: number;
   private readonly renormalizePageSize: number;
   private readonly renormalizeEventBudget: number;
+  private readonly cycleEventBudget: number;
   private narrowing: Narrowing | undefined;
   /** The rules state as last read or written by this process; undefined: read it again. */
   private rules: RulesState | undefined;
@@ -184,6 +190,7 @@ export class OpenSearchNormalizer {
     this.renormalizeSliceMs = options.renormalizeSliceMs ?? 1000;
     this.renormalizePageSize = options.renormalizePageSize ?? this.batchSize;
     this.renormalizeEventBudget = options.renormalizeEventBudget ?? 20_000;
+    this.cycleEventBudget = options.cycleEventBudget ?? 20_000;
     this.metrics.rulesVersion.set({ kind: 'release' }, RULES_VERSION);
   }
 
@@ -195,6 +202,17 @@ export class OpenSearchNormalizer {
   /** Creates the normalized and state indices when missing. */
   async setup(): Promise<void> {
     await applyNormalizedIndices(this.client, this.prefix);
+  }
+
+  /**
+   * The touched instances (sorted) in batches of at most batchSize, each within cycleEventBudget stored and new events
+   * beyond its first instance (normalizer-batches.ts). One instance needs no count.
+   */
+  private async batchesOf(touched: readonly string[], freshOf: ReadonlyMap<string, readonly unknown[]>): Promise<string[][]> {
+    if (touched.length <= 1) return touched.length === 0 ? [] : [[...touched]];
+    const stored = await storedEventCounts(this.client, this.names.eventStore, touched);
+    const sized = touched.map((id) => ({ id, events: (stored.get(id) ?? 0) + (freshOf.get(id)?.length ?? 0) }));
+    return batchesWithinBudget(sized, this.cycleEventBudget, this.batchSize).map((batch) => batch.map((i) => i.id));
   }
 
   private leaseOptions() {
@@ -246,10 +264,11 @@ export class OpenSearchNormalizer {
       else freshOf.set(m.instanceId, [m]);
     }
     // Batches hold disjoint instances, so a few run at once: one batch's reads overlap another's bulk write.
+    const batches = await this.batchesOf(touched, freshOf);
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < touched.length) {
-        const batch = touched.slice(next, (next += this.batchSize));
+      while (next < batches.length) {
+        const batch = batches[next++]!;
         const hits = await rawEventsByKey(this.client, batch.flatMap((id) => freshOf.get(id)!));
         const result = await recomputeInstances(this.client, this.names, hits, { refresh: this.refresh, fence: this.fence });
         this.unrefreshed ||= !this.refresh;
@@ -297,7 +316,7 @@ export class OpenSearchNormalizer {
     this.lastSuccessAt = Date.now();
     this.lastSuccessStart = started;
     this.lastError = null;
-    return { newRawEvents: fresh.length, instances, executions, deletedExecutions: deleted, rejectedEvents: rejected, checkpointMs: highWater, durationMs };
+    return { newRawEvents: fresh.length, instances, executions, deletedExecutions: deleted, rejectedEvents: rejected, checkpointMs: highWater, durationMs, batches: batches.length };
   }
 
   private async recordUntracked(marks: readonly RawMark[]): Promise<number> {

@@ -8,7 +8,8 @@
 //   of a failing cycle (the pause doubles from NORMALIZER_INTERVAL_MS), i.e. how long after an outage ends it may
 //   take to resume. NORMALIZER_RENORMALIZE_SLICE_MS (1000): after a rules change, how long the background
 //   re-normalization (normalizer-renormalize.ts) may run after each cycle. NORMALIZER_RENORMALIZE_EVENT_BUDGET (20000):
-//   the stored events one of its pages may hold (at least one instance a page).
+//   the stored events one of its pages may hold (at least one instance a page). NORMALIZER_CYCLE_EVENT_BUDGET (20000):
+//   the stored and new events one batch of a cycle may hold (at least one instance a batch; normalizer-batches.ts).
 //   WI_OPENSEARCH_INDEX_PREFIX: a prefix for every index name, for tests and benchmarks on a shared node only.
 import { createServer } from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     maxBackoffMs: intSetting('NORMALIZER_MAX_BACKOFF_MS', 30_000, problems),
     renormalizeSliceMs: intSetting('NORMALIZER_RENORMALIZE_SLICE_MS', 1000, problems),
     renormalizeEventBudget: intSetting('NORMALIZER_RENORMALIZE_EVENT_BUDGET', 20_000, problems),
+    cycleEventBudget: intSetting('NORMALIZER_CYCLE_EVENT_BUDGET', 20_000, problems),
   };
   // A slice finishes its page before it stops, and the lease is renewed only between cycles: a slice near the lease's
   // lifetime would let a standby take over while this process still writes.
