@@ -7,4 +7,7 @@
 //   1  documents written before this version existed (no version recorded in the normalizer-state index)
 //   2  task states on the instance (`task_states`, `task_states_complete`); execution ids with '%' and '@' of the task
 //      position escaped (execution-ids.ts); superseded markers instead of deleted executions
-export const RULES_VERSION = 2;
+//   3  the error object of a completed or cancelled task event is bounded as a fault's (raw-event-parse.ts
+//      errorObjectProblem): an event beyond the bounds is refused and recorded, where its execution document was
+//      refused by the index before (a title over Lucene's 32,766-byte term limit)
+export const RULES_VERSION = 3;

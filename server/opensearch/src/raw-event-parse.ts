@@ -232,7 +232,8 @@ export function parseRawEvent(source: JsonValue): ParseResult {
         valueProblem(d.get('status'), 'status', 64, false) ??
         (action === 'started' ? timeValueProblem(jStart, tStart, 'startTime') : undefined) ??
         (action === 'completed' || action === 'faulted' || action === 'cancelled' ? timeValueProblem(jEnd, tEnd, 'endTime') : undefined) ??
-        (action === 'faulted' ? errorObjectProblem(d.get('error')) : undefined));
+        // A completed or cancelled task's error object is served too (hasError below): the same bounds as a fault's.
+        (action === 'faulted' || ((action === 'completed' || action === 'cancelled') && d.get('error') instanceof Map) ? errorObjectProblem(d.get('error')) : undefined));
   if (problem !== undefined) return reject(problem);
 
   const instanceId = iid!;

@@ -43,7 +43,24 @@ const collidingPositions = ((): string[] => {
   ];
 })();
 
+// The error object of completed and cancelled task events (served like a fault's) beyond its bounds: a title over
+// Lucene's 32,766-byte term limit, one just over the 8,192-byte bound, a numeric type; and one within them.
+const taskErrors = ((): string[] => {
+  const id = 'task-errors';
+  const t = (s: number): string => `"timestamp":${1_778_577_243 + s}`;
+  const task = (kind: string, position: string, s: number, extra = ''): string =>
+    `{"instanceId":"${id}","eventType":"io.serverlessworkflow.task.${kind}.v1",${t(s)},"taskPosition":"${position}"${extra}}`;
+  return [
+    `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.started.v1",${t(0)},"workflowName":"errors","status":"RUNNING"}`,
+    task('started', 'do/0/a', 1), task('completed', 'do/0/a', 2, `,"error":{"title":"${'T'.repeat(40_000)}","status":500}`),
+    task('started', 'do/1/b', 3), task('cancelled', 'do/1/b', 4, `,"error":{"type":"${'y'.repeat(8193)}"}`),
+    task('started', 'do/2/c', 5), task('completed', 'do/2/c', 6, `,"error":{"type":5}`),
+    task('started', 'do/3/d', 7), task('completed', 'do/3/d', 8, `,"error":{"title":"${'t'.repeat(8192)}","status":409}`),
+  ];
+})();
+
 const sets: [string, string[]][] = [
+  ['errors of completed and cancelled tasks beyond their bounds', taskErrors],
   ['positions named like repeat ids', collidingPositions],
   ['execution ids longer than an OpenSearch _id', longIdLines],
   ['reference fixtures', readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '')],
@@ -87,6 +104,16 @@ describe.skipIf(!available)('OpenSearch normalizer = PostgreSQL normalizer', () 
         expect(actual.instances).toEqual(expected.instances);
         expect(actual.executions).toEqual(expected.executions);
         expect(actual.ingestErrors).toBe(expected.ingestErrors);
+        if (lines === taskErrors) {
+          // the three beyond the bounds refused with their reason on both; the one within them served with its error
+          for (const state of [expected, actual]) {
+            expect(state.ingestErrorReasons).toHaveLength(3);
+            expect(state.ingestErrorReasons).toEqual(expect.arrayContaining([
+              expect.stringMatching(/^error\.title .*8192/), expect.stringMatching(/^error\.type .*8192/), expect.stringMatching(/^error\.type must be a string/),
+            ]));
+            expect(state.executions.map((e) => [e.task_position, e.status])).toEqual([['do/0/a', 'RUNNING'], ['do/1/b', 'RUNNING'], ['do/2/c', 'RUNNING'], ['do/3/d', 'COMPLETED']]);
+          }
+        }
       } finally {
         await db?.drop();
       }

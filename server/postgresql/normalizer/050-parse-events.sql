@@ -55,7 +55,9 @@ AS $$
                         WHEN 'completed' THEN workflow_index.time_value_problem(c.j_end, c.t_end, 'endTime')
                         WHEN 'faulted' THEN workflow_index.time_value_problem(c.j_end, c.t_end, 'endTime')
                         WHEN 'cancelled' THEN workflow_index.time_value_problem(c.j_end, c.t_end, 'endTime') END,
-          CASE WHEN c.action = 'faulted' THEN workflow_index.error_object_problem(c.j_error) END)
+          -- a completed or cancelled task's error object is served too (has_error below): the same bounds as a fault's
+          CASE WHEN c.action = 'faulted' OR (c.action IN ('completed', 'cancelled') AND jsonb_typeof(c.j_error) = 'object')
+               THEN workflow_index.error_object_problem(c.j_error) END)
         END)
     END,
     -- workflow fields
