@@ -5,8 +5,11 @@
 //  - `numbers`: one entry per number leaf, `<path>\u0000<sortable>`, where `sortable` orders as the number's value
 //    (sortableNumber), so `gt`/`lt` on a JSON number is a keyword range inside the path's prefix, exact to every digit
 //    as PostgreSQL's numeric comparison (a double would round).
-// Both are capped like the leaves: `complete: false` sends the reader to the payload text for that document.
-import { exactDecimal, MAX_LEAVES, PATH_SEPARATOR, VALUE_SEPARATOR } from './json-leaves.js';
+// Both are capped like the leaves: `complete: false` sends the reader to the payload text for that document; so do an
+// entry longer than the keyword limit (not indexed) and a key holding a separator (no entry for its subtree), as in
+// json-leaves.ts.
+import { ambiguousKey, exactDecimal, MAX_LEAVES, PATH_SEPARATOR, VALUE_SEPARATOR } from './json-leaves.js';
+import { KEYWORD_LIMIT } from './long-detail.js';
 import { isJsonObject, JsonNumber, type JsonValue } from './lossless-json.js';
 
 /** Exponents are written with this offset in EXPONENT_WIDTH digits (|exponent| far beyond any payload's). */
@@ -47,16 +50,26 @@ export interface JsonPathEntries {
 export function jsonPathEntries(value: JsonValue): JsonPathEntries {
   const paths: string[] = [];
   const numbers: string[] = [];
+  let complete = true;
+  const keep = (list: string[], entry: string): void => {
+    if (entry.length > KEYWORD_LIMIT) complete = false;
+    else list.push(entry);
+  };
   const work: [JsonValue, string[]][] = [[value, []]];
   while (work.length > 0) {
     const [v, path] = work.pop()!;
     if (paths.length >= MAX_LEAVES || numbers.length >= MAX_LEAVES) return { paths, numbers, complete: false };
-    if (path.length > 0) paths.push(path.join(PATH_SEPARATOR));
-    if (v instanceof JsonNumber) numbers.push(`${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}${sortableNumber(v.text)}`);
+    if (path.length > 0) keep(paths, path.join(PATH_SEPARATOR));
+    if (v instanceof JsonNumber) keep(numbers, `${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}${sortableNumber(v.text)}`);
     else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) work.push([v[i]!, [...path, String(i)]]);
-    else if (v !== null && typeof v === 'object') for (const [k, x] of [...v].reverse()) work.push([x, [...path, k]]);
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of [...v].reverse()) {
+        if (ambiguousKey(k)) complete = false;
+        else work.push([x, [...path, k]]);
+      }
+    }
   }
-  return { paths, numbers, complete: true };
+  return { paths, numbers, complete };
 }
 
 /**

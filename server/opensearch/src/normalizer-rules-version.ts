@@ -9,5 +9,6 @@
 //      position escaped (execution-ids.ts); superseded markers instead of deleted executions
 //   3  the error object of a completed or cancelled task event is bounded as a fault's (raw-event-parse.ts
 //      errorObjectProblem): an event beyond the bounds is refused and recorded, where its execution document was
-//      refused by the index before (a title over Lucene's 32,766-byte term limit)
+//      refused by the index before (a title over Lucene's 32,766-byte term limit); a payload with an entry longer than
+//      the keyword limit, or a key holding a separator, is marked incomplete (json-leaves.ts, json-paths.ts)
 export const RULES_VERSION = 3;

@@ -11,6 +11,7 @@ import { jsonbText } from '../src/jsonb-text.js';
 import { parseLosslessJson } from '../src/lossless-json.js';
 import { hashTextExtended } from '../src/postgresql-hash.js';
 import { PATH_SEPARATOR, VALUE_SEPARATOR, jsonLeaves, leafEntries } from '../src/json-leaves.js';
+import { jsonPathEntries, sortableNumber } from '../src/json-paths.js';
 import { jsonCandidates } from '../../postgresql/src/postgresql-filter-sql.js';
 
 const available = await postgresReachable();
@@ -182,5 +183,18 @@ describe.skipIf(!available)('normalizer primitives = PostgreSQL functions', () =
       { numRuns: 15 },
     );
     expect(jsonLeaves(parseLosslessJson('{"a":[1.50,{"b":"x"}],"c":null}')).leaves).toEqual([`a${PATH_SEPARATOR}0${VALUE_SEPARATOR}n:1.5`, `a${PATH_SEPARATOR}1${PATH_SEPARATOR}b${VALUE_SEPARATOR}s:x`]);
+  });
+
+  it('an entry the index cannot hold, or a key holding a separator, marks the payload incomplete (its text is checked) instead of being indexed wrongly', () => {
+    expect(jsonLeaves(parseLosslessJson('{"a":"x","b":1}')).complete).toBe(true);
+    // a leaf over the keyword limit: not indexed, so `contains`/`gt`/`exists` would miss it
+    expect(jsonLeaves(parseLosslessJson(`{"a":"${'x'.repeat(9000)}","b":1}`))).toEqual({ leaves: [`b${VALUE_SEPARATOR}n:1`], complete: false });
+    // a key holding the path separator would read as the path a.b: no entry for its subtree
+    expect(jsonLeaves(parseLosslessJson('{"a\\u001fb":"x","c":{"d":"y"}}'))).toEqual({ leaves: [`c${PATH_SEPARATOR}d${VALUE_SEPARATOR}s:y`], complete: false });
+    expect(jsonPathEntries(parseLosslessJson(`{"${'k'.repeat(9000)}":1,"a\\u001fb":{"c":2},"d":3}`))).toEqual({ paths: ['d'], numbers: [`d${VALUE_SEPARATOR}${sortableNumber('3')}`], complete: false });
+    expect(jsonPathEntries(parseLosslessJson('{"a":{"b":2}}')).complete).toBe(true);
+    // a filter path with such a segment has no entry to look for: the reader checks every payload
+    expect(leafEntries(['a\u001fb'], 'x')).toEqual([]);
+    expect(leafEntries(['a', 'b'], 'x')).toEqual([`a${PATH_SEPARATOR}b${VALUE_SEPARATOR}s:x`]);
   });
 });

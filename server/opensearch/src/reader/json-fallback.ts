@@ -34,8 +34,8 @@ export function payloadMatches(payloadText: string, path: readonly string[], val
   else if (typeof v === 'boolean') entry = `b:${v}`;
   else if (v instanceof JsonNumber) entry = `n:${exactDecimal(v.text)}`;
   else return false;
-  const prefix = `${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}`;
-  return leafEntries(path, value).includes(prefix + entry);
+  // the candidates' entries at the root path: the same values, and no path segment that could have none
+  return leafEntries([], value).includes(`${VALUE_SEPARATOR}${entry}`);
 }
 
 /**
@@ -60,7 +60,8 @@ export async function resolveJsonFallback<S extends string, T extends string>(
     // A capped payload may lack any leaf. A leaf longer than the keyword limit is stored but not indexed, and nothing
     // marks the documents that have one, so an entry that long is checked against every payload (such a filter value
     // is over 8 KiB: rare, and correct rather than fast).
-    const undecided = entries.some((e) => e.length > IGNORE_ABOVE) ? MATCH_ALL : term(doc.complete, false);
+    // A path with a segment holding a separator has no entry at all (json-leaves.ts): every payload is checked too.
+    const undecided = entries.length === 0 || entries.some((e) => e.length > IGNORE_ABOVE) ? MATCH_ALL : term(doc.complete, false);
     const query = and([served, undecided, not(terms(doc.leaves, entries))]);
     const ids = await checkedIds(requests, index, query, doc.text, (text) => text !== null && payloadMatches(text, leaf.path, leaf.value));
     matched.set(key, ids);

@@ -14,7 +14,7 @@ import { badUserInput } from '@workflow-index/core/errors';
 import { durationBoundMicros } from '@workflow-index/core/duration';
 import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core/reader';
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
-import { leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
+import { ambiguousKey, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
 import { type FilterFields, IGNORE_ABOVE, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';
 import { escapeWildcard, filterDsl, NO_FALLBACK, WILDCARD_LIMIT } from '../filter-dsl.js';
 import { resolveJsonFallback } from '../json-fallback.js';
@@ -127,7 +127,9 @@ async function jsonOperator(ctx: FilterContext, target: Target, field: JsonField
  */
 function jsonOperatorPlan(fields: JsonOperatorFields, path: readonly string[], predicate: JsonPredicate): { onKeywords: Query; checked: Query } {
   const values = predicate.op === 'in' ? predicate.values : predicate.op === 'ne' ? [predicate.value] : [];
-  if (values.some((v) => leafEntries(path, v).some((e) => e.length > IGNORE_ABOVE))) return { onKeywords: MATCH_NONE, checked: MATCH_ALL };
+  // A path segment holding a separator: no keyword entry spells the path unambiguously (json-leaves.ts), so every
+  // document is checked on its text.
+  if (path.some(ambiguousKey) || values.some((v) => leafEntries(path, v).some((e) => e.length > IGNORE_ABOVE))) return { onKeywords: MATCH_NONE, checked: MATCH_ALL };
   if (predicate.op === 'contains' && [...predicate.value].length > WILDCARD_LIMIT) {
     const slice = [...predicate.value].slice(0, 64).join('');
     const strings = `${path.join(PATH_SEPARATOR)}${VALUE_SEPARATOR}s:`;
