@@ -282,10 +282,28 @@ export function jsonCandidates(value: string): string[] {
   return candidates;
 }
 
+/** A segment `#>` reads as an array index (strtol: optional white space and sign, digits) that is not written as one. */
+const LOOSE_INDEX = /^[ \t\n\v\f\r]*[+-]?\d+$/;
+const CANONICAL_INDEX = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * The value at `path`, as `#>` reads it (a missing path is NULL), except that only `0` or digits without a leading
+ * zero index an array: `#>` also reads `-1` (the last element), `01`, `+1` or ` 1` as indexes, which the OpenSearch
+ * reader's leaves cannot (README, JSON filters). Such a segment meeting an array gives NULL; meeting an object it is a
+ * key, as for `#>`.
+ */
+function jsonValueAtPath(column: string, path: readonly string[], params: SqlParams): string {
+  const value = `(${column} #> ${params.add([...path])}::text[])`;
+  const loose = path.flatMap((segment, i) => (LOOSE_INDEX.test(segment) && !CANONICAL_INDEX.test(segment) ? [i] : []));
+  if (loose.length === 0) return value;
+  const arrays = loose.map((i) => `jsonb_typeof(${column} #> ${params.add(path.slice(0, i))}::text[]) = 'array'`);
+  return `(CASE WHEN ${arrays.join(' OR ')} THEN NULL ELSE ${value} END)`;
+}
+
 function jsonPredicateSql(column: string, path: readonly string[], value: string, params: SqlParams): Leaf {
   const candidates = jsonCandidates(value);
-  // `#>` with a text[] path: a digit segment indexes an array, or names an object key; a missing path is NULL.
-  const exact = `${column} #> ${params.add([...path])}::text[] = ANY(${params.add(candidates)}::jsonb[])`;
+  // a digit segment indexes an array, or names an object key; a missing path is NULL
+  const exact = `${jsonValueAtPath(column, path, params)} = ANY(${params.add(candidates)}::jsonb[])`;
   return withContainment(column, path, candidates, exact, params);
 }
 
@@ -311,7 +329,7 @@ function containmentDocument(path: readonly string[], candidateJson: string): st
  */
 function jsonOperatorSql(column: string, path: readonly string[], predicate: JsonPredicate, params: SqlParams): Leaf {
   if (predicate.op === 'in' && predicate.values.length === 0) return { sql: 'false', nullable: false };
-  const value = `(${column} #> ${params.add([...path])}::text[])`;
+  const value = jsonValueAtPath(column, path, params);
   switch (predicate.op) {
     case 'exists':
       return { sql: `${value} ${predicate.value ? 'IS NOT NULL' : 'IS NULL'}`, nullable: false };
