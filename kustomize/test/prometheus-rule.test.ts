@@ -180,6 +180,47 @@ const TESTS: UnitTest[] = [
     ],
   },
   {
+    name: 'an output retrying for 15 minutes, and one that dropped records; the quiet outputs are quiet',
+    interval: '1m',
+    input_series: [
+      { series: 'fluentbit_output_retries_total{job="workflow-index-fluent-bit",namespace="workflow-index",pod="fluent-bit-a",name="workflow_task_events"}', values: '0+1x40' },
+      { series: 'fluentbit_output_retries_total{job="workflow-index-fluent-bit",namespace="workflow-index",pod="fluent-bit-b",name="workflow_task_events"}', values: '0x40' },
+      { series: 'fluentbit_output_dropped_records_total{job="workflow-index-fluent-bit",namespace="workflow-index",pod="fluent-bit-a",name="workflow_task_events"}', values: '0x20 5x20' },
+      { series: 'fluentbit_output_dropped_records_total{job="workflow-index-fluent-bit",namespace="workflow-index",pod="fluent-bit-b",name="workflow_task_events"}', values: '0x40' },
+      { series: 'fluentbit_output_retries_failed_total{job="workflow-index-fluent-bit",namespace="workflow-index",pod="fluent-bit-b",name="workflow_task_events"}', values: '0x40' },
+    ],
+    alert_rule_test: [
+      { eval_time: '10m', alertname: 'WorkflowIndexForwarderRetrying', exp_alerts: [] },
+      {
+        eval_time: '30m',
+        alertname: 'WorkflowIndexForwarderRetrying',
+        exp_alerts: [
+          {
+            exp_labels: { severity: 'warning', namespace: 'workflow-index', pod: 'fluent-bit-a', name: 'workflow_task_events' },
+            exp_annotations: {
+              summary: 'Fluent Bit output workflow_task_events of fluent-bit-a keeps retrying',
+              description: 'The output has retried chunks for 15 minutes: the backend is away, or refuses a write (its log says why; a line that fails the whole write waits for ever, with the events behind it).',
+            },
+          },
+        ],
+      },
+      { eval_time: '15m', alertname: 'WorkflowIndexForwarderDroppedRecords', exp_alerts: [] },
+      {
+        eval_time: '25m',
+        alertname: 'WorkflowIndexForwarderDroppedRecords',
+        exp_alerts: [
+          {
+            exp_labels: { severity: 'critical', namespace: 'workflow-index', pod: 'fluent-bit-a', name: 'workflow_task_events' },
+            exp_annotations: {
+              summary: 'Fluent Bit output workflow_task_events of fluent-bit-a dropped records',
+              description: 'Records were given up in the last 10 minutes (retries exhausted, or the filesystem buffer full): those workflow events are lost. Replay the pods\' logs with init-job ingest if they still exist.',
+            },
+          },
+        ],
+      },
+    ],
+  },
+  {
     name: 'a pod not ready for 5 minutes; the ready one is quiet',
     interval: '1m',
     input_series: [server('workflow_index_ready', '', '1x5 0x10'), server('workflow_index_ready', '', '1x15', 'server-b')],
@@ -325,6 +366,8 @@ describe.skipIf(!available)('kustomize/components/prometheus-rule', () => {
     expect(alerts.map((r) => r.alert).sort()).toEqual([
       'WorkflowIndexDown',
       'WorkflowIndexForwarderDown',
+      'WorkflowIndexForwarderDroppedRecords',
+      'WorkflowIndexForwarderRetrying',
       'WorkflowIndexHighLatency',
       'WorkflowIndexIngestErrorsRising',
       'WorkflowIndexIngestionStalled',
