@@ -1,22 +1,23 @@
-// TypeScript twin of fluent-bit/postgresql/event-kubernetes.lua: an event's own top-level `kubernetes` member is
-// renamed `wi_event_kubernetes` on the raw line, so require_pod_metadata does not read it instead of the kubernetes
-// filter's and drop the event (see the script's header). The model runs this twin; fluent-bit/test/
+// TypeScript twin of fluent-bit/postgresql/event-kubernetes.lua: an event's own top-level `kubernetes` and
+// `wi_record_time` members are renamed `wi_event_kubernetes` and `wi_event_wi_record_time` on the raw line, so the
+// kubernetes filter's metadata and the pgsql output's record time are never the event's (see the script's header). The model runs this twin; fluent-bit/test/
 // event-kubernetes-lua.test.ts runs the real script under luajit and holds both to the same bytes.
 // Works on bytes (a latin1 string: one character per byte), as the Lua script does.
 
 import { closingQuote, isSpace } from '@workflow-index/opensearch/opensearch-document';
 
-const NAME = 'kubernetes';
+/** The names a forwarder stage of ours adds at the top level (wi_record_time: the pgsql outputs' Timestamp_Key). */
+export const FORWARDER_NAMES: ReadonlySet<string> = new Set(['kubernetes', 'wi_record_time']);
 const PREFIX = 'wi_event_';
 
-/** The name a key's raw text decodes to when it can be `kubernetes` (only \u00XX escapes below 0x80), else undefined. */
+/** The name a key's raw text decodes to when it can be a forwarder name (only \u00XX escapes below 0x80), else undefined. */
 function asciiName(raw: string): string | undefined {
   if (!raw.includes('\\')) return raw;
   const out = raw.replace(/\\u00([0-7][0-9a-fA-F])/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
   return out.includes('\\') ? undefined : out;
 }
 
-/** Offsets (after the key's opening quote) of the top-level keys named `kubernetes`; undefined when not one object. */
+/** Offsets (after the key's opening quote) of the top-level keys with a forwarder name; undefined when not one object. */
 function matches(s: string): number[] | undefined {
   const len = s.length;
   let i = 0;
@@ -30,7 +31,7 @@ function matches(s: string): number[] | undefined {
     if (c === 34) {
       const j = closingQuote(s, i);
       if (j === undefined) return undefined;
-      if (depth === 1 && expectKey && asciiName(s.slice(i + 1, j)) === NAME) found.push(i + 1);
+      if (depth === 1 && expectKey && FORWARDER_NAMES.has(asciiName(s.slice(i + 1, j)) ?? '')) found.push(i + 1);
       expectKey = false;
       i = j + 1;
     } else if (c === 123 || c === 91) {
@@ -58,7 +59,7 @@ function matches(s: string): number[] | undefined {
   return depth === 0 ? found : undefined;
 }
 
-/** The line with the event's own top-level `kubernetes` renamed, or undefined when nothing changes (code 0). */
+/** The line with the event's own top-level forwarder names renamed, or undefined when nothing changes (code 0). */
 export function eventKubernetesLine(line: Buffer): Buffer | undefined {
   const s = line.toString('latin1');
   const found = matches(s);

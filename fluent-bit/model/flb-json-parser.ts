@@ -1,13 +1,19 @@
 // Fluent Bit's JSON parser (the `json` format of a [PARSER], used by the parser filter) as the two versions we
 // run behave, reading bytes:
-//   4.0.13 (jsmn, src/flb_pack.c pack_numeric_token): a number is a double only when its text has a `.` or an
-//     exponent followed by a sign; anything else is read with strtoll/strtoull, which stop at the `e`: `1e999`
-//     and `2e308` silently become the integers 1 and 2, and `1e5` becomes 1. `1.0e999` and `1e+999` become
-//     ±inf (printed `inf`, which no JSON reader accepts). Integers beyond uint64/int64 become doubles.
-//   4.2.8 (yyjson): numbers are read by value; an integer beyond int64/uint64 becomes a double; a number that
-//     overflows a double fails the whole line (the record keeps its unparsed `log`).
+//   4.0.13 (jsmn built with JSMN_STRICT, lib/jsmn/jsmn.h; src/flb_pack.c tokens_to_msgpack, pack_numeric_token):
+//     a bare value starts with `-`, a digit, `t`, `f` or `n` and is ANY run of printable ASCII up to whitespace,
+//     `,`, `]` or `}` (a control byte or a byte >= 0x80 in it, or the end of the text, fails the line). A run
+//     starting with t / f / n is true / false / null whatever follows (`nope` is null). Any other run is a number:
+//     a double (strtod of the run) when it holds a `.` or an exponent followed by a sign — `1.e999`, `-.5e999` and
+//     `1E999.` become ±inf (printed `inf`, which no JSON reader accepts), `1.0.0` becomes 1 —, else an integer
+//     (strtoll/strtoull, which stop at the first non-digit: `5e3` is 5, `1e999` is 1, `1x` is 1); an integer beyond
+//     int64/uint64 is strtod of the run. Strings may hold raw control characters (a TAB is kept).
+//   4.2.8 (yyjson): strict JSON; numbers are read by value; an integer beyond int64/uint64 becomes a double; a
+//     number that overflows a double fails the whole line (the record keeps its unparsed `log`).
 // Both: a lone surrogate escape becomes U+FFFD, a valid pair one character; `\u0000` becomes a NUL character
 // (which PostgreSQL's jsonb rejects); duplicate keys are kept in order; only a single JSON object is a record.
+// The structure (brackets, colons, commas) is modelled as JSON for both versions: jsmn's structural leniencies
+// (e.g. a missing colon) are not, and none of our lines reach them (the line repair quotes odd bare values first).
 // Invalid UTF-8 inside strings is modelled as WHATWG replacement (the versions differ in detail; the line
 // repair R1 runs before this parser, so such bytes never reach it).
 // Iterative, so 20,000 levels of nesting parse as they do in the binary.
@@ -39,11 +45,28 @@ export function packNumber(text: string, version: FluentBitVersion): bigint | nu
 }
 
 function packNumberJsmn(text: string): bigint | number {
-  if (text.includes('.') || /[eE][+-]/.test(text)) return Number.parseFloat(text);
-  const digits = /^-?\d+/.exec(text)![0];
+  // is_float(): a `.` anywhere, or e/E followed by a sign.
+  if (text.includes('.') || /[eE][+-]/.test(text)) return strtod(text);
+  const digits = /^-?\d+/.exec(text)?.[0];
+  if (digits === undefined) return 0n; // strtoll/strtoull read nothing: 0, no ERANGE
   const value = BigInt(digits);
-  if (value < INT64_MIN || value > UINT64_MAX) return Number.parseFloat(text); // strtoll/strtoull ERANGE → strtod
+  if (value < INT64_MIN || value > UINT64_MAX) return strtod(text); // ERANGE → strtod of the whole run
   return value;
+}
+
+/** C strtod (glibc) of the longest prefix it accepts: decimal, hexadecimal, inf/infinity, nan; 0 when none. */
+export function strtod(text: string): number {
+  const sign = text.startsWith('-') ? -1 : 1;
+  const body = text.replace(/^[+-]/, '');
+  if (/^(?:inf|nan)/i.test(body)) return /^inf/i.test(body) ? sign * Infinity : Number.NaN;
+  const hex = /^0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+))?/.exec(body);
+  if (hex && (hex[1] !== '' || (hex[2] ?? '') !== '')) {
+    const mantissa = Number.parseInt(`${hex[1]}${hex[2] ?? ''}` || '0', 16);
+    const exponent = Number(hex[3] ?? 0) - 4 * (hex[2] ?? '').length;
+    return sign * mantissa * 2 ** exponent;
+  }
+  const decimal = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(body) ?? /^(?:\d+\.?\d*|\.\d+)/.exec(body);
+  return decimal ? sign * Number(decimal[0].replace(/\.$/, '').replace(/\.(?=[eE])/, '')) : 0;
 }
 
 function packNumberYyjson(text: string): bigint | number {
@@ -140,6 +163,7 @@ class Reader {
   private scalar(): FluentValue {
     const byte = this.bytes[this.pos];
     if (byte === 0x22) return this.string();
+    if (this.version === '4.0.13') return this.jsmnPrimitive();
     for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
       if (this.bytes.toString('latin1', this.pos, this.pos + word.length) === word) {
         this.pos += word.length;
@@ -150,6 +174,28 @@ class Reader {
     if (!match || match[0] === '' || match[0] === '-') throw new ParseFailure('unexpected character');
     this.pos += match[0].length;
     return packNumber(match[0], this.version);
+  }
+
+  /** jsmn_parse_primitive (JSMN_STRICT) and tokens_to_msgpack's reading of the run. */
+  private jsmnPrimitive(): FluentValue {
+    const first = this.bytes[this.pos];
+    if (first === undefined || !(first === 0x2d || (first >= 0x30 && first <= 0x39) || first === 0x74 || first === 0x66 || first === 0x6e)) {
+      throw new ParseFailure('unexpected character');
+    }
+    const start = this.pos;
+    let end = start;
+    for (;;) {
+      const c = this.bytes[end];
+      if (c === undefined) throw new ParseFailure('a bare value at the end of the text');
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x2c || c === 0x5d || c === 0x7d) break;
+      if (c < 0x20 || c >= 0x7f) throw new ParseFailure('a control or non-ASCII byte in a bare value');
+      end++;
+    }
+    this.pos = end;
+    if (first === 0x74) return true;
+    if (first === 0x66) return false;
+    if (first === 0x6e) return null;
+    return packNumberJsmn(this.bytes.toString('latin1', start, end));
   }
 
   private string(): string {
@@ -166,7 +212,7 @@ class Reader {
       const byte = this.bytes[this.pos++];
       if (byte === undefined) throw new ParseFailure('unterminated string');
       if (byte === 0x22) break;
-      if (byte < 0x20) throw new ParseFailure('control character in string');
+      if (byte < 0x20 && this.version !== '4.0.13') throw new ParseFailure('control character in string');
       if (byte !== 0x5c) {
         raw.push(byte);
         continue;

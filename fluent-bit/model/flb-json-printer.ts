@@ -5,12 +5,16 @@
 //     (not JSON: PostgreSQL would reject the whole statement);
 //   - integers exactly (int64 and uint64);
 //   - strings: `"` `\` and control characters escaped (\n \r \t \b \f short, the others and DEL as \u00xx), and
-//     EVERY non-ASCII character as a lowercase `\uXXXX` escape (a surrogate pair above U+FFFF).
+//     EVERY non-ASCII character as a lowercase `\uXXXX` escape (a surrogate pair above U+FFFF);
+//   - maps: an entry whose key occurs again later in the same map is NOT printed (key_exists_in_map), at every
+//     level: a repeated key prints once, with its last value, at the place of its last entry. So when an output puts
+//     its own key first (pgsql's Timestamp_Key, opensearch's Time_Key) and the record holds that key too, the
+//     output's value is the one dropped.
 // Invalid UTF-8 in a byte string is printed here as \ufffd per WHATWG decoding; the binary's exact treatment
 // differs by version (replaced or skipped), which the line repair makes unreachable (R1 runs first).
 
 import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
-import { type FluentMap, type FluentValue, textOf } from './fluent-value.js';
+import { FluentMap, type FluentValue, textOf } from './fluent-value.js';
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
 
@@ -68,7 +72,7 @@ export function printFluentJson(value: FluentValue): string {
       for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!);
     } else {
       const items: Work[] = [{ text: '{' }];
-      v.entries.forEach(([k, item], i) => items.push({ text: `${i > 0 ? ',' : ''}${printFluentString(k)}:` }, { value: item }));
+      lastEntries(v).forEach(([k, item], i) => items.push({ text: `${i > 0 ? ',' : ''}${printFluentString(k)}:` }, { value: item }));
       items.push({ text: '}' });
       for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!);
     }
@@ -76,9 +80,21 @@ export function printFluentJson(value: FluentValue): string {
   return out.join('');
 }
 
+/** The entries msgpack2json prints: each key's last entry, in the order of those last entries. */
+function lastEntries(map: FluentMap): readonly (readonly [string, FluentValue])[] {
+  const entries = map.entries;
+  const seen = new Set<string>();
+  const kept: (readonly [string, FluentValue])[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (seen.has(entry[0])) continue;
+    seen.add(entry[0]);
+    kept.push(entry);
+  }
+  return kept.length === entries.length ? entries : kept.reverse();
+}
+
+/** A record printed with the output's own entries first (pgsql's Timestamp_Key, opensearch's Time_Key), as one map. */
 export function printFluentMap(map: FluentMap, leading: readonly (readonly [string, FluentValue])[] = []): string {
-  const body = printFluentJson(map);
-  if (leading.length === 0) return body;
-  const head = leading.map(([k, v]) => `${printFluentString(k)}:${printFluentJson(v)}`).join(',');
-  return map.entries.length === 0 ? `{${head}}` : `{${head},${body.slice(1)}`;
+  return printFluentJson(leading.length === 0 ? map : new FluentMap([...leading, ...map.entries]));
 }

@@ -1,6 +1,7 @@
 // Record values as Fluent Bit holds them (msgpack), so the model can show what the binary does to them:
 // integers (int64/uint64) and doubles are different types, a string read from a file is bytes, and a map is an
-// ordered list of entries that may repeat a key (Fluent Bit never deduplicates keys).
+// ordered list of entries that may repeat a key (filters append without deduplicating; only the JSON printer drops
+// the earlier entries of a repeated key, flb-json-printer.ts).
 //   null | boolean | string (valid text) | Buffer (raw bytes, e.g. tail's `log`) | bigint (msgpack int) |
 //   number (msgpack float64) | FluentValue[] | FluentMap
 
@@ -9,9 +10,13 @@ export type FluentValue = null | boolean | string | Buffer | bigint | number | F
 export class FluentMap {
   constructor(readonly entries: readonly (readonly [string, FluentValue])[]) {}
 
-  /** The first entry of that key, as Fluent Bit's record accessor finds it. */
+  /** The last entry of that key, as Fluent Bit's record accessor finds it (src/flb_ra_key.c searches from the end). */
   get(key: string): FluentValue | undefined {
-    return this.entries.find(([k]) => k === key)?.[1];
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const [k, v] = this.entries[i]!;
+      if (k === key) return v;
+    }
+    return undefined;
   }
 
   has(key: string): boolean {

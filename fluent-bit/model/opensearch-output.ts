@@ -7,9 +7,10 @@
 //     strftime(Logstash_DateFormat) of the record time in UTC (gmtime of its seconds);
 //   - the document is the record printed as JSON (flb_msgpack_raw_to_json_sds: every non-ASCII character as
 //     `\uXXXX`, doubles with %.16g, see flb-json-printer.ts) with the Time_Key member FIRST: strftime
-//     ("%Y-%m-%dT%H:%M:%S") of the record time plus ".%03luZ" of its nanoseconds / 1e6 (truncated). It is always
-//     added, never checked against the record's own keys: a record with its own `@timestamp` would carry two
-//     (OpenSearch refuses that document; opensearch-document.lua renames the event's);
+//     ("%Y-%m-%dT%H:%M:%S") of the record time plus ".%03luZ" of its nanoseconds / 1e6 (truncated). It is packed
+//     first into one map with the record and printed by msgpack2json, which prints a repeated key once, with its
+//     last value: a record with its own `@timestamp` would replace the output's (opensearch-document.lua renames
+//     the event's);
 //   - Generate_ID: a 128-bit hash (XXH3, cfl_hash_128bits) of the msgpack record with its time key, printed as
 //     uppercase hex 8-4-4-4-12. The model hashes the printed document with SHA-256 in the same layout: what
 //     matters, the same record and time giving the same id on every delivery, holds for both; ids differ;

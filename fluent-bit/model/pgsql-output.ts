@@ -3,9 +3,12 @@
 // per input and tag); a chunk is flushed when it reaches `maxRecordsPerChunk` or at the end of the input.
 // The INSERT is FLB_PGSQL_INSERT (plugins/out_pgsql) around the chunk printed as Fluent Bit prints it
 // (flb_pack_msgpack_to_json_format with the double date format): each record starts with the Timestamp_Key,
-// the record time as a double (`%.16g`, or `x.0` when integral), followed by the record's entries in order
-// (repeated keys included), every non-ASCII character as `\uXXXX`; the literal is escaped as PQescapeLiteral
-// does (` E'…'` with doubled backslashes as soon as the JSON holds one backslash).
+// the record time as a double (`%.16g`, or `x.0` when integral), followed by the record's entries in order, every
+// non-ASCII character as `\uXXXX`. The key and the record are printed as ONE map, so a repeated key is printed once,
+// with its last value: a record holding its own top-level Timestamp_Key replaces the forwarder's record time with its
+// own value (event-kubernetes.lua renames such a member; workflow_raw.json_array_elements replaces a value the
+// statement's CAST or to_timestamp would fail on). The literal is escaped as PQescapeLiteral does (` E'…'` with
+// doubled backslashes as soon as the JSON holds one backslash).
 
 import { FLUENT_BIT_TIMESTAMP_KEY, escapeLiteral } from '@workflow-index/postgresql/fluent-bit-statement';
 import { requiredProperty, property } from './classic-config.js';

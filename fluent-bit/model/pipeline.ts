@@ -1,6 +1,6 @@
 // An executable model of a Fluent Bit pipeline, built from our classic configuration files (never from copies
-// of their values): tail input (path glob, tag expansion, a regex line parser or the built-in multiline parsers
-// with their flush timer), the filters our configs use (lua, parser, grep, kubernetes, rewrite_tag) in file
+// of their values): tail input (path glob, tag expansion, Buffer_Max_Size / Skip_Long_Lines, a regex line parser
+// or the built-in multiline parsers with their flush timer), the filters our configs use (lua, parser, grep, kubernetes, rewrite_tag) in file
 // order with their Match patterns, and output routing by Match / Match_Regex. Records are msgpack-shaped
 // (fluent-value.ts): integers and doubles differ, `log` is bytes, keys may repeat; the JSON parser is the one
 // of the chosen version (flb-json-parser.ts). Each filter's drop counter is kept as
@@ -10,8 +10,9 @@
 //
 // Semantics follow the Fluent Bit sources: filters apply in order to records whose tag matches; grep `Regex`
 // rules must all match (any one with `Logical_Op or`; a missing key does not match), any `Exclude` match drops;
-// the parser filter with Reserve_Data keeps the record's other keys after the parsed ones, and on a collision
-// the record's key wins (the parsed field of that name is dropped); rewrite_tag takes the first
+// the parser filter with Reserve_Data keeps the record's other keys after the parsed ones (a collision leaves the
+// key twice; the record accessor reads the last entry of a repeated key, and the JSON printer prints only that
+// one, flb-json-printer.ts); rewrite_tag takes the first
 // matching rule, re-emits the record under the new tag through the emitter input (so it passes the filter chain
 // again from the top) and drops the original unless `keep` is true; a record no output matches is discarded.
 
@@ -177,6 +178,8 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   const lineParserName = property(input, 'Parser');
   if (lineParserName !== undefined && multiline.length > 0) throw new ClassicConfigError(`${config.source}: tail Parser together with multiline.parser is not modelled`);
   const lineParser = lineParserName !== undefined ? regexLineParser(parsers, lineParserName) : undefined;
+  const maxLineBytes = longestReadableLine(property(input, 'Buffer_Max_Size'));
+  const skipLongLines = isOn(property(input, 'Skip_Long_Lines'));
 
   // Relative script paths resolve against the configuration's directory, as in Fluent Bit.
   const configDirectory = join(FLUENT_BIT_ROOT, '..', dirname(config.source));
@@ -248,10 +251,53 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
       const result = { delivered: [] as DeliveredRecord[], dropped: [] as DroppedRecord[], filterDrops: {} as Record<string, number> };
       if (!pathGlob.test(path)) return { ...result, held: [] };
       const tag = expandTailTag(tagTemplate, path);
-      for (const r of tailRecords(content, readOptions.arrival)) route({ tag, record: r.record, time: r.time, sourceLines: r.sourceLines }, 0, result);
+      const { readable, skipped } = applyBufferMaxSize(content, maxLineBytes, skipLongLines);
+      for (const lineNo of skipped) result.dropped.push({ stage: 'input skip_long_lines', tag, record: {}, sourceLines: [lineNo] });
+      for (const r of tailRecords(readable, readOptions.arrival)) route({ tag, record: r.record, time: r.time, sourceLines: r.sourceLines }, 0, result);
       return { ...result, held: filters.flatMap((f) => f.held?.() ?? []).sort((a, b) => a - b) };
     },
   };
+}
+
+/**
+ * The longest physical line tail reads, in bytes without its newline (plugins/in_tail): Buffer_Max_Size is parsed
+ * with decimal units (`256k` = 256,000, src/flb_utils.c flb_utils_size_to_bytes), made odd-plus-one
+ * (tail_config.c: when buf_max_size - 1 is odd it is incremented), and the buffer keeps one byte free, so the line and
+ * its newline must fit in buf_max_size - 1 bytes. Default 32k.
+ */
+export function longestReadableLine(setting: string | undefined): number {
+  const match = /^\s*(\d+)\s*([kKmMgG]?)[bB]?\s*$/.exec(setting ?? '32k');
+  if (!match) throw new ClassicConfigError(`tail Buffer_Max_Size ${setting} is not modelled`);
+  const unit = { '': 1, k: 1e3, m: 1e6, g: 1e9 }[match[2]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
+  let size = Number(match[1]) * unit;
+  if ((size - 1) % 2 !== 0) size++;
+  return size - 2;
+}
+
+/**
+ * tail with Skip_Long_Lines On drops a physical line that does not fit (one warning per file, no metric, no
+ * trace of the line); Off stops reading the file at that line ("requires a larger buffer size ... Skipping file").
+ * Skipped lines are blanked (kept as empty lines, so line numbers stay).
+ */
+function applyBufferMaxSize(content: Buffer, maxLineBytes: number, skipLongLines: boolean): { readable: Buffer; skipped: number[] } {
+  const skipped: number[] = [];
+  const parts: Buffer[] = [];
+  let start = 0;
+  let copied = 0;
+  for (let lineNo = 1; start < content.length; lineNo++) {
+    let end = content.indexOf(0x0a, start);
+    if (end === -1) end = content.length;
+    if (end - start > maxLineBytes) {
+      skipped.push(lineNo);
+      parts.push(content.subarray(copied, start));
+      if (!skipLongLines) return { readable: Buffer.concat(parts), skipped };
+      copied = end;
+    }
+    start = end + 1;
+  }
+  if (skipped.length === 0) return { readable: content, skipped };
+  parts.push(content.subarray(copied));
+  return { readable: Buffer.concat(parts), skipped };
 }
 
 /** The plain view, computed when first read (a 20,000-level record need never be converted). */
@@ -338,9 +384,10 @@ function buildFilter(section: ConfigSection, index: number, context: FilterConte
           if (!parsed) return keep(item);
           const rest = preserve ? item.record : item.record.without([key]);
           if (!reserve) return keep({ ...item, record: preserve ? new FluentMap([[key, value!], ...parsed.entries]) : parsed });
-          // Observed with 4.0.13 and 4.2.8: the record's own keys (time, stream, _p) win a collision, the parsed
-          // field of that name is dropped.
-          return keep({ ...item, record: new FluentMap([...parsed.without(rest.keys()).entries, ...rest.entries]) });
+          // plugins/filter_parser: the parsed fields, then the record's other keys, appended without deduplicating.
+          // On a collision (time, stream, _p) the record's own key comes last, so the record accessor and the JSON
+          // printer read it (observed with 4.0.13 and 4.2.8: the event's field of that name is not in the output).
+          return keep({ ...item, record: new FluentMap([...parsed.entries, ...rest.entries]) });
         },
       };
     }
@@ -467,7 +514,7 @@ function buildFilter(section: ConfigSection, index: number, context: FilterConte
   }
 }
 
-/** Record accessor lookup on a msgpack-shaped record (the first entry of a repeated key). */
+/** Record accessor lookup on a msgpack-shaped record (the last entry of a repeated key, as src/flb_ra_key.c). */
 export function readValue(record: FluentMap, path: RecordPath): FluentValue | undefined {
   let value: FluentValue | undefined = record;
   for (const segment of path) {

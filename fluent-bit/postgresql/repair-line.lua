@@ -9,8 +9,15 @@
 --   R4 out-of-range number   -> a JSON string holding the literal (1e999 -> "1e999"); Fluent Bit 4.0 would turn
 --                               1e999 into 1 and 4.2 would lose the whole event
 --   R5 container at depth >= 1001 (top-level object = 1) -> a JSON string holding its exact text
+--   R6 bare token that is not a JSON number -> a JSON string holding its text (1.e999 -> "1.e999", 1.0.0 -> "1.0.0")
+--   R7 exponent without sign in a number without '.' -> '+' added (5e3 -> 5e+3, the same number to every reader)
 --
--- R1 applies to every line; R2-R5 only to lines starting (after JSON whitespace) with '{'. Nothing to repair:
+-- R4, R6, R7 follow Fluent Bit 4.0.13's tokenizer (jsmn, src/flb_pack.c): a bare value is any run of printable
+-- ASCII up to whitespace , ] } starting with '-' or a digit; with a '.' or a signed exponent it goes to strtod
+-- (1.e999 -> inf, printed `inf`: OpenSearch refuses the chunk for ever), otherwise to strtoll (5e3 -> 5). Runs
+-- are delimited exactly so; a run followed by ':' (a key, which jsmn refuses) is left alone.
+--
+-- R1 applies to every line; R2-R7 only to lines starting (after JSON whitespace) with '{'. Nothing to repair:
 -- return code 0, so Fluent Bit keeps the record untouched. Otherwise only record["log"] is replaced; at this
 -- point the record holds only strings, so the Lua<->msgpack round trip of code 2 loses nothing (it drops null
 -- values and rounds big integers in parsed records, which is why this runs before the parser and not after).
@@ -90,46 +97,13 @@ local function starts_with_object(s)
   return p ~= nil and byte(s, p) == 123
 end
 
--- Cheap supersets of what R2-R5 can repair: a line that passes none of them is returned as it is. Plain finds
--- run at memchr speed; a pattern class costs several ns a byte, so what no plain find can tell (bytes >= 0x80 for
--- R1, an exponent after a digit or a run of LONG_RUN digits for R4) is one tight, JIT-compiled byte loop.
-local function count_at_least(s, char, limit)
-  local count, p = 0, 1
-  while count < limit do
-    p = find(s, char, p, true)
-    if not p then break end
-    count, p = count + 1, p + 1
-  end
-  return count
-end
-
-local function may_need_escape_or_depth_repair(s)
-  if find(s, "\\u", 1, true) and (find(s, "\\u0000", 1, true) or find(s, "\\u[dD][89a-fA-F]")) then return true end
-  if #s > MAX_DEPTH then
-    local braces = count_at_least(s, "{", MAX_DEPTH + 1)
-    if braces + count_at_least(s, "[", MAX_DEPTH + 1 - braces) > MAX_DEPTH then return true end
+-- Whether the line has a byte >= 0x80 (R1's only trigger). A pattern class costs several ns a byte, so this is one
+-- tight, JIT-compiled byte loop.
+local function has_high_byte(s)
+  for i = 1, #s do
+    if byte(s, i) >= 0x80 then return true end
   end
   return false
-end
-
--- Returns: the line has a byte >= 0x80; the line may hold an out-of-range number. R1 replaces only bytes >= 0x80,
--- so the number answer holds for the repaired line too.
-local function scan_bytes(s)
-  local high, number, run = false, false, 0
-  for i = 1, #s do
-    local c = byte(s, i)
-    if c >= 0x80 then
-      high, run = true, 0
-      if number then break end
-    elseif c >= 48 and c <= 57 then
-      run = run + 1
-      if run >= LONG_RUN then number = true; if high then break end end
-    else
-      if run > 0 and (c == 101 or c == 69) then number = true; if high then break end end
-      run = 0
-    end
-  end
-  return high, number
 end
 
 local function hex4(s, at)
@@ -146,6 +120,31 @@ local function compare_digits(a, b)
   end
   if #a == #b then return 0 end
   return #a < #b and -1 or 1
+end
+
+-- Whether a bare token is a JSON number literal.
+local function is_json_number(lit)
+  local p = 1
+  if byte(lit, 1) == 45 then p = 2 end
+  local a, b = find(lit, "^%d+", p)
+  if not a then return false end
+  if b > a and byte(lit, a) == 48 then return false end
+  p = b + 1
+  if byte(lit, p) == 46 then
+    local fa, fb = find(lit, "^%d+", p + 1)
+    if not fa then return false end
+    p = fb + 1
+  end
+  local c = byte(lit, p)
+  if c == 101 or c == 69 then
+    p = p + 1
+    c = byte(lit, p)
+    if c == 43 or c == 45 then p = p + 1 end
+    local ea, eb = find(lit, "^%d+", p)
+    if not ea then return false end
+    p = eb + 1
+  end
+  return p > #lit
 end
 
 -- R4: a JSON number literal whose value a double cannot hold in magnitude.
@@ -190,7 +189,16 @@ local function out_of_range(lit)
   return false
 end
 
--- R2-R5: one left-to-right pass over strings, escapes, numbers and depth. Unchanged spans are copied with sub();
+local function followed_by_colon(s, j)
+  local c = byte(s, j)
+  while c == 32 or c == 9 or c == 10 or c == 13 do
+    j = j + 1
+    c = byte(s, j)
+  end
+  return c == 58
+end
+
+-- R2-R7: one left-to-right pass over strings, escapes, numbers and depth. Unchanged spans are copied with sub();
 -- a too-deep container collects its pieces apart and becomes one JSON string when it closes.
 local function repair_json(s)
   local len = #s
@@ -264,19 +272,25 @@ local function repair_json(s)
         changed = true
       end
     elseif (c >= 48 and c <= 57) or c == 45 or c == 43 or c == 46 then
-      -- a number run: digits, '-', '+', '.', and e/E after its first character
-      local _, b = find(s, "^[%d%+%-%.]+", i)
-      local has_exp = false
-      local nb = byte(s, b + 1)
-      if nb == 101 or nb == 69 then
-        has_exp = true
-        _, b = find(s, "^[%d%+%-%.eE]+", b + 1)
+      -- a bare value as jsmn delimits it: printable ASCII up to whitespace , ] }. Runs starting with '+' or '.'
+      -- are skipped whole but left alone (jsmn refuses them); inside a captured container nothing is repaired.
+      local j = i + 1
+      while j <= len do
+        local d = byte(s, j)
+        if d <= 32 or d >= 127 or d == 44 or d == 93 or d == 125 then break end
+        j = j + 1
       end
-      if not cap and (has_exp or b - i + 1 >= LONG_RUN) then
-        local lit = sub(s, i, b)
-        if out_of_range(lit) then replace(i, b + 1, '"' .. lit .. '"') end
+      if not cap and c ~= 43 and c ~= 46 and not followed_by_colon(s, j) then
+        local lit = sub(s, i, j - 1)
+        if not is_json_number(lit) then
+          replace(i, j, json_quote(lit))
+        elseif (find(lit, "[eE]") or j - i >= LONG_RUN) and out_of_range(lit) then
+          replace(i, j, '"' .. lit .. '"')
+        elseif not find(lit, ".", 1, true) and find(lit, "[eE]%d") then
+          replace(i, j, (string.gsub(lit, "([eE])(%d)", "%1+%2", 1)))
+        end
       end
-      i = b + 1
+      i = j
     else
       i = i + 1
     end
@@ -288,10 +302,11 @@ local function repair_json(s)
   return concat(out, "", 1, n)
 end
 
+-- R6 can apply to any bare value, so every line that starts with an object is scanned (strings are skipped with
+-- plain finds).
 local function repair_line(line)
-  local high, number = scan_bytes(line)
-  local s = high and repair_utf8(line) or line
-  if starts_with_object(s) and (number or may_need_escape_or_depth_repair(s)) then s = repair_json(s) end
+  local s = has_high_byte(line) and repair_utf8(line) or line
+  if starts_with_object(s) then s = repair_json(s) end
   return s
 end
 

@@ -43,9 +43,15 @@ const HOSTILE_LINES: readonly [string, Buffer][] = [
   ['invalid UTF-8 bytes', Buffer.concat([Buffer.from(wf('status-changed', ',"status":"', HOSTILE).slice(0, -1)), Buffer.from([0xc3, 0x28, 0xff, 0xed, 0xa0, 0x80]), Buffer.from('"}')])],
   ['20,000 levels of nesting (40 KB)', Buffer.from(wf('status-changed', `,"status":"RUNNING","deep":${deep(20_000)}`, HOSTILE))],
   ['an own top-level date field', Buffer.from(wf('status-changed', ',"status":"RUNNING","date":"yesterday"', HOSTILE))],
+  // Fluent Bit's printer keeps the last of a repeated key: the event's value is printed instead of the record time.
   ['an own wi_record_time field', Buffer.from(wf('status-changed', ',"status":"RUNNING","wi_record_time":"soon"', HOSTILE))],
+  ['an own numeric wi_record_time field', Buffer.from(wf('status-changed', ',"status":"RUNNING","wi_record_time":1000', HOSTILE))],
+  ['an own wi_record_time object', Buffer.from(wf('status-changed', ',"wi_record_time":{"at":"soon"},"status":"RUNNING"', HOSTILE))],
   ['own time/stream/_p fields', Buffer.from(wf('status-changed', ',"status":"RUNNING","time":"t","stream":"s","_p":"p"', HOSTILE))],
   ['numbers a double cannot hold', Buffer.from(wf('status-changed', ',"status":"RUNNING","n":[1e999,2e308,1.0e999,-1e+999,1e-400]', HOSTILE))],
+  // 4.0.13 reads these as ±inf (printed `inf`: not JSON) or alters them (1.0.0 → 1, 5e3 → 5).
+  ['numbers that are not JSON numbers', Buffer.from(wf('status-changed', ',"status":"RUNNING","n":[1.e999,-.5e999,1E999.,1.0.0,01]', HOSTILE))],
+  ['an exponent without sign', Buffer.from(wf('status-changed', ',"status":"RUNNING","qty":5e3', HOSTILE))],
   ['an integer beyond uint64 and a 17-digit double', Buffer.from(wf('status-changed', ',"status":"RUNNING","n":[123456789012345678901234567890,0.30000000000000004]', HOSTILE))],
   ['a 2 MB payload', Buffer.from(wf('status-changed', `,"status":"RUNNING","blob":"${'z'.repeat(2 * 1024 * 1024)}"`, HOSTILE))],
   ['a truncated event line', Buffer.from(wf('started', ',"input":{"orderId":"A-2"', HOSTILE))],
@@ -107,6 +113,22 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
     expect(tasks.rows).toEqual([{ status: 'COMPLETED' }]);
     const raw = await db.pool.query(`SELECT (SELECT count(*) FROM workflow_raw.workflow_events_raw)::int + (SELECT count(*) FROM workflow_raw.task_events_raw)::int AS n`);
     expect(raw.rows[0].n).toBe(printed.length);
+    // Every raw row's time is its line's container runtime time: no event's own wi_record_time became one.
+    const times = await db.pool.query(`SELECT count(*)::int AS n FROM (SELECT time FROM workflow_raw.workflow_events_raw UNION ALL SELECT time FROM workflow_raw.task_events_raw) r
+      WHERE time BETWEEN to_timestamp(1778577243.5127) AND to_timestamp(1778577243.5127 + $1 * 0.000137)`, [printed.length]);
+    expect(times.rows[0].n).toBe(printed.length);
+    // The event's values reach the raw rows: renamed, or as strings of their text, with an unsigned exponent signed.
+    const values = await db.pool.query(`SELECT data->'wi_event_wi_record_time' AS own, data->'n' AS n, data->'qty' AS qty FROM workflow_raw.workflow_events_raw
+      WHERE data->'wi_event_wi_record_time' IS NOT NULL OR json_typeof(data->'n') = 'array' OR data->'qty' IS NOT NULL ORDER BY time`);
+    expect(values.rows).toEqual([
+      { own: 'soon', n: null, qty: null },
+      { own: 1000, n: null, qty: null },
+      { own: { at: 'soon' }, n: null, qty: null },
+      { own: null, n: ['1e999', '2e308', '1.0e999', '-1e+999', '1e-400'], qty: null },
+      { own: null, n: ['1.e999', '-.5e999', '1E999.', '1.0.0', '01'], qty: null },
+      { own: null, n: null, qty: 5000 },
+      { own: null, n: [1.234567890123457e+29, 0.3], qty: null }, // re-printed with %.16g
+    ]);
     // The truncated line (unparsed) and the unknown kind cannot be events: recorded, not lost.
     // A status repaired to U+FFFD is no status, the unknown kind has no timestamp, the truncated line is no event.
     const errors = await db.pool.query(`SELECT event_type, reason FROM workflow_index.ingest_errors ORDER BY id`);
@@ -117,11 +139,11 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
     ]);
   }, 120_000);
 
-  it('without our repair Lua (a platform team\'s own forwarder), the same statements still succeed and the good events are normalized', async () => {
+  it('without our Lua (a platform team\'s own forwarder: no line repair, no rename), the same statements still succeed and the good events are normalized', async () => {
     const unrepaired = createPipeline({
       config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000,
       podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
-      luaScripts: { 'repair-line.lua': () => () => ({ code: 0 }) },
+      luaScripts: { 'repair-line.lua': () => () => ({ code: 0 }), 'event-kubernetes.lua': () => () => ({ code: 0 }) },
     });
     const delivered = unrepaired.readLogFile(containerLogPath('order-app-2', 'workflows', 'app'), criFile(printed)).delivered;
     await db.pool.query('TRUNCATE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw, workflow_index.ingest_errors');

@@ -1,8 +1,9 @@
 // An event with its own top-level `kubernetes` member, through the model of fluent-bit/postgresql (both Fluent Bit
 // versions) into a migrated database as the forwarder login: event-kubernetes.lua renames the member
 // `wi_event_kubernetes`, so require_pod_metadata and the opt-out label read the kubernetes filter's metadata, never the
-// event's. Before, such an event was dropped as if its pod lookup had failed (only counted in a metric), and an event
-// claiming a pod_id slipped past the opt-out label of its pod.
+// event's, and the event's value reaches the raw row. Without it, the JSON printer drops the event's member (the
+// filter's `kubernetes` comes later), and when the pod lookup fails an event claiming a pod_id passes the fail-closed
+// rule and the opt-out label of its pod.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '../../server/postgresql/test/support/test-database.js';
 import { loadFluentBitConfig } from '../model/load-config.js';
@@ -48,13 +49,21 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('an event with its own kub
   });
   afterAll(async () => forwarder?.drop());
 
-  it('without event-kubernetes.lua the event is dropped at require_pod_metadata, and the forged pod_id passes the opt-out', () => {
-    const without = pipelineWith({ 'event-kubernetes.lua': () => () => ({ code: 0 }) });
+  // The record accessor reads the LAST `kubernetes` (src/flb_ra_key.c), the filter's, and the printer prints only that
+  // one. (This test used to expect the event to be dropped at require_pod_metadata: the model read the first.)
+  it('without event-kubernetes.lua the event\'s own member is lost from the output, and when the pod lookup fails a forged pod_id passes the fail-closed rule and the opt-out', () => {
+    const noLua = { 'event-kubernetes.lua': () => () => ({ code: 0 as const }) };
+    const without = pipelineWith(noLua);
     const result = without.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file);
-    expect(result.dropped.map((d) => [d.sourceLines[0], d.stage])).toEqual([
-      [1, 'filter require_pod_metadata'], [2, 'filter require_pod_metadata'],
-    ]);
-    expect(without.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(1);
+    expect([result.dropped, result.delivered.length]).toEqual([[], LINES.length]);
+    const sql = flushStatements(without, result.delivered, 1000).map((f) => f.sql).join('\n');
+    expect(sql).not.toContain('eu-1');
+    expect(sql).not.toContain('forged');
+    expect(without.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(0);
+    const lookupFails = createPipeline({ config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000, podMetadata: () => undefined, luaScripts: noLua });
+    expect(lookupFails.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(1);
+    const withLua = createPipeline({ config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000, podMetadata: () => undefined });
+    expect(withLua.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).dropped.map((d) => d.stage)).toEqual(['filter require_pod_metadata']);
   });
 
   it('keeps every event: the member renamed wi_event_kubernetes, the pod\'s metadata under kubernetes; the instance is normalized', async () => {

@@ -56,6 +56,8 @@ describe.skipIf(!available)('repair-line.lua under luajit', () => {
       '2.4703282292062327e-324', '2.4703282292062328e-324', '1.7976931348623159e308', '1.7976931348623157e308', '.5e999', '+1e999',
       '01e999', '1e', '-', '0e999', '12345678901234567890', '0.30000000000000004', '9'.repeat(310), `0.${'0'.repeat(330)}1`,
       'true', 'false', 'null', 'é', '東', '📦', '\u007f', '\r',
+      // R6/R7: runs as jsmn delimits them (printable ASCII up to whitespace , ] }), keys, unsigned exponents
+      '1.e999', '-.5e999', '1E999.', '1.0.0', '01', '1x', '-0x1.p9', '5e3', '-2E1', '5.0e3', '1"', ' :', '1[', 'nope',
     ).map((t) => Buffer.from(t, 'utf8')),
     fc.constantFrom([0xff], [0xc0, 0xaf], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xf0, 0x9f, 0x98], [0xef, 0xbb, 0xbf], [0x00]).map((b) => Buffer.from(b)),
     fc.integer({ min: 990, max: 1010 }).map((k) => Buffer.from(`${'['.repeat(k)}${']'.repeat(k)}`)),
@@ -73,7 +75,7 @@ describe.skipIf(!available)('repair-line.lua under luajit', () => {
   const eventLine = fc
     .tuple(
       fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('\u0000', 'a\ud800b', '\udc00'))), { maxLength: 6 }),
-      fc.constantFrom('1e999', '-1e-400', '7', '12345678901234567890'),
+      fc.constantFrom('1e999', '-1e-400', '7', '12345678901234567890', '5e3', '1.e999', '1.0.0', '-'),
     )
     .map(([entries, number]) => {
       const body = JSON.stringify(Object.fromEntries(entries)).slice(1);

@@ -8,33 +8,38 @@
 //   R3 lone surrogate escape → `\ufffd` (valid pairs stay)
 //   R4 out-of-range number   → a JSON string holding the literal (`1e999` → `"1e999"`)
 //   R5 container at depth ≥ 1001 (top-level object = 1) → a JSON string holding its exact text (Jackson's limit)
+//   R6 bare token that is not a JSON number → a JSON string holding its text (`1.e999` → `"1.e999"`, `1.0.0` →
+//      `"1.0.0"`, `01` → `"01"`)
+//   R7 exponent without sign in a number without `.` → `+` added (`5e3` → `5e+3`: the same number to every JSON
+//      reader)
 //
-// R1 applies to every line (a text column must hold valid UTF-8 whatever the line is); R2–R5 only to lines that
+// R4, R6 and R7 exist because of Fluent Bit 4.0.13's JSON tokenizer (jsmn, src/flb_pack.c): a bare value is any
+// run of printable ASCII up to whitespace, `,`, `]` or `}` that starts with `-` or a digit; a run holding `.` or
+// an exponent with a sign is read with strtod (`1.e999` → inf, printed `inf`, which OpenSearch refuses for the whole
+// chunk for ever; `1.0.0` → 1), any other with strtoll (`5e3` → 5, `1e999` → 1). Runs are delimited exactly so
+// (R6 and R7 look only at runs starting with `-` or a digit, and not at one followed by `:`, a key jsmn refuses
+// anyway), so every path reads the repaired line alike: 4.0.13, 4.2.8 (yyjson) and JSON.parse.
+//
+// R1 applies to every line (a text column must hold valid UTF-8 whatever the line is); R2–R7 only to lines that
 // start, after JSON whitespace, with `{` (anything else is not an event and is left to the writer's
 // classification). R5 needs the container's closing bracket: a line that ends inside it is not JSON and keeps
 // that text as it is. fluent-bit/postgresql/repair-line.lua is the same rule for Fluent Bit; both are held to
 // fixtures/line-repairs.json byte for byte.
 import { isUtf8 } from 'node:buffer';
 
-export type LineRepair = 'invalid-utf8' | 'nul-escape' | 'lone-surrogate' | 'number-overflow' | 'nesting-depth';
+export type LineRepair = 'invalid-utf8' | 'nul-escape' | 'lone-surrogate' | 'number-overflow' | 'nesting-depth' | 'number-token' | 'exponent-sign';
 
 /** Deepest nesting kept as JSON (the top-level object is level 1). */
 export const MAX_EVENT_NESTING_DEPTH = 1000;
 
 /** The kinds in rule order: `repairs` lists each kind found once, in this order. */
-export const LINE_REPAIRS: readonly LineRepair[] = ['invalid-utf8', 'nul-escape', 'lone-surrogate', 'number-overflow', 'nesting-depth'];
+export const LINE_REPAIRS: readonly LineRepair[] = ['invalid-utf8', 'nul-escape', 'lone-surrogate', 'number-overflow', 'nesting-depth', 'number-token', 'exponent-sign'];
 
-// ignoreBOM keeps a leading U+FEFF: nothing but the five rules may change the line.
+// ignoreBOM keeps a leading U+FEFF: nothing but the seven rules may change the line.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-// Gates for the fast path, each a superset of what its rule can repair.
-const ESCAPE_GATE = /\\u(?:0000|[dD][89a-fA-F])/;
-// Without an exponent, a literal leaves the double range only with a run of at least 309 digits: 308 integer
-// digits stay below 1e308, and a fraction with a non-zero digit among its first 308 stays above 1e-309.
-// The lookbehind makes the long-run test linear: only the first digit of a run starts a match attempt.
-const NUMBER_GATE = /\d[eE]|(?<!\d)\d{309}/;
-const LONG_DIGIT_RUN = 309;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const UNSIGNED_EXPONENT = /([eE])(\d)/;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -44,6 +49,8 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const MINUS = 0x2d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
 const PLUS = 0x2b;
 const DOT = 0x2e;
 const DIGIT_0 = 0x30;
@@ -53,7 +60,9 @@ export function repairEventLine(line: Uint8Array): { text: string; repairs: read
   const text = decoder.decode(line);
   const found = new Set<LineRepair>();
   if (!isUtf8(line)) found.add('invalid-utf8');
-  if (!startsWithObject(text) || !mayNeedJsonRepair(text)) return { text, repairs: [...found] };
+  // R6 can apply to any bare value, so every line that starts with an object is scanned (strings are skipped with
+  // indexOf, so the scan costs little more than one pass over the values outside strings).
+  if (!startsWithObject(text)) return { text, repairs: [...found] };
   const repaired = repairJson(text, found);
   return { text: repaired, repairs: LINE_REPAIRS.filter((r) => found.has(r)) };
 }
@@ -63,21 +72,6 @@ function startsWithObject(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c === OPEN_BRACE) return true;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
-  }
-  return false;
-}
-
-function mayNeedJsonRepair(text: string): boolean {
-  return ESCAPE_GATE.test(text) || NUMBER_GATE.test(text) || hasManyOpeners(text);
-}
-
-function hasManyOpeners(text: string): boolean {
-  if (text.length <= MAX_EVENT_NESTING_DEPTH) return false;
-  let n = 0;
-  for (const opener of ['{', '[']) {
-    for (let i = text.indexOf(opener); i !== -1; i = text.indexOf(opener, i + 1)) {
-      if (++n > MAX_EVENT_NESTING_DEPTH) return true;
-    }
   }
   return false;
 }
@@ -94,13 +88,31 @@ function hex4(s: string, at: number): number {
   return v;
 }
 
-function isNumberChar(c: number): boolean {
-  return (c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS || c === PLUS || c === DOT || c === 0x65 || c === 0x45;
+/** A byte jsmn keeps in a bare value: printable ASCII other than `,` `]` `}` (space and controls end it). */
+function isTokenChar(c: number): boolean {
+  return c > 0x20 && c < 0x7f && c !== COMMA && c !== CLOSE_BRACKET && c !== CLOSE_BRACE;
+}
+
+function followedByColon(s: string, from: number): boolean {
+  let j = from;
+  while (j < s.length) {
+    const c = s.charCodeAt(j);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return c === COLON;
+    j++;
+  }
+  return false;
+}
+
+/** R4, R6, R7 for one bare value (a run starting with `-` or a digit): its new text and kind, or undefined. */
+function numberTokenRepair(token: string): { text: string; kind: LineRepair } | undefined {
+  if (!JSON_NUMBER.test(token)) return { text: JSON.stringify(token), kind: 'number-token' };
+  if (outOfDoubleRange(token)) return { text: `"${token}"`, kind: 'number-overflow' };
+  if (!token.includes('.') && UNSIGNED_EXPONENT.test(token)) return { text: token.replace(UNSIGNED_EXPONENT, '$1+$2'), kind: 'exponent-sign' };
+  return undefined;
 }
 
 /** A JSON number literal a double cannot hold in magnitude: it parses to ±Infinity, or to ±0 despite a non-zero digit. */
 function outOfDoubleRange(literal: string): boolean {
-  if (!JSON_NUMBER.test(literal)) return false;
   const value = Number(literal);
   if (!Number.isFinite(value)) return true;
   return value === 0 && /[1-9]/.test(literal.split(/[eE]/)[0] ?? '');
@@ -200,16 +212,14 @@ function repairJson(s: string, found: Set<LineRepair>): string {
       }
       continue;
     }
-    // A run starts at any number character but e/E (letters of `true`/`false`), so `.5e999` or `+1e999` is one
-    // run that fails the JSON grammar and stays as it is.
-    if (capture === null && c !== 0x65 && c !== 0x45 && isNumberChar(c)) {
+    // A bare value as jsmn delimits it. Runs starting with `+` or `.` are skipped whole but left alone (jsmn refuses
+    // them, so every reader refuses the line); inside a captured container nothing is repaired.
+    if (c === MINUS || c === PLUS || c === DOT || (c >= DIGIT_0 && c <= DIGIT_9)) {
       let j = i + 1;
-      let exponent = false;
-      for (let d = c; j < n && isNumberChar((d = s.charCodeAt(j))); j++) exponent ||= d === 0x65 || d === 0x45;
-      // Without an exponent only a long digit run can leave the double range (see NUMBER_GATE).
-      if (exponent || j - i >= LONG_DIGIT_RUN) {
-        const literal = s.slice(i, j);
-        if (outOfDoubleRange(literal)) replace(i, j, `"${literal}"`, 'number-overflow');
+      while (j < n && isTokenChar(s.charCodeAt(j))) j++;
+      if (capture === null && c !== PLUS && c !== DOT && !followedByColon(s, j)) {
+        const repair = numberTokenRepair(s.slice(i, j));
+        if (repair) replace(i, j, repair.text, repair.kind);
       }
       i = j;
       continue;

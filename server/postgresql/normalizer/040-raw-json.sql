@@ -8,14 +8,18 @@
 -- it forever with every good event in it):
 --   * a `\u0000` escape or a lone surrogate escape anywhere in a record: `->>` de-escapes every string it scans;
 --   * JSON nested deeper than PostgreSQL's parser recursion allows;
---   * an app field with the same name as the Timestamp_Key: Fluent Bit writes its key first, `->>` returns the
---     last duplicate, and the app's value fails the FLOAT cast.
+--   * an app field with the same name as the Timestamp_Key: the value `->>` reads there fails the FLOAT cast (or
+--     to_timestamp). Fluent Bit's JSON printer prints a repeated key once, with its last value (src/flb_pack.c
+--     msgpack2json), so the statement holds only the app's value; writers that print both (init-job ingest puts
+--     its key first) leave `->>` the last one, the app's.
 -- workflow_raw.json_array_elements(text) below is what that statement calls whenever workflow_raw is on the
 -- session's search_path (as it is for the forwarder login): PostgreSQL prefers a text parameter over json for
 -- an unknown-typed literal, whatever the schema order. It repairs the escapes (the same spelling as every other
--- writer: `\ufffd`), moves the forwarder's time key last when an app field repeats it, and hands over an element
--- it cannot parse as a JSON string holding its text, which the normalizer then records in ingest_errors. The
--- raw `data` column is `json` (verbatim text), so nothing it stores has to be convertible to jsonb.
+-- writer: `\ufffd`), moves the forwarder's time key last when an app field repeats it, appends a usable
+-- `wi_record_time` (our Timestamp_Key) to a record whose value there the statement would fail on, and hands over
+-- an element it cannot parse as a JSON string holding its text, which the normalizer then records in
+-- ingest_errors. The raw `data` column is `json` (verbatim text), so nothing it stores has to be convertible to
+-- jsonb.
 -- ------------------------------------------------------------------------------------------------
 
 -- Escapes PostgreSQL cannot turn into text become U+FFFD: `\u0000`, and a surrogate escape that is not part of
@@ -52,6 +56,44 @@ AS $$
     ELSE ('{' || regexp_replace(substr(e::TEXT, length(m[1]) + 1), '\}\s*$', '') || ',' || m[2] || '}')::JSON
   END
   FROM regexp_match(e::TEXT, '^(\s*\{\s*("([A-Za-z0-9_@.-]+)"\s*:\s*-?[0-9][0-9.eE+-]*)\s*,)') AS m
+$$;
+
+-- Whether a Timestamp_Key value as `->>` reads it is a record time the statement's CAST(… AS FLOAT) and
+-- to_timestamp() accept: a JSON number below 1e11 in magnitude (year 5138; Fluent Bit prints the record time with
+-- %.16g, init-job ingest as JavaScript does: no exponent below 1e16). A missing key (NULL) fails nothing.
+CREATE OR REPLACE FUNCTION workflow_raw.record_time_usable(v TEXT) RETURNS BOOLEAN
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT v IS NULL OR (v ~ '^-?[0-9]{1,11}(\.[0-9]+)?([eE][+-]?[0-9]{1,2})?$' AND abs(v::NUMERIC) < 1e11)
+$$;
+
+-- A record whose `wi_record_time` the statement would fail on (an app's own member of that name, printed by Fluent
+-- Bit instead of its own record time, or spelled so by any writer) gets a usable one appended as its last member,
+-- which `->>` and jsonb read; the app's member stays in the stored text before it (and the event store drops the
+-- name: it is a forwarder field). Its value: the container runtime's `time` (the CRI timestamp the record keeps,
+-- from which Fluent Bit took the record time) when that is an RFC 3339 timestamp, else null (the raw row then has
+-- no record time; retention keeps such rows). Anything else is returned as it is.
+CREATE OR REPLACE FUNCTION workflow_raw.with_usable_record_time(e JSON) RETURNS JSON
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  runtime_time TEXT;
+  seconds TEXT := 'null';
+BEGIN
+  IF json_typeof(e) IS DISTINCT FROM 'object' OR workflow_raw.record_time_usable(e ->> 'wi_record_time') THEN
+    RETURN e;
+  END IF;
+  runtime_time := e ->> 'time';
+  IF runtime_time ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:?[0-9]{2})$' THEN
+    BEGIN
+      seconds := extract(epoch FROM runtime_time::TIMESTAMPTZ)::TEXT;
+    EXCEPTION WHEN OTHERS THEN
+      seconds := 'null';
+    END;
+  END IF;
+  RETURN (regexp_replace(e::TEXT, '\}\s*$', '') || ',"wi_record_time":' || seconds || '}')::JSON;
+END
 $$;
 
 -- One element's text as json: itself when PostgreSQL parses it (after the escape repair), else a JSON string
@@ -101,24 +143,35 @@ DECLARE
   repaired TEXT := records;
   parsed JSON;
   time_key TEXT;
+  fix_record_time BOOLEAN;
 BEGIN
   IF workflow_raw.may_need_escape_repair(records) THEN
     repaired := workflow_raw.repair_json_escapes(records);
   END IF;
+  -- Whether any `"wi_record_time":` is followed by something other than a plain number of at most 11 integer digits
+  -- (what every forwarder prints): only then is each record's value looked at (cheap; false positives are harmless).
+  fix_record_time := strpos(repaired, '"wi_record_time"') > 0
+    AND repaired ~ '"wi_record_time"\s*:\s*(?!-?[0-9]{1,11}(\.[0-9]+)?\s*[,}])';
   BEGIN
     parsed := repaired::JSON;  -- validates the whole array; what parses here, json_array_elements parses too
   EXCEPTION WHEN OTHERS THEN
-    -- Not parseable as a whole (e.g. one record nested too deep for the parser): each element on its own.
-    RETURN QUERY SELECT workflow_raw.forwarder_key_last(workflow_raw.element_json(s.t)) FROM workflow_raw.split_json_array(repaired) AS s(t);
+    -- Not parseable as a whole (e.g. one record nested too deep for the parser, or a value printed as `inf`):
+    -- each element on its own.
+    RETURN QUERY SELECT CASE WHEN fix_record_time THEN workflow_raw.with_usable_record_time(f.e) ELSE f.e END
+      FROM (SELECT workflow_raw.forwarder_key_last(workflow_raw.element_json(s.t)) AS e FROM workflow_raw.split_json_array(repaired) AS s(t)) f;
     RETURN;
   END;
-  -- Every record starts with the forwarder's time key; only when the statement holds that key more often than it
-  -- holds records can an app field repeat it, and only then is each record looked at.
+  -- Every record starts with the forwarder's time key (unless an app field of that name displaced it); only when the
+  -- statement holds that key more often than it holds records can an app field repeat it, and only then is each
+  -- record looked at.
   time_key := '"' || substring(repaired FROM '^\s*\[\s*\{\s*"([A-Za-z0-9_@.-]+)"\s*:') || '"';
   IF time_key IS NOT NULL
      AND (octet_length(repaired) - octet_length(replace(repaired, time_key, ''))) / octet_length(time_key)
          > json_array_length(parsed) THEN
-    RETURN QUERY SELECT workflow_raw.forwarder_key_last(e) FROM pg_catalog.json_array_elements(parsed) AS e;
+    RETURN QUERY SELECT CASE WHEN fix_record_time THEN workflow_raw.with_usable_record_time(f.e) ELSE f.e END
+      FROM (SELECT workflow_raw.forwarder_key_last(e) AS e FROM pg_catalog.json_array_elements(parsed) AS e) f;
+  ELSIF fix_record_time THEN
+    RETURN QUERY SELECT workflow_raw.with_usable_record_time(e) FROM pg_catalog.json_array_elements(parsed) AS e;
   ELSE
     RETURN QUERY SELECT e FROM pg_catalog.json_array_elements(parsed) AS e;
   END IF;

@@ -357,7 +357,8 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
 
       const s = await ingestEventLogs(db.pool, [file]);
       expect(s).toMatchObject({ linesRead: 12, eventsWritten: { workflow_events_raw: 10, task_events_raw: 2, total: 12 }, batches: 2, malformed: 0, skipped: 0 });
-      expect(s.repairs).toEqual({ 'invalid-utf8': 1, 'nul-escape': 1, 'lone-surrogate': 1, 'number-overflow': 1, 'nesting-depth': 1 });
+      // `"ok":1e308` is in range but its exponent has no sign: R7 writes `1e+308` (Fluent Bit 4.0.13 read `1e308` as 1).
+      expect(s.repairs).toEqual({ 'invalid-utf8': 1, 'nul-escape': 1, 'lone-surrogate': 1, 'number-overflow': 1, 'nesting-depth': 1, 'number-token': 0, 'exponent-sign': 1 });
 
       const instances = await db.pool.query(`SELECT id, status FROM workflow_index.workflow_instances WHERE started_event_time IS NOT NULL ORDER BY id`);
       expect(instances.rows).toEqual([
