@@ -45,6 +45,10 @@ export interface CoreConfig {
     readonly costTasksPerInstance: number;
     /** Deepest and/or/not nesting of a filter. */
     readonly maxFilterDepth: number;
+    /** Most conditions of one filter (each operator of a field, each JSON pair, each not): filter-translation.ts. */
+    readonly maxFilterConditions: number;
+    /** Most values of one `in` list of a filter. */
+    readonly maxFilterInValues: number;
     /** Reader calls one request may have in flight at a time (the others wait their turn). */
     readonly maxConcurrentReads: number;
     /** Counts are exact up to this many matching rows and estimated above (COUNT_EXACT_LIMIT). */
@@ -229,6 +233,8 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', development: '10000', production: '10000', description: 'Longest wait for room in GRAPHQL_MAX_COST_IN_FLIGHT; then SERVICE_UNAVAILABLE (HTTP 503, Retry-After: 1) without running the request.' },
   { key: 'GRAPHQL_COST_TASKS_PER_INSTANCE', development: '10', production: '10', description: 'What one instance\'s taskExecutions (or one getTaskExecutionsByWorkflowInstance) counts in the cost.' },
   { key: 'GRAPHQL_MAX_FILTER_DEPTH', development: '32', production: '32', description: 'Deepest and/or/not nesting of a filter (BAD_USER_INPUT above).' },
+  { key: 'GRAPHQL_MAX_FILTER_CONDITIONS', development: '100', production: '100', description: 'Most conditions in one filter argument: each operator of a field (eq, in, like, …), each JSON {key, value} pair and each not counts one (BAD_USER_INPUT above). Above about 150 an OpenSearch backend may refuse a filter of costly conditions (JSON ne, not) with BAD_USER_INPUT while PostgreSQL answers it.' },
+  { key: 'GRAPHQL_MAX_FILTER_IN_VALUES', development: '10000', production: '10000', description: 'Most values in one in list of a filter, a JSON in pair\'s values included (BAD_USER_INPUT above).' },
   { key: 'COUNT_EXACT_LIMIT', development: '10000', production: '10000', description: 'Counts (countWorkflowInstances, countTaskExecutions, workflowInstanceStatusCounts, the instances-by-status gauge) are exact up to this many matches and the backend\'s estimate above (exact: false); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.' },
   { key: 'GRAPHQL_COMPILED_EXECUTION', development: 'true', production: 'true', description: 'Queries whose variables are all scalars or enums and that select at most 32 fields run compiled (graphql-jit) from their second execution on (at most 64 at a time): the same answers, about a fifth less server CPU for a page of runs; once one has answered without errors, later plain-JSON requests for it are answered without graphql-yoga\'s request pipeline (the same answers and checks). false runs every operation on graphql-js through graphql-yoga.' },
   { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
@@ -327,6 +333,10 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       costTasksPerInstance: r.int('GRAPHQL_COST_TASKS_PER_INSTANCE', 10, { min: 0, max: 1_000_000 }),
       // Deeper trees would recurse in graphql-js coercion and in the backends' translators.
       maxFilterDepth: r.int('GRAPHQL_MAX_FILTER_DEPTH', 32, { min: 1, max: 200 }),
+      // Every condition binds a few PostgreSQL parameters (65,535 at most per statement) and is a few OpenSearch clauses.
+      maxFilterConditions: r.int('GRAPHQL_MAX_FILTER_CONDITIONS', 100, { min: 1, max: 5000 }),
+      // OpenSearch's terms query holds at most 65,536 values; a JSON in value becomes up to 2 of them (text and number or boolean).
+      maxFilterInValues: r.int('GRAPHQL_MAX_FILTER_IN_VALUES', 10_000, { min: 1, max: 20_000 }),
       maxConcurrentReads: r.int('GRAPHQL_MAX_CONCURRENT_READS', 4, { min: 1, max: 1000 }),
       countExactLimit: r.int('COUNT_EXACT_LIMIT', 10_000, { min: 0, max: 100_000_000 }),
       compiledExecution: r.bool('GRAPHQL_COMPILED_EXECUTION', true),

@@ -4,6 +4,7 @@
 // holds nothing the row itself does not show. Decoding checks everything the backend relies on, so a malformed,
 // edited, foreign or mismatched cursor is the client's error (BAD_USER_INPUT), never a backend failure.
 import { checkClientText } from './client-text.js';
+import { formatMicros, parseDateTimeToMicros } from './date-time.js';
 import { durationMicros } from './duration.js';
 import { badUserInput } from './errors.js';
 import type { Direction, KeysetPosition, SortKey, TaskExecutionRecord, WorkflowInstanceRecord } from './reader.js';
@@ -85,11 +86,25 @@ export function decodeCursor(kind: CursorKind, cursor: string, order: readonly S
       return null;
     }
     if (typeof value !== 'string') throw invalid(`the ${key.field} value is not text`);
-    if (TIME_FIELDS.has(key.field) && (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value)))) throw invalid(`the ${key.field} value is not a timestamp`);
+    if (TIME_FIELDS.has(key.field) && !isServedTimestamp(value)) throw invalid(`the ${key.field} value is not a timestamp`);
     if (key.field === 'duration' && !MICROS.test(value)) throw invalid('the duration value is not a number of microseconds');
     return checkClientText(value, 'after');
   });
   return { values: checked };
+}
+
+/**
+ * Whether `value` is exactly a timestamp as readers serve it (`YYYY-MM-DDTHH:MM:SS.ffffffZ`, a real instant
+ * between 0001-01-01 and 9999-12-31). A round trip through the codebase's own parser and printer, not Date.parse:
+ * V8 accepts 24:00, Feb 30, Apr 31 and year 0000, which then fail (or silently shift) in the backends.
+ */
+function isServedTimestamp(value: string): boolean {
+  if (!TIMESTAMP.test(value)) return false;
+  try {
+    return formatMicros(parseDateTimeToMicros(value)) === value;
+  } catch {
+    return false;
+  }
 }
 
 function parseOrder(keys: readonly string[]): SortKey<string>[] | null {

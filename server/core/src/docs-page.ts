@@ -232,7 +232,7 @@ omitted when zero (<code>2026-05-12T09:14:03.512378Z</code>, <code>…:29.5Z</co
   const errorCodes: [string, string][] = [
     [
       ErrorCode.BAD_USER_INPUT,
-      `An argument is not allowed (limit, offset, DateTime without offset, empty JSON key segment, unknown task status, variable of the wrong type, a NUL character or lone surrogate in a value, a JSON filter number outside the double range, and/or/not nested deeper than ${g.maxFilterDepth} levels), the request may read more than ${g.maxCost} rows (GRAPHQL_MAX_COST: each list counts its limit, each taskExecutions list ${g.costTasksPerInstance} per instance of its list), or it is a mutation or subscription (the API is read-only); the message says what is allowed.`,
+      `An argument is not allowed (limit, offset, DateTime without offset, empty JSON key segment, unknown task status, variable of the wrong type, a NUL character or lone surrogate in a value, a JSON filter number outside the double range, and/or/not nested deeper than ${g.maxFilterDepth} levels, a filter of more than ${g.maxFilterConditions} conditions or an in list of more than ${g.maxFilterInValues} values), the request may read more than ${g.maxCost} rows (GRAPHQL_MAX_COST: each list counts its limit, each taskExecutions list ${g.costTasksPerInstance} per instance of its list), or it is a mutation or subscription (the API is read-only); the message says what is allowed.`,
     ],
     [ErrorCode.SERVICE_UNAVAILABLE, 'The storage backend cannot be reached or timed out; retry later.'],
     [ErrorCode.INTERNAL_SERVER_ERROR, 'Anything unexpected: the message is "Unexpected error."; the server log has the details, the query and the variables.'],

@@ -141,10 +141,21 @@ function isSet<V>(value: Maybe<V>): value is V {
   return value !== null && value !== undefined;
 }
 
+/** The `in` list at `where`, refused when it holds more than `maxValues` values (GRAPHQL_MAX_FILTER_IN_VALUES). */
+function checkInList<V>(values: readonly V[], where: string, maxValues: number): readonly V[] {
+  if (values.length > maxValues) {
+    throw badUserInput(
+      `${where} has ${values.length} values; an in list may hold at most ${maxValues} (GRAPHQL_MAX_FILTER_IN_VALUES): split the query, or filter on something the values share`,
+    );
+  }
+  return values;
+}
+
 function stringLeaves<S extends string, T extends string>(
   field: S,
   arg: Maybe<StringFilterArg>,
   path: string,
+  maxIn: number,
   normalize: (value: string) => string = (v) => v,
   label: string = field,
 ): Node<S, T>[] {
@@ -160,7 +171,7 @@ function stringLeaves<S extends string, T extends string>(
       leaf({ op, value: op === 'contains' || op === 'endsWith' ? value : normalize(value) });
     }
   }
-  if (isSet(arg.in)) leaf({ op: 'in', values: arg.in.map((v, i) => normalize(checkClientText(v, `${path}${label}.in[${i}]`))) });
+  if (isSet(arg.in)) leaf({ op: 'in', values: checkInList(arg.in, `${path}${label}.in`, maxIn).map((v, i) => normalize(checkClientText(v, `${path}${label}.in[${i}]`))) });
   if (isSet(arg.like)) {
     const like = checkClientText(arg.like, `${path}${label}.like`);
     leaf({ op: 'like', pattern: parseLikePattern(like.startsWith('*') || like.startsWith('?') ? like : normalize(like)) });
@@ -184,7 +195,7 @@ function timeLeaves<S extends string, T extends string>(field: T, arg: Maybe<Dat
   return out;
 }
 
-function intLeaves<S extends string, T extends string>(arg: Maybe<IntFilterArg>): Node<S, T>[] {
+function intLeaves<S extends string, T extends string>(arg: Maybe<IntFilterArg>, where: string, maxIn: number): Node<S, T>[] {
   if (!isSet(arg)) return [];
   const out: Node<S, T>[] = [];
   const leaf = (predicate: IntPredicate): void => {
@@ -194,22 +205,28 @@ function intLeaves<S extends string, T extends string>(arg: Maybe<IntFilterArg>)
     const value = arg[op];
     if (isSet(value)) leaf({ op, value });
   }
-  if (isSet(arg.in)) leaf({ op: 'in', values: [...arg.in] });
+  if (isSet(arg.in)) leaf({ op: 'in', values: [...checkInList(arg.in, `${where}.in`, maxIn)] });
   return out;
 }
 
-function statusLeaves<S extends string, T extends string>(field: S, arg: Maybe<StatusFilterArg>, normalize: (value: string, op: string) => string): Node<S, T>[] {
+function statusLeaves<S extends string, T extends string>(
+  field: S,
+  arg: Maybe<StatusFilterArg>,
+  where: string,
+  maxIn: number,
+  normalize: (value: string, op: string) => string,
+): Node<S, T>[] {
   if (!isSet(arg)) return [];
   const out: Node<S, T>[] = [];
   for (const op of ['eq', 'ne'] as const) {
     const value = arg[op];
     if (isSet(value)) out.push({ kind: 'string', field, predicate: { op, value: normalize(value, op) } });
   }
-  if (isSet(arg.in)) out.push({ kind: 'string', field, predicate: { op: 'in', values: arg.in.map((v) => normalize(v, 'in')) } });
+  if (isSet(arg.in)) out.push({ kind: 'string', field, predicate: { op: 'in', values: checkInList(arg.in, `${where}.in`, maxIn).map((v) => normalize(v, 'in')) } });
   return out;
 }
 
-function jsonLeaves<S extends string, T extends string>(field: JsonField, graphqlName: string, arg: Maybe<JsonFilterArg>, path: string): Node<S, T>[] {
+function jsonLeaves<S extends string, T extends string>(field: JsonField, graphqlName: string, arg: Maybe<JsonFilterArg>, path: string, maxIn: number): Node<S, T>[] {
   if (!isSet(arg)) return [];
   const out: Node<S, T>[] = [];
   const keyOf = (key: string, where: string): string[] => parseJsonKey(checkClientText(key, `${where}.key`), `${where}.key`);
@@ -231,7 +248,7 @@ function jsonLeaves<S extends string, T extends string>(field: JsonField, graphq
   }
   (arg.in ?? []).forEach((pair, i) => {
     const where = `${path}${graphqlName}.in[${i}]`;
-    op({ op: 'in', values: pair.values.map((v, j) => operand(v, `${where}.values[${j}]`)) }, keyOf(pair.key, where));
+    op({ op: 'in', values: checkInList(pair.values, `${where}.values`, maxIn).map((v, j) => operand(v, `${where}.values[${j}]`)) }, keyOf(pair.key, where));
   });
   (arg.exists ?? []).forEach((pair, i) => {
     op({ op: 'exists', value: pair.value }, keyOf(pair.key, `${path}${graphqlName}.exists[${i}]`));
@@ -289,52 +306,84 @@ export function parseJsonKey(key: string, where = 'key'): string[] {
 
 type ErrorStringField = 'error.type' | 'error.title' | 'error.detail' | 'error.instance';
 
-function errorLeaves<S extends string, T extends string>(arg: Maybe<ErrorFilterArg>, path: string): Node<S | ErrorStringField, T>[] {
+function errorLeaves<S extends string, T extends string>(arg: Maybe<ErrorFilterArg>, path: string, maxIn: number): Node<S | ErrorStringField, T>[] {
   if (!isSet(arg)) return [];
   return [
-    ...stringLeaves<S | ErrorStringField, T>('error.type', arg.type, path),
-    ...stringLeaves<S | ErrorStringField, T>('error.title', arg.title, path),
-    ...stringLeaves<S | ErrorStringField, T>('error.detail', arg.detail, path),
-    ...intLeaves<S | ErrorStringField, T>(arg.status),
-    ...stringLeaves<S | ErrorStringField, T>('error.instance', arg.instance, path),
+    ...stringLeaves<S | ErrorStringField, T>('error.type', arg.type, path, maxIn),
+    ...stringLeaves<S | ErrorStringField, T>('error.title', arg.title, path, maxIn),
+    ...stringLeaves<S | ErrorStringField, T>('error.detail', arg.detail, path, maxIn),
+    ...intLeaves<S | ErrorStringField, T>(arg.status, `${path}error.status`, maxIn),
+    ...stringLeaves<S | ErrorStringField, T>('error.instance', arg.instance, path, maxIn),
   ];
 }
+
+/** The bounds of one filter argument (GRAPHQL_MAX_FILTER_DEPTH, _CONDITIONS, _IN_VALUES). */
+export interface FilterLimits {
+  /** Deepest and/or/not nesting. */
+  readonly maxDepth: number;
+  /** Most conditions: each operator of a field (eq, in, like, …), each JSON pair and each `not` counts one. */
+  readonly maxConditions: number;
+  /** Most values of one `in` list (a JSON `in` pair's values included). */
+  readonly maxInValues: number;
+}
+
+/** The default of GRAPHQL_MAX_FILTER_DEPTH. */
+export const DEFAULT_MAX_FILTER_DEPTH = 32;
+/**
+ * The default of GRAPHQL_MAX_FILTER_CONDITIONS. A condition costs OpenSearch up to about 6 of the 1024 clauses
+ * (indices.query.bool.max_clause_count) a query may have (a JSON `ne` 4, a `not` 1 more, the ids of checked
+ * documents 1 more): 100 conditions always fit, with room for the keyset and served conditions the reader adds.
+ */
+export const DEFAULT_MAX_FILTER_CONDITIONS = 100;
+/**
+ * The default of GRAPHQL_MAX_FILTER_IN_VALUES. OpenSearch's terms query holds at most 65,536 values
+ * (index.max_terms_count) and a JSON `in` value becomes up to 2 of them.
+ */
+export const DEFAULT_MAX_FILTER_IN_VALUES = 10_000;
+
+export const DEFAULT_FILTER_LIMITS: FilterLimits = {
+  maxDepth: DEFAULT_MAX_FILTER_DEPTH,
+  maxConditions: DEFAULT_MAX_FILTER_CONDITIONS,
+  maxInValues: DEFAULT_MAX_FILTER_IN_VALUES,
+};
 
 /** Where a filter is translated and how deep its and/or/not may nest. */
 interface Walk {
   readonly path: string;
   readonly depth: number;
-  readonly maxDepth: number;
+  readonly limits: FilterLimits;
 }
 
 /** The walk one level deeper (and/or/not, a nested relation filter); BAD_USER_INPUT beyond the maximum depth. */
 function nested(walk: Walk, suffix: string): Walk {
-  const { path, depth, maxDepth } = walk;
+  const { path, depth, limits } = walk;
+  const maxDepth = limits.maxDepth;
   // Backends translate the tree recursively: its depth must stay small whatever the client sends.
   if (depth >= maxDepth) {
     throw badUserInput(`${path}${suffix} is nested in and/or/not more than ${maxDepth} levels deep (GRAPHQL_MAX_FILTER_DEPTH); flatten the filter, e.g. and: [a, b, c] instead of and: [a, {and: [b, c]}]`);
   }
-  return { path: `${path}${suffix}.`, depth: depth + 1, maxDepth };
+  return { path: `${path}${suffix}.`, depth: depth + 1, limits };
 }
 
 function instanceNode(arg: InstanceFilterArg, walk: Walk): ExtendedInstanceFilter {
   type N = Node<InstanceStringField, InstanceTimeField>;
   const { path } = walk;
+  const maxIn = walk.limits.maxInValues;
   const nodes: N[] = [
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('id', arg.id, path),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.name, path),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.namespace, path),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.version, path),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('id', arg.id, path, maxIn),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.name, path, maxIn),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.namespace, path, maxIn),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.version, path, maxIn),
     // The enum type has already restricted the values.
-    ...statusLeaves<InstanceStringField, InstanceTimeField>('status', arg.status, (v) => v),
+    ...statusLeaves<InstanceStringField, InstanceTimeField>('status', arg.status, `${path}status`, maxIn, (v) => v),
     ...timeLeaves<InstanceStringField, InstanceTimeField>('startDate', arg.startTime),
     ...timeLeaves<InstanceStringField, InstanceTimeField>('endDate', arg.endTime),
     ...timeLeaves<InstanceStringField, InstanceTimeField>('startDate', arg.startDate),
     ...timeLeaves<InstanceStringField, InstanceTimeField>('endDate', arg.endDate),
     ...timeLeaves<InstanceStringField, InstanceTimeField>('lastUpdate', arg.lastUpdate),
-    ...jsonLeaves<InstanceStringField, InstanceTimeField>('input', 'input', arg.input, path),
-    ...jsonLeaves<InstanceStringField, InstanceTimeField>('output', 'output', arg.output, path),
-    ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error, path),
+    ...jsonLeaves<InstanceStringField, InstanceTimeField>('input', 'input', arg.input, path, maxIn),
+    ...jsonLeaves<InstanceStringField, InstanceTimeField>('output', 'output', arg.output, path, maxIn),
+    ...errorLeaves<InstanceStringField, InstanceTimeField>(arg.error, path, maxIn),
     ...durationLeaves<InstanceStringField, InstanceTimeField>(arg.duration, path),
   ];
   // "Runs where validateOrder faulted": some task execution of the instance matches.
@@ -372,26 +421,27 @@ function taskStatus(path: string): (value: string, op: string) => string {
 function taskNode(arg: TaskFilterArg, walk: Walk): ExtendedTaskFilter {
   type N = Node<TaskStringField, TaskTimeField>;
   const { path } = walk;
+  const maxIn = walk.limits.maxInValues;
   const nodes: N[] = [
-    ...stringLeaves<TaskStringField, TaskTimeField>('id', arg.id, path),
-    ...stringLeaves<TaskStringField, TaskTimeField>('workflowInstanceId', arg.workflowInstanceId, path),
-    ...stringLeaves<TaskStringField, TaskTimeField>('taskName', arg.taskName, path),
-    ...stringLeaves<TaskStringField, TaskTimeField>('taskPosition', arg.taskPosition, path, normalizeTaskPosition),
-    ...statusLeaves<TaskStringField, TaskTimeField>('status', arg.status, taskStatus(path)),
+    ...stringLeaves<TaskStringField, TaskTimeField>('id', arg.id, path, maxIn),
+    ...stringLeaves<TaskStringField, TaskTimeField>('workflowInstanceId', arg.workflowInstanceId, path, maxIn),
+    ...stringLeaves<TaskStringField, TaskTimeField>('taskName', arg.taskName, path, maxIn),
+    ...stringLeaves<TaskStringField, TaskTimeField>('taskPosition', arg.taskPosition, path, maxIn, normalizeTaskPosition),
+    ...statusLeaves<TaskStringField, TaskTimeField>('status', arg.status, `${path}status`, maxIn, taskStatus(path)),
     ...timeLeaves<TaskStringField, TaskTimeField>('startDate', arg.enter),
     ...timeLeaves<TaskStringField, TaskTimeField>('endDate', arg.exit),
     ...timeLeaves<TaskStringField, TaskTimeField>('startDate', arg.startDate),
     ...timeLeaves<TaskStringField, TaskTimeField>('endDate', arg.endDate),
-    ...jsonLeaves<TaskStringField, TaskTimeField>('input', 'inputArgs', arg.inputArgs, path),
-    ...jsonLeaves<TaskStringField, TaskTimeField>('output', 'outputArgs', arg.outputArgs, path),
-    ...errorLeaves<TaskStringField, TaskTimeField>(arg.error, path),
+    ...jsonLeaves<TaskStringField, TaskTimeField>('input', 'inputArgs', arg.inputArgs, path, maxIn),
+    ...jsonLeaves<TaskStringField, TaskTimeField>('output', 'outputArgs', arg.outputArgs, path, maxIn),
+    ...errorLeaves<TaskStringField, TaskTimeField>(arg.error, path, maxIn),
     ...durationLeaves<TaskStringField, TaskTimeField>(arg.duration, path),
   ];
   // The run's definition: a condition on the task's instance (one node, so `not` negates all of it together).
   const run = [
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.workflowName, path, (v) => v, 'workflowName'),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.workflowNamespace, path, (v) => v, 'workflowNamespace'),
-    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.workflowVersion, path, (v) => v, 'workflowVersion'),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('name', arg.workflowName, path, maxIn, (v) => v, 'workflowName'),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('namespace', arg.workflowNamespace, path, maxIn, (v) => v, 'workflowNamespace'),
+    ...stringLeaves<InstanceStringField, InstanceTimeField>('version', arg.workflowVersion, path, maxIn, (v) => v, 'workflowVersion'),
   ];
   if (run.length > 0) nodes.push({ kind: 'instance', node: all(run) });
   return withLogic(nodes, arg, walk, taskNode);
@@ -401,14 +451,55 @@ function orNull<S extends string, T extends string>(node: Node<S, T>): Node<S, T
   return node.kind === 'and' && node.nodes.length === 0 ? null : node;
 }
 
-/** The default of GRAPHQL_MAX_FILTER_DEPTH. */
-export const DEFAULT_MAX_FILTER_DEPTH = 32;
-
-/** null when the filter places no condition. Explicit nulls inside a filter mean "no condition". */
-export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): ExtendedInstanceFilter | null {
-  return isSet(arg) ? orNull(instanceNode(arg, { path: 'filter.', depth: 0, maxDepth })) : null;
+/** The conditions of a translated filter: its leaves and its `not`s (a nested relation filter's included). */
+export function countConditions(node: ExtendedFilterNode<string, string>): number {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.nodes.reduce((n, child) => n + countConditions(child), 0);
+    case 'not':
+      return 1 + countConditions(node.node);
+    case 'tasks':
+    case 'instance':
+      return countConditions(node.node as ExtendedFilterNode<string, string>);
+    default:
+      return 1;
+  }
 }
 
-export function translateTaskFilter(arg: Maybe<TaskFilterArg>, maxDepth = DEFAULT_MAX_FILTER_DEPTH): ExtendedTaskFilter | null {
-  return isSet(arg) ? orNull(taskNode(arg, { path: 'filter.', depth: 0, maxDepth })) : null;
+/**
+ * A filter must fit every backend in one query: PostgreSQL binds at most 65,535 parameters, OpenSearch allows 1024
+ * clauses (indices.query.bool.max_clause_count) and 65,536 terms (index.max_terms_count). The schema and the token
+ * limit do not bound a filter passed in variables, so its width is bounded here, the same on every backend.
+ */
+function checkWidth<N extends ExtendedFilterNode<string, string>>(node: N, limits: FilterLimits): N {
+  const conditions = countConditions(node);
+  if (conditions > limits.maxConditions) {
+    throw badUserInput(
+      `filter has ${conditions} conditions; at most ${limits.maxConditions} are allowed (GRAPHQL_MAX_FILTER_CONDITIONS: each operator of a field, each JSON {key, value} pair and each not counts one): ` +
+        'use in: [...] for many values of one field (at most ' +
+        `${limits.maxInValues} values, GRAPHQL_MAX_FILTER_IN_VALUES), or split the query`,
+    );
+  }
+  return node;
+}
+
+function limitsOf(limits: number | Partial<FilterLimits>): FilterLimits {
+  return typeof limits === 'number' ? { ...DEFAULT_FILTER_LIMITS, maxDepth: limits } : { ...DEFAULT_FILTER_LIMITS, ...limits };
+}
+
+/**
+ * null when the filter places no condition. Explicit nulls inside a filter mean "no condition". `limits` bounds the
+ * filter (a number: the depth, other bounds their defaults).
+ */
+export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, limits: number | Partial<FilterLimits> = DEFAULT_FILTER_LIMITS): ExtendedInstanceFilter | null {
+  if (!isSet(arg)) return null;
+  const l = limitsOf(limits);
+  return orNull(checkWidth(instanceNode(arg, { path: 'filter.', depth: 0, limits: l }), l));
+}
+
+export function translateTaskFilter(arg: Maybe<TaskFilterArg>, limits: number | Partial<FilterLimits> = DEFAULT_FILTER_LIMITS): ExtendedTaskFilter | null {
+  if (!isSet(arg)) return null;
+  const l = limitsOf(limits);
+  return orNull(checkWidth(taskNode(arg, { path: 'filter.', depth: 0, limits: l }), l));
 }

@@ -91,12 +91,17 @@ const time = (value: Timestamp | null): string | null => (value === null ? null 
 
 export function createResolvers(deps: { readonly config: CoreConfig }) {
   const { config } = deps;
+  const filterLimits = {
+    maxDepth: config.graphql.maxFilterDepth,
+    maxConditions: config.graphql.maxFilterConditions,
+    maxInValues: config.graphql.maxFilterInValues,
+  } as const;
   return {
     DateTime: DateTimeScalar,
     Query: {
       async getWorkflowInstances(_: unknown, args: ListArgs<InstanceFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
-        const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
+        const filter = translateInstanceFilter(args.filter, filterLimits);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), INSTANCE_SORT_FIELDS);
         const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
         const after = args.after === null || args.after === undefined ? null : decodeCursor('instances', args.after, order);
@@ -126,7 +131,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       },
       async getTaskExecutions(_: unknown, args: ListArgs<TaskFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<TaskExecutionRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
-        const filter = translateTaskFilter(args.filter, config.graphql.maxFilterDepth);
+        const filter = translateTaskFilter(args.filter, filterLimits);
         const orderBy = toSortKeys(args.orderBy, writtenKeyOrder(info, 'orderBy', ctx.params?.variables), TASK_SORT_FIELDS);
         const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
         const after = args.after === null || args.after === undefined ? null : decodeCursor('tasks', args.after, order);
@@ -148,11 +153,11 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         return ctx.loaders.load(checkClientText(args.workflowInstanceId, 'workflowInstanceId'), selectsPayloads(info));
       },
       async countWorkflowInstances(_: unknown, args: { readonly filter?: InstanceFilterArg | null }, ctx: ResolverContext): Promise<Count> {
-        const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
+        const filter = translateInstanceFilter(args.filter, filterLimits);
         return requireExtended(ctx.reader, 'countWorkflowInstances').countInstances(filter, { exactLimit: countExactLimitOf(config) });
       },
       async countTaskExecutions(_: unknown, args: { readonly filter?: TaskFilterArg | null }, ctx: ResolverContext): Promise<Count> {
-        const filter = translateTaskFilter(args.filter, config.graphql.maxFilterDepth);
+        const filter = translateTaskFilter(args.filter, filterLimits);
         return requireExtended(ctx.reader, 'countTaskExecutions').countTasks(filter, { exactLimit: countExactLimitOf(config) });
       },
       async workflowInstanceStatusCounts(
@@ -160,7 +165,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         args: { readonly filter?: InstanceFilterArg | null },
         ctx: ResolverContext,
       ): Promise<{ status: WorkflowInstanceStatus; count: Count }[]> {
-        const filter = translateInstanceFilter(args.filter, config.graphql.maxFilterDepth);
+        const filter = translateInstanceFilter(args.filter, filterLimits);
         const counts = await requireExtended(ctx.reader, 'workflowInstanceStatusCounts').countInstancesByStatus(filter, { exactLimit: countExactLimitOf(config) });
         return INSTANCE_STATUSES.map((status) => ({ status, count: counts[status] }));
       },

@@ -30,6 +30,8 @@ describe('loadCoreConfig', () => {
         costQueueTimeoutMs: 10_000,
         costTasksPerInstance: 10,
         maxFilterDepth: 32,
+        maxFilterConditions: 100,
+        maxFilterInValues: 10_000,
         maxConcurrentReads: 4,
         countExactLimit: 10_000,
         compiledExecution: true,
@@ -120,6 +122,8 @@ describe('loadCoreConfig', () => {
         costQueueTimeoutMs: 250,
         costTasksPerInstance: 0,
         maxFilterDepth: 5,
+        maxFilterConditions: 100,
+        maxFilterInValues: 10_000,
         maxConcurrentReads: 2,
         countExactLimit: 50,
         compiledExecution: false,
@@ -189,6 +193,8 @@ describe('loadCoreConfig', () => {
         GRAPHQL_MAX_COST: '999',
         GRAPHQL_COST_TASKS_PER_INSTANCE: '-1',
         GRAPHQL_MAX_FILTER_DEPTH: '201',
+        GRAPHQL_MAX_FILTER_CONDITIONS: '0',
+        GRAPHQL_MAX_FILTER_IN_VALUES: '20001',
         GRAPHQL_MAX_CONCURRENT_READS: '0',
         HTTP_MAX_REQUESTS_PER_CLIENT: 'many',
         HTTP_CLIENT_ADDRESS_HEADER: 'X Forwarded: For',
@@ -202,6 +208,8 @@ describe('loadCoreConfig', () => {
       'HTTP_CLIENT_ADDRESS_HEADER must be an HTTP header name such as X-Forwarded-For, got "X Forwarded: For"',
       'GRAPHQL_COST_TASKS_PER_INSTANCE must be an integer between 0 and 1000000, got "-1"',
       'GRAPHQL_MAX_FILTER_DEPTH must be an integer between 1 and 200, got "201"',
+      'GRAPHQL_MAX_FILTER_CONDITIONS must be an integer between 1 and 5000, got "0"',
+      'GRAPHQL_MAX_FILTER_IN_VALUES must be an integer between 1 and 20000, got "20001"',
       'GRAPHQL_MAX_CONCURRENT_READS must be an integer between 1 and 1000, got "0"',
     ]);
     expect(loadCoreConfig({ GRAPHQL_MAX_LIMIT: '50', GRAPHQL_DEFAULT_LIMIT: '50', GRAPHQL_MAX_COST: '50' }).graphql.maxCost).toBe(50);
@@ -224,7 +232,7 @@ describe('loadCoreConfig', () => {
 
   it('documents every key it reads', () => {
     const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
-    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION']) {
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_FILTER_CONDITIONS', 'GRAPHQL_MAX_FILTER_IN_VALUES', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION']) {
       expect(documented).toContain(key);
     }
   });

@@ -117,6 +117,74 @@ describe('the listed hostile inputs', () => {
     expect(t.reader.callsOf('listInstances')).toHaveLength(1);
   });
 
+  // Filters in variables escape GRAPHQL_MAX_TOKENS: without a bound on their width, PostgreSQL's 65,535 bind parameters
+  // (08P01, once served as SERVICE_UNAVAILABLE) and OpenSearch's 1024 clauses and 65,536 terms were internal errors.
+  const conditionsMessage = (n: number, max = 100, maxIn = 10_000) =>
+    `filter has ${n} conditions; at most ${max} are allowed (GRAPHQL_MAX_FILTER_CONDITIONS: each operator of a field, each JSON {key, value} pair and each not counts one): ` +
+    `use in: [...] for many values of one field (at most ${maxIn} values, GRAPHQL_MAX_FILTER_IN_VALUES), or split the query`;
+  const COUNT = 'query ($f: WorkflowInstanceFilterInput) { countWorkflowInstances(filter: $f) { value } }';
+
+  it('GRAPHQL_MAX_FILTER_CONDITIONS (default 100): exactly the limit runs, one more is refused before any read', async () => {
+    const t = testApp();
+    const ors = (n: number) => ({ or: Array.from({ length: n }, (_, i) => ({ id: `x${i}` })) });
+    expect((await postGraphQL(t.app, INSTANCES, { f: ors(100) })).body.errors).toBeUndefined();
+    expect(t.reader.callsOf('listInstances')).toHaveLength(1);
+    expect(await refusal(t, INSTANCES, { f: ors(101) })).toEqual(['BAD_USER_INPUT', conditionsMessage(101)]);
+    // Every operator of a field counts, JSON pairs count, each not counts, nested task filters count.
+    const mixed = {
+      id: { ne: 'a', like: 'b*', in: ['c'] }, // 3
+      input: { eq: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'c', value: '3' }] }, // 3
+      not: { not: { name: 'x' } }, // 3
+      error: { title: { eq: 't', ne: 'u' }, status: { in: [1] } }, // 3
+      and: Array.from({ length: 88 }, (_, i) => ({ error: { status: { ne: i } } })), // 88
+    };
+    expect((await postGraphQL(t.app, INSTANCES, { f: mixed })).body.errors).toBeUndefined();
+    expect(await refusal(t, INSTANCES, { f: { ...mixed, name: { ne: 'y' } } })).toEqual(['BAD_USER_INPUT', conditionsMessage(101)]);
+    // A nested task filter's conditions count too (refused before the backend is asked whether it supports it).
+    expect(await refusal(t, INSTANCES, { f: { ...mixed, taskExecutions: { taskName: 't' } } })).toEqual(['BAD_USER_INPUT', conditionsMessage(101)]);
+    // Empty filter objects place no condition; the reviewer's shapes are all refused with the limit.
+    expect((await postGraphQL(t.app, INSTANCES, { f: { or: [...Array.from({ length: 5000 }, () => ({})), { id: 'a' }] } })).body.errors).toBeUndefined();
+    expect(await refusal(t, INSTANCES, { f: ors(66_000) })).toEqual(['BAD_USER_INPUT', conditionsMessage(66_000)]);
+    expect(await refusal(t, TASKS, { f: { or: Array.from({ length: 1100 }, (_, i) => ({ taskName: `t${i}` })) } })).toEqual(['BAD_USER_INPUT', conditionsMessage(1100)]);
+    expect(await refusal(t, COUNT, { f: { or: Array.from({ length: 1100 }, (_, i) => ({ input: { eq: [{ key: 'n', value: String(i) }] } })) } })).toEqual([
+      'BAD_USER_INPUT',
+      conditionsMessage(1100),
+    ]);
+    expect(t.reader.callsOf('listInstances')).toHaveLength(3);
+    expect(t.reader.callsOf('listTasks')).toHaveLength(0);
+    expect(t.log.entries.filter((e) => e['level'] === 'error')).toEqual([]);
+    const raised = testApp({ env: { GRAPHQL_MAX_FILTER_CONDITIONS: '200' } });
+    expect((await postGraphQL(raised.app, INSTANCES, { f: ors(200) })).body.errors).toBeUndefined();
+    expect(await refusal(raised, INSTANCES, { f: ors(201) })).toEqual(['BAD_USER_INPUT', conditionsMessage(201, 200)]);
+  });
+
+  it('GRAPHQL_MAX_FILTER_IN_VALUES (default 10,000): every in list, JSON in values included, is bounded', async () => {
+    const t = testApp();
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`);
+    expect((await postGraphQL(t.app, INSTANCES, { f: { id: { in: values(10_000) } } })).body.errors).toBeUndefined();
+    const cases: [string, Record<string, unknown>, string][] = [
+      [INSTANCES, { id: { in: values(70_001) } }, 'filter.id.in has 70001 values'],
+      [INSTANCES, { or: [{ name: 'a' }, { namespace: { in: values(10_001) } }] }, 'filter.or[1].namespace.in has 10001 values'],
+      [INSTANCES, { status: { in: Array.from({ length: 10_001 }, () => 'RUNNING') } }, 'filter.status.in has 10001 values'],
+      [INSTANCES, { error: { status: { in: Array.from({ length: 10_001 }, (_, i) => i) } } }, 'filter.error.status.in has 10001 values'],
+      [INSTANCES, { output: { in: [{ key: 'a', values: values(10_001) }] } }, 'filter.output.in[0].values has 10001 values'],
+      [INSTANCES, { taskExecutions: { taskPosition: { in: values(10_001) } } }, 'filter.taskExecutions.taskPosition.in has 10001 values'],
+      [TASKS, { or: [{ id: 'a' }, { not: { workflowInstanceId: { in: values(10_001) } } }] }, 'filter.or[1].not.workflowInstanceId.in has 10001 values'],
+      [TASKS, { workflowName: { in: values(10_001) } }, 'filter.workflowName.in has 10001 values'],
+      [TASKS, { status: { in: Array.from({ length: 10_001 }, () => 'FAILED') } }, 'filter.status.in has 10001 values'],
+    ];
+    for (const [query, f, start] of cases) {
+      expect(await refusal(t, query, { f })).toEqual([
+        'BAD_USER_INPUT',
+        `${start}; an in list may hold at most 10000 (GRAPHQL_MAX_FILTER_IN_VALUES): split the query, or filter on something the values share`,
+      ]);
+    }
+    expect(t.reader.callsOf('listInstances')).toHaveLength(1);
+    const lowered = testApp({ env: { GRAPHQL_MAX_FILTER_IN_VALUES: '3' } });
+    expect((await postGraphQL(lowered.app, INSTANCES, { f: { id: { in: values(3) } } })).body.errors).toBeUndefined();
+    expect((await refusal(lowered, INSTANCES, { f: { id: { in: values(4) } } }))[1]).toMatch(/^filter\.id\.in has 4 values; an in list may hold at most 3 /);
+  });
+
   it('mutation and subscription operations: the API is read-only', async () => {
     const t = testApp();
     for (const operation of ['mutation', 'subscription']) {

@@ -438,3 +438,162 @@ describe.skipIf(!available)('cross-backend: error.detail beyond the keyword limi
     expect(tally.nonEmpty).toBeGreaterThan(tally.requests * 0.3);
   }, 600_000);
 });
+
+// Filter width (GRAPHQL_MAX_FILTER_CONDITIONS, GRAPHQL_MAX_FILTER_IN_VALUES) and short like patterns whose Lucene
+// automaton explodes. Before the limits, a wide filter was an internal error on OpenSearch (1024 clauses, 65,536 terms)
+// and SERVICE_UNAVAILABLE on PostgreSQL (more than 65,535 bind parameters: 08P01); `*X` + 13 `?` or "ends in a UUID"
+// was BAD_USER_INPUT "too complex" on OpenSearch only.
+const EDGE_UUID = '0b7e3f0a-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+const edgeLines = (): string[] => {
+  const wf = 'io.serverlessworkflow.workflow.';
+  const task = 'io.serverlessworkflow.task.';
+  const started = (id: string, at: string, fields: Record<string, unknown>) =>
+    JSON.stringify({ instanceId: id, eventType: `${wf}started.v1`, timestamp: at, startTime: at, status: 'RUNNING', workflowName: 'edge', workflowNamespace: 'org.edge', workflowVersion: '1.0', ...fields });
+  const taskEvent = (id: string, kind: 'started' | 'completed', position: string, name: string, at: string) =>
+    JSON.stringify({
+      instanceId: id, eventType: `${task}${kind}.v1`, taskExecutionId: `${id}-${position}-${kind}`, taskPosition: position, taskName: name, timestamp: at,
+      ...(kind === 'started' ? { startTime: at, status: 'RUNNING' } : { endTime: at, status: 'COMPLETED' }),
+    });
+  return [
+    started('edge-a', '2026-05-12T09:00:00.000001Z', { workflowName: 'abcXdefghijklmnopqrstuvw', input: { n: 1 } }),
+    started('edge-b', '2026-05-12T09:00:01.000001Z', { workflowName: 'aXbcdefghijklmnopqrstuvwxyz', input: { n: 2 } }),
+    started(`edge-${EDGE_UUID}`, '2026-05-12T09:00:02.000001Z', { workflowName: 'uuid', input: { n: 3 } }),
+    started('edge-c', '2026-05-12T09:00:03.000001Z', { workflowName: 'XXXXXXXXXXXXXXXXXXXX', input: { n: 4 } }),
+    taskEvent('edge-a', 'started', 'do/0/t', 'stepX0123456789abc', '2026-05-12T09:00:05.000001Z'),
+    taskEvent('edge-a', 'completed', 'do/0/t', 'stepX0123456789abc', '2026-05-12T09:00:06.000001Z'),
+    taskEvent(`edge-${EDGE_UUID}`, 'started', `do/0/${EDGE_UUID}`, EDGE_UUID, '2026-05-12T09:00:07.000001Z'),
+  ];
+};
+
+describe.skipIf(!available)('cross-backend: wide filters and short explosive like patterns', () => {
+  let ns: TestNamespace;
+  let pair: Pair | undefined;
+  const IDS = `query ($filter: WorkflowInstanceFilterInput) { getWorkflowInstances(filter: $filter, orderBy: {id: ASC}) { id } }`;
+  const TASK_IDS = `query ($filter: TaskExecutionFilterInput) { getTaskExecutions(filter: $filter, orderBy: {id: ASC}) { id } }`;
+  const idsOf = (answer: string, field = 'getWorkflowInstances'): string[] =>
+    ((JSON.parse(answer) as { data: Record<string, { id: string }[]> }).data[field] ?? []).map((r) => r.id);
+  const refusal = (answer: string): { code: unknown; message: string }[] =>
+    (JSON.parse(answer) as { errors: { message: string; extensions?: { code?: unknown } }[] }).errors.map((e) => ({ code: e.extensions?.code, message: e.message }));
+
+  beforeAll(async () => {
+    ns = createTestNamespace();
+    pair = await loadPair(ns, 'edges', edgeLines());
+  }, 180_000);
+
+  afterAll(async () => {
+    await pair?.close();
+    await ns?.drop();
+  });
+
+  it('like: `*`, a literal, then 13 or more `?` (and "ends in a UUID") answer the same rows on both backends', async () => {
+    // What PostgreSQL's rule says, computed here from the names and ids loaded: `*` any run, `?` one code point.
+    const likeRegExp = (pattern: string) =>
+      new RegExp(`^${[...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`, 'su');
+    const runs: Record<string, string> = { 'edge-a': 'abcXdefghijklmnopqrstuvw', 'edge-b': 'aXbcdefghijklmnopqrstuvwxyz', 'edge-c': 'XXXXXXXXXXXXXXXXXXXX', [`edge-${EDGE_UUID}`]: 'uuid' };
+    const ids = Object.keys(runs).sort();
+    const byName = (pattern: string) => ids.filter((id) => likeRegExp(pattern).test(runs[id]!));
+    const byId = (pattern: string) => ids.filter((id) => likeRegExp(pattern).test(id));
+    const UUID_MASK = '*????????-????-????-????-????????????';
+    const cases: [string, Record<string, unknown>, string[]][] = [
+      ['*X + 13 ?', { name: { like: `*X${'?'.repeat(13)}` } }, byName(`*X${'?'.repeat(13)}`)],
+      ['*X + 20 ?', { name: { like: `*X${'?'.repeat(20)}` } }, byName(`*X${'?'.repeat(20)}`)],
+      ['*X + 25 ?', { name: { like: `*X${'?'.repeat(25)}` } }, byName(`*X${'?'.repeat(25)}`)],
+      ['*X + 12 ? + *', { name: { like: `*X${'?'.repeat(12)}*` } }, byName(`*X${'?'.repeat(12)}*`)],
+      ['a*X + 13 ?', { name: { like: `a*X${'?'.repeat(13)}` } }, byName(`a*X${'?'.repeat(13)}`)],
+      ['*?X + 20 ?', { name: { like: `*?X${'?'.repeat(20)}` } }, byName(`*?X${'?'.repeat(20)}`)],
+      ['ends in a UUID', { id: { like: UUID_MASK } }, byId(UUID_MASK)],
+      ['not ends in a UUID', { not: { id: { like: UUID_MASK } } }, ids.filter((id) => !byId(UUID_MASK).includes(id))],
+      ['or of two', { or: [{ id: { like: UUID_MASK } }, { name: { like: `*X${'?'.repeat(25)}` } }] }, ids.filter((id) => byId(UUID_MASK).includes(id) || byName(`*X${'?'.repeat(25)}`).includes(id))],
+    ];
+    // The patterns select different, mostly non-empty sets: the answers prove matching, not only the absence of an error.
+    expect(cases.map(([, , expected]) => expected.length)).toEqual([1, 1, 1, 3, 0, 1, 1, 3, 2]);
+    for (const [name, filter, expected] of cases) {
+      const answer = await expectSame(pair!, IDS, { filter });
+      expect({ name, ids: idsOf(answer) }).toEqual({ name, ids: expected });
+    }
+    const tasks = await expectSame(pair!, TASK_IDS, { filter: { taskName: { like: `*X${'?'.repeat(13)}` } } });
+    expect(idsOf(tasks, 'getTaskExecutions')).toEqual(['edge-a:do/0/t']);
+    const uuidTasks = await expectSame(pair!, TASK_IDS, { filter: { or: [{ taskName: { like: '*????????-????-????-????-????????????' } }, { workflowName: { like: `*X${'?'.repeat(20)}` } }] } });
+    expect(idsOf(uuidTasks, 'getTaskExecutions')).toEqual([`edge-${EDGE_UUID}:do/0/${EDGE_UUID}`, 'edge-a:do/0/t']);
+    expect((JSON.parse(await expectSame(pair!, INSTANCE_COUNTS, { filter: { id: { like: UUID_MASK } } })) as { data: unknown }).data).toEqual({
+      countWorkflowInstances: { value: 1, exact: true },
+    });
+  });
+
+  it('at GRAPHQL_MAX_FILTER_CONDITIONS (100) even the costliest conditions answer the same on both backends', async () => {
+    const jsonNe = (i: number) => ({ input: { ne: [{ key: 'n', value: String(i + 100) }] } });
+    const all = [`edge-${EDGE_UUID}`, 'edge-a', 'edge-b', 'edge-c'];
+    const filters: [Record<string, unknown>, string[]][] = [
+      [{ or: [...Array.from({ length: 99 }, (_, i) => ({ id: `x${i}` })), { id: 'edge-a' }] }, ['edge-a']],
+      [{ and: Array.from({ length: 100 }, (_, i) => jsonNe(i)) }, all],
+      [{ or: Array.from({ length: 50 }, (_, i) => ({ not: jsonNe(i) })) }, []],
+      [{ and: Array.from({ length: 100 }, (_, i) => ({ error: { detail: { contains: `x${i}` } } })) }, []],
+      [{ or: Array.from({ length: 50 }, (_, i) => ({ not: { name: { ne: `x${i}` } } })) }, []],
+      [{ and: Array.from({ length: 100 }, (_, i) => ({ name: { ne: `x${i}` } })) }, all],
+    ];
+    for (const [filter, expected] of filters) {
+      expect(idsOf(await expectSame(pair!, IDS, { filter }))).toEqual(expected);
+      await expectSame(pair!, INSTANCE_COUNTS, { filter });
+    }
+    const tasks = await expectSame(pair!, TASK_IDS, { filter: { and: Array.from({ length: 100 }, (_, i) => ({ inputArgs: { ne: [{ key: 'n', value: String(i) }] } })) } });
+    expect(idsOf(tasks, 'getTaskExecutions')).toEqual([]);
+    const values = [...Array.from({ length: 9_999 }, (_, i) => `x${i}`), 'edge-b'];
+    expect(idsOf(await expectSame(pair!, IDS, { filter: { id: { in: values } } }))).toEqual(['edge-b']);
+    expect(idsOf(await expectSame(pair!, IDS, { filter: { input: { in: [{ key: 'n', values: [...values.slice(0, 9_999), '3'] }] } } }))).toEqual([`edge-${EDGE_UUID}`]);
+  }, 120_000);
+
+  it('wider filters and longer in lists are BAD_USER_INPUT with the same message on both backends, never unavailable', async () => {
+    const conditions = (n: number) =>
+      `filter has ${n} conditions; at most 100 are allowed (GRAPHQL_MAX_FILTER_CONDITIONS: each operator of a field, each JSON {key, value} pair and each not counts one): ` +
+      'use in: [...] for many values of one field (at most 10000 values, GRAPHQL_MAX_FILTER_IN_VALUES), or split the query';
+    const cases: [string, Record<string, unknown>, string][] = [
+      [IDS, { or: [...Array.from({ length: 1099 }, (_, i) => ({ id: `x${i}` })), { id: 'edge-a' }] }, conditions(1100)],
+      [IDS, { and: Array.from({ length: 1100 }, (_, i) => ({ id: { ne: `x${i}` } })) }, conditions(1100)],
+      [IDS, { and: Array.from({ length: 400 }, (_, i) => ({ name: { ne: `x${i}` } })) }, conditions(400)],
+      [IDS, { or: Array.from({ length: 101 }, (_, i) => ({ id: `x${i}` })) }, conditions(101)],
+      [INSTANCE_COUNTS, { or: Array.from({ length: 1100 }, (_, i) => ({ input: { eq: [{ key: 'n', value: String(i) }] } })) }, conditions(1100)],
+      [TASK_IDS, { or: Array.from({ length: 1100 }, (_, i) => ({ taskName: `t${i}` })) }, conditions(1100)],
+      // More than 65,535 PostgreSQL bind parameters: once 08P01, served as SERVICE_UNAVAILABLE.
+      [IDS, { or: [...Array.from({ length: 65_999 }, (_, i) => ({ id: `x${i}` })), { id: 'edge-a' }] }, conditions(66_000)],
+      [
+        IDS,
+        { id: { in: [...Array.from({ length: 70_000 }, (_, i) => `x${i}`), 'edge-b'] } },
+        'filter.id.in has 70001 values; an in list may hold at most 10000 (GRAPHQL_MAX_FILTER_IN_VALUES): split the query, or filter on something the values share',
+      ],
+    ];
+    for (const [query, filter, message] of cases) {
+      const { postgresql, opensearch } = await answers(pair!, query, { filter });
+      expect({ postgresql: refusal(postgresql), opensearch: refusal(opensearch) }).toEqual({
+        postgresql: [{ code: 'BAD_USER_INPUT', message }],
+        opensearch: [{ code: 'BAD_USER_INPUT', message }],
+      });
+    }
+  }, 120_000);
+
+  it('with the limit raised beyond what OpenSearch takes, its refusal is BAD_USER_INPUT, not an internal error', async () => {
+    const base = defaultCoreConfig('production');
+    const config = { ...base, graphql: { ...base.graphql, maxFilterConditions: 5000 } };
+    const raised = (reader: Reader, backend: string) => {
+      const app = createApp({ config, reader, logger: pino({ level: 'silent' }), backend });
+      const client = new GraphQLClient(undefined, 2);
+      client.attach(app);
+      return { app, client };
+    };
+    const os = raised(pair!.opensearch.reader, 'opensearch');
+    const pg = raised(pair!.postgresql.reader, 'postgresql');
+    try {
+      const filter = { or: [...Array.from({ length: 1099 }, (_, i) => ({ id: `x${i}` })), { id: 'edge-a' }] };
+      expect(refusal(JSON.stringify(await os.client.send(IDS, { filter })))).toEqual([
+        {
+          code: 'BAD_USER_INPUT',
+          message:
+            'filter is too wide for the OpenSearch backend (more clauses than indices.query.bool.max_clause_count allows); use fewer conditions (in: [...] for many values of one field) or split the query',
+        },
+      ]);
+      expect(idsOf(JSON.stringify(await pg.client.send(IDS, { filter })))).toEqual(['edge-a']);
+    } finally {
+      await os.app.dispose();
+      await pg.app.dispose();
+    }
+  });
+});

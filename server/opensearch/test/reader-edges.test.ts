@@ -9,6 +9,9 @@ import { BackendUnavailableError } from '@workflow-index/core/reader';
 import type { ExtendedInstanceFilter, InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core/reader';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
+import { classifyResponse } from '../src/reader/search-requests.js';
+import { likeDsl } from '../src/reader/filter-dsl.js';
+import { parseLikePattern } from '@workflow-index/core/like-pattern';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
 
@@ -288,3 +291,55 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
 function likeFilter(field: 'name' | 'namespace' | 'error.detail', pattern: readonly ({ kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' })[]): InstanceFilter {
   return { kind: 'string', field, predicate: { op: 'like', pattern } };
 }
+
+// The node's refusals of a query too wide for it (the core's filter limits keep filters within them at their defaults;
+// this is the safety net for raised limits or a node configured lower): BAD_USER_INPUT, never an internal error.
+describe('classifyResponse: refusals of a too wide query', () => {
+  const shardFailure = (type: string, reason: string, status = 400) =>
+    classifyResponse(status, {
+      type: 'search_phase_execution_exception',
+      reason: 'all shards failed',
+      root_cause: [{ type: 'query_shard_exception', reason: `failed to create query: ${reason}` }],
+      caused_by: { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, caused_by: { type, reason } },
+    }, 'listInstances');
+  const codeOf = (error: Error) => (error as { extensions?: { code?: unknown } }).extensions?.code;
+
+  it('too_many_clauses, too_many_nested_clauses and max_terms_count are BAD_USER_INPUT naming the limit', () => {
+    for (const error of [
+      shardFailure('too_many_clauses', 'maxClauseCount is set to 1024'),
+      shardFailure('too_many_nested_clauses', 'Query contains too many nested clauses; maxClauseCount is set to 1024', 500),
+    ]) {
+      expect(codeOf(error)).toBe('BAD_USER_INPUT');
+      expect(error.message).toMatch(/^filter is too wide for the OpenSearch backend \(more clauses than indices\.query\.bool\.max_clause_count allows\)/);
+    }
+    const terms = shardFailure(
+      'illegal_argument_exception',
+      'The number of terms [70000] used in the Terms Query request has exceeded the allowed maximum of [65536]. This maximum can be set by changing the [index.max_terms_count] index level setting.',
+    );
+    expect(codeOf(terms)).toBe('BAD_USER_INPUT');
+    expect(terms.message).toMatch(/index\.max_terms_count/);
+    // Other failures stay internal errors (with OpenSearch's reason for the log).
+    const other = shardFailure('illegal_argument_exception', 'something else');
+    expect(codeOf(other)).toBeUndefined();
+    expect(other.message).toMatch(/^OpenSearch listInstances failed with HTTP 400/);
+  });
+});
+
+describe('likeDsl: short patterns whose automaton explodes go to the script', () => {
+  const kind = (pattern: string): string => {
+    const q = likeDsl('name', parseLikePattern(pattern)) as Record<string, unknown>;
+    return JSON.stringify(q).includes('"script"') ? 'script' : Object.keys(q)[0]!;
+  };
+  it('8 or more ? after a * and a literal: script; fewer, or no literal before them: wildcard', () => {
+    expect(kind(`*X${'?'.repeat(13)}`)).toBe('script');
+    expect(kind(`*X${'?'.repeat(8)}`)).toBe('script');
+    expect(kind(`*X${'?'.repeat(12)}*`)).toBe('script');
+    expect(kind('*????????-????-????-????-????????????')).toBe('script');
+    expect(kind(`a*b?c?d?e?f?g?h?i?`)).toBe('script');
+    expect(kind(`*X${'?'.repeat(7)}`)).toBe('wildcard');
+    expect(kind(`*${'?'.repeat(30)}`)).toBe('wildcard');
+    expect(kind(`X${'?'.repeat(30)}`)).toBe('wildcard');
+    expect(kind(`${'?'.repeat(30)}X*`)).toBe('wildcard');
+    expect(kind('abc*')).toBe('prefix');
+  });
+});

@@ -12,6 +12,10 @@ const NETWORK_CODES = new Set([
 // refusals PostgreSQL reports at login (database missing or not accepting connections, authentication).
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57', '28'];
 const UNAVAILABLE_SQLSTATES = new Set(['3D000', '55000', '55P03']);
+// Class 08 except protocol_violation: the server refused a message of this request (e.g. a statement with more than
+// 65,535 bind parameters, which the driver cannot encode), not a connection problem. Served as an internal error,
+// never as "the database is down" (the filter width limits of filter-translation.ts keep clients from causing it).
+const REQUEST_SQLSTATES = new Set(['08P01']);
 
 // pg reports its own client-side timeouts and broken sockets as plain Errors.
 const PG_CLIENT_MESSAGES = [
@@ -31,6 +35,7 @@ export function isUnavailable(error: unknown): boolean {
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code)) {
+      if (REQUEST_SQLSTATES.has(code)) return false;
       return UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SQLSTATE_PREFIXES.some((p) => code.startsWith(p));
     }
   }

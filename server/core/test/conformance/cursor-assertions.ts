@@ -160,6 +160,33 @@ export function describeCursors(client: GraphQLClient): void {
       expect(await badUserInput(instances, { after: expectedCursor('instances', order, ['2026-05-13T16:00:00.200000Z', 'a\u0000b']) })).toMatch(/NUL/);
     });
 
+    // Edited times that look like the served form but are no instant (V8's Date.parse accepts all of them): they must
+    // never reach a backend (PostgreSQL: 22008 or 24:00 read as the next day; OpenSearch: a failed conversion).
+    const IMPOSSIBLE_TIMES = ['2026-05-12T24:00:00.000000Z', '2026-02-30T00:00:00.000000Z', '2026-04-31T12:00:00.000000Z', '2025-02-29T00:00:00.000000Z', '0000-01-01T00:00:00.000000Z', '2026-05-12T23:59:60.000000Z'];
+    it('a cursor with an impossible time (24:00, Feb 30, Apr 31, year 0000, second 60) is BAD_USER_INPUT', async () => {
+      for (const time of IMPOSSIBLE_TIMES) {
+        const after = expectedCursor('instances', [['startDate', 'DESC'], ['id', 'ASC']], [time, 'paging-001']);
+        expect(await badUserInput(instances, { after })).toBe(
+          'after is not a cursor of getWorkflowInstances (the startDate value is not a timestamp); pass the cursor field of a row this query returned',
+        );
+        const lastUpdate = expectedCursor('instances', [['lastUpdate', 'ASC'], ['id', 'ASC']], [time, 'paging-001']);
+        expect(await badUserInput('query ($after: String) { getWorkflowInstances(orderBy: {lastUpdate: ASC}, after: $after) { id } }', { after: lastUpdate })).toMatch(
+          /^after is not a cursor of getWorkflowInstances \(the lastUpdate value is not a timestamp\)/,
+        );
+        const task = expectedCursor('tasks', [['endDate', 'ASC'], ['id', 'ASC']], [time, 'conformance-waiting:do/0/waitForApproval']);
+        expect(await badUserInput('query ($after: String) { getTaskExecutions(orderBy: {exit: ASC}, after: $after) { id } }', { after: task })).toMatch(
+          /^after is not a cursor of getTaskExecutions \(the endDate value is not a timestamp\)/,
+        );
+      }
+      // The bounds and a leap day are real instants and continue normally (startDate DESC: every row before them).
+      const all = ids(sortInstances(ALL_INSTANCES, [['startDate', 'DESC']]));
+      for (const [time, expected] of [['0001-01-01T00:00:00.000000Z', 0], ['9999-12-31T23:59:59.999999Z', all.length], ['2024-02-29T23:59:59.999999Z', 0]] as const) {
+        const after = expectedCursor('instances', [['startDate', 'DESC'], ['id', 'ASC']], [time, 'paging-001']);
+        const rows = rowsOf(await client.data('query ($after: String) { getWorkflowInstances(limit: 1000, after: $after) { id } }', { after }), 'getWorkflowInstances');
+        expect(rows.length).toBe(Math.min(expected, 1000));
+      }
+    });
+
     it('a cursor of the other list query is BAD_USER_INPUT', async () => {
       const taskCursor = (await page('getTaskExecutions', 'limit: 1', null)).cursors[0]!;
       expect(await badUserInput(instances, { after: taskCursor })).toBe('after is a cursor of getTaskExecutions, not of getWorkflowInstances');

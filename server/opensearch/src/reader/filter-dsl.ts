@@ -81,17 +81,38 @@ function stringDsl(field: string, p: StringPredicate): Query {
 /**
  * A parsed `like` pattern as the cheapest exact query: a term when it has no wildcard, a prefix query for
  * `literal*`, else a wildcard query (Lucene's `?` is one code point, as PostgreSQL's `_` in UTF-8). Lucene refuses to
- * build the automaton of a long wildcard (`*` + 600 characters + `*` already exceeds its determinization effort), so a
- * pattern longer than WILDCARD_LIMIT code points is matched by a script instead (likeScriptDsl).
+ * build the automaton of a long wildcard (`*` + 600 characters + `*` already exceeds its determinization effort), or of
+ * a short one with many `?` after a `*` and a literal (explodesWhenDeterminized), so such a pattern is matched by a
+ * script instead (likeScriptDsl).
  */
 export function likeDsl(field: string, pattern: readonly LikeSegment[]): Query {
   const segments = mergeLiterals(pattern);
   if (segments.every((s) => s.kind === 'literal')) return term(field, segments.map((s) => (s as { text: string }).text).join(''));
   const [head, tail] = [segments[0], segments.slice(1)];
   if (segments.length === 2 && head?.kind === 'literal' && tail[0]?.kind === 'any') return { prefix: { [field]: { value: head.text } } };
-  if (patternLength(segments) > WILDCARD_LIMIT) return likeScriptDsl(field, segments);
+  if (patternLength(segments) > WILDCARD_LIMIT || explodesWhenDeterminized(segments)) return likeScriptDsl(field, segments);
   const wildcard = segments.map((s) => (s.kind === 'literal' ? escapeWildcard(s.text) : s.kind === 'any' ? '*' : '?')).join('');
   return { wildcard: { [field]: { value: wildcard } } };
+}
+
+/**
+ * `?`s after a `*` and a literal: from there on the matcher can be at any of those positions at once, and Lucene's
+ * determinization needs a state per subset of them (`*X` + 13 `?`, or `*` + a UUID mask `????????-????-…`, exceed its
+ * work limit and the node refuses the query). Measured: 12 pass, 13 fail; random patterns with fewer than 8 such `?`
+ * never failed. At this many the script answers instead (the same rows, reading the prefiltered documents).
+ */
+const BRANCHING_WILDCARDS = 8;
+
+function explodesWhenDeterminized(segments: readonly LikeSegment[]): boolean {
+  let afterStar = false;
+  let afterLiteral = false;
+  let branching = 0;
+  for (const s of segments) {
+    if (s.kind === 'any') afterStar = true;
+    else if (s.kind === 'literal') afterLiteral ||= afterStar;
+    else if (afterLiteral) branching++;
+  }
+  return branching >= BRANCHING_WILDCARDS;
 }
 
 /** The literal slice a long pattern's prefilter searches for (a wildcard that is always cheap to build). */

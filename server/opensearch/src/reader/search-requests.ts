@@ -2,7 +2,8 @@
 // answered at once; the client retries, not the server), and the one place that turns failures into what the GraphQL
 // layer serves: unreachable, timed out, refused credentials, a missing index or an overloaded node is
 // BackendUnavailableError (SERVICE_UNAVAILABLE, readiness DOWN with the reason); a wildcard pattern OpenSearch finds
-// too complex is BAD_USER_INPUT; anything else is an internal error with OpenSearch's reason.
+// too complex, a query with too many clauses or a terms query with too many values is BAD_USER_INPUT; anything else is
+// an internal error with OpenSearch's reason.
 import { type Client, errors } from '@opensearch-project/opensearch';
 import { badUserInput } from '@workflow-index/core/errors';
 import { BackendUnavailableError } from '@workflow-index/core/reader';
@@ -64,6 +65,16 @@ export function classifyResponse(status: number, error: ErrorBody | undefined, w
   }
   if (reasons.some((r) => /too_complex_to_determinize|TooComplexToDeterminize|maxDeterminizedStates/i.test(r))) {
     return badUserInput('like/contains/endsWith pattern is too complex for the OpenSearch backend; use fewer wildcards or a shorter pattern');
+  }
+  // A query wider than the node allows: the core's filter limits (GRAPHQL_MAX_FILTER_CONDITIONS, _IN_VALUES) keep the
+  // filters within it at their defaults; a raised limit, or a node configured lower, still meets the client's error.
+  if (reasons.some((r) => /too_many_clauses|too_many_nested_clauses|maxClauseCount/i.test(r))) {
+    return badUserInput(
+      'filter is too wide for the OpenSearch backend (more clauses than indices.query.bool.max_clause_count allows); use fewer conditions (in: [...] for many values of one field) or split the query',
+    );
+  }
+  if (reasons.some((r) => /max_terms_count/.test(r))) {
+    return badUserInput('filter has an in list longer than the OpenSearch backend allows (index.max_terms_count); use fewer values or split the query');
   }
   return new Error(`OpenSearch ${what} failed with HTTP ${status}: ${reasons.join('; ') || JSON.stringify(error)}`);
 }
