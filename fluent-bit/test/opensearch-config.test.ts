@@ -77,6 +77,10 @@ describe('fluent-bit/opensearch configuration', () => {
     const pipeline = createPipeline({ config, parsers, env: openSearchEnvironment() });
     for (const rule of pipeline.rewriteRules) expect(pipeline.outputs.filter((o) => o.match(rule.newTag)).map((o) => o.alias), rule.newTag).toHaveLength(1);
     for (const output of pipeline.outputs) expect(pipeline.rewriteRules.some((r) => output.match(r.newTag)), output.alias).toBe(true);
+    // The router's emitter buffers on disk: in memory, a full emitter drops re-tagged records silently (the emit
+    // fails with FLB_EMITTER_BUSY, which rewrite_tag counts as emitted).
+    const router = sectionsOf(config, 'FILTER').find((f) => property(f, 'Alias') === 'route_by_event_kind')!;
+    expect(property(router, 'Emitter_Storage.type')).toBe('filesystem');
   });
 });
 
