@@ -484,22 +484,13 @@ function checkWidth<N extends ExtendedFilterNode<string, string>>(node: N, limit
   return node;
 }
 
-function limitsOf(limits: number | Partial<FilterLimits>): FilterLimits {
-  return typeof limits === 'number' ? { ...DEFAULT_FILTER_LIMITS, maxDepth: limits } : { ...DEFAULT_FILTER_LIMITS, ...limits };
+/** null when the filter places no condition. Explicit nulls inside a filter mean "no condition". */
+export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, limits: FilterLimits = DEFAULT_FILTER_LIMITS): ExtendedInstanceFilter | null {
+  if (!isSet(arg)) return null;
+  return orNull(checkWidth(instanceNode(arg, { path: 'filter.', depth: 0, limits }), limits));
 }
 
-/**
- * null when the filter places no condition. Explicit nulls inside a filter mean "no condition". `limits` bounds the
- * filter (a number: the depth, other bounds their defaults).
- */
-export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, limits: number | Partial<FilterLimits> = DEFAULT_FILTER_LIMITS): ExtendedInstanceFilter | null {
+export function translateTaskFilter(arg: Maybe<TaskFilterArg>, limits: FilterLimits = DEFAULT_FILTER_LIMITS): ExtendedTaskFilter | null {
   if (!isSet(arg)) return null;
-  const l = limitsOf(limits);
-  return orNull(checkWidth(instanceNode(arg, { path: 'filter.', depth: 0, limits: l }), l));
-}
-
-export function translateTaskFilter(arg: Maybe<TaskFilterArg>, limits: number | Partial<FilterLimits> = DEFAULT_FILTER_LIMITS): ExtendedTaskFilter | null {
-  if (!isSet(arg)) return null;
-  const l = limitsOf(limits);
-  return orNull(checkWidth(taskNode(arg, { path: 'filter.', depth: 0, limits: l }), l));
+  return orNull(checkWidth(taskNode(arg, { path: 'filter.', depth: 0, limits }), limits));
 }
