@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     const sizes = argv['batch-sizes'].split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
     const runs: Array<{ batchSize: number; events: number; seconds: number; eventsPerSecond: number; floorSeconds: number; floorEventsPerSecond: number; ratio: number; instances: number; taskExecutions: number; storedEvents: number }> = [];
     const version = (await clients[0].query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
-    console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}${ceiling === undefined ? '' : `; CEILING ${ceiling}: the triggers run bench/ceiling/${ceiling}.sql instead of the normalizer`}`);
+    console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}${ceiling === undefined ? '' : `; CEILING ${ceiling}: apply_events is the ${ceiling} ceiling (bench/ceiling/ceiling-normalizer.ts)`}`);
     for (const size of sizes) {
       const events = generateEventStream(argv.instances, `b${size}-`);
       // Every table the triggers write, the event store included: each batch size starts from empty tables and

@@ -13,7 +13,8 @@
 // JSON line. The databases are scratch ones (named wi_trigger_cpu_<random>_a/_b) and are dropped at the end (--keep
 // keeps them). It reads the backend's /proc entry, so it runs on the database's host. --b-ceiling measures a ceiling of
 // any normalizing trigger: B is this release's normalizer (or --b-normalizer-dir) with apply_events replaced by
-// bench/ceiling/<ceiling>.sql (parse-only: parses the flush and writes nothing; store-only: also keeps each event once).
+// the ceiling of bench/ceiling/ceiling-normalizer.ts (parse-only: parses the flush and writes nothing; store-only: also
+// keeps each event once).
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
