@@ -6,74 +6,21 @@
 //      offsets, keyset cursors, nested task executions) over the conformance events, the real fixtures, a seeded
 //      loop stream and a generated event set.
 import fc from 'fast-check';
-import { Client } from '@opensearch-project/opensearch';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '@workflow-index/core/app';
-import { defaultCoreConfig } from '@workflow-index/core/config';
-import type { Reader } from '@workflow-index/core/reader';
 import { ALL_CONFORMANCE_FEATURES, CONFORMANCE_EVENTS, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
-import { GraphQLClient, type Variables } from '../../core/test/conformance/graphql-client.js';
-import { createPostgresqlReader } from '../../postgresql/src/postgresql-reader.js';
+import { defaultCoreConfig } from '@workflow-index/core/config';
+import type { GraphQLClient, Variables } from '../../core/test/conformance/graphql-client.js';
 import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
 import { REAL_FORMATS, realFixture } from '../../postgresql/test/support/real-fixtures.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../postgresql/test/support/test-database.js';
-import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
+import { postgresReachable } from '../../postgresql/test/support/test-database.js';
+import { type Pair, loadPair, side } from './support/backend-pair.js';
 import { generatedEventLines } from './support/generated-events.js';
 import { EXTENDED_INSTANCE_ORDER_FIELDS, EXTENDED_TASK_ORDER_FIELDS, extendedInstanceFilter, extendedTaskFilter } from './support/generated-extended-queries.js';
 import { INSTANCE_ORDER_FIELDS, TASK_ORDER_FIELDS, instanceFilter, orderBy, taskFilter, valuePools } from './support/generated-queries.js';
-import { eventLines, loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
-import { writeToPostgreSQL } from './support/postgresql-twin.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { eventLines } from './support/normalized-store.js';
+import { createTestNamespace, openSearchReachable, type TestNamespace } from './support/test-node.js';
 
 const available = (await openSearchReachable()) && (await postgresReachable());
-
-interface Side {
-  readonly reader: Reader;
-  readonly app: App;
-  readonly client: GraphQLClient;
-}
-
-interface Pair {
-  readonly postgresql: Side;
-  readonly opensearch: Side;
-  close(): Promise<void>;
-}
-
-function side(reader: Reader, backend: string): Side {
-  const app = createApp({ config: defaultCoreConfig('production'), reader, logger: pino({ level: 'silent' }), backend });
-  const client = new GraphQLClient(undefined, 2); // as conformance.test.ts (see there)
-  client.attach(app);
-  return { reader, app, client };
-}
-
-/** The same lines into a fresh database and a fresh prefix, each behind its own app. */
-async function loadPair(ns: TestNamespace, name: string, lines: readonly string[]): Promise<Pair> {
-  const prefix = `${ns.prefix}${name}-`;
-  let db: TestDatabase | undefined;
-  try {
-    db = await createTestDatabase({ prefix: 'wi_cross' });
-    await writeToPostgreSQL(db, lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME_MS + i })));
-    await loadNormalized(ns.client, prefix, lines);
-  } catch (error) {
-    await db?.drop();
-    throw error;
-  }
-  const database = db;
-  const postgresql = side(createPostgresqlReader({ pool: database.pool, ownsPool: false }), 'postgresql');
-  const opensearch = side(createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix }), 'opensearch');
-  return {
-    postgresql,
-    opensearch,
-    async close() {
-      for (const s of [postgresql, opensearch]) {
-        await s.app.dispose();
-        await s.reader.close();
-      }
-      await database.drop();
-    },
-  };
-}
 
 /**
  * What is the backend's own by definition, and so left out of the comparison: `indexStatus.backend` (its name) and
@@ -573,14 +520,8 @@ describe.skipIf(!available)('cross-backend: wide filters and short explosive lik
   it('with the limit raised beyond what OpenSearch takes, its refusal is BAD_USER_INPUT, not an internal error', async () => {
     const base = defaultCoreConfig('production');
     const config = { ...base, graphql: { ...base.graphql, maxFilterConditions: 5000 } };
-    const raised = (reader: Reader, backend: string) => {
-      const app = createApp({ config, reader, logger: pino({ level: 'silent' }), backend });
-      const client = new GraphQLClient(undefined, 2);
-      client.attach(app);
-      return { app, client };
-    };
-    const os = raised(pair!.opensearch.reader, 'opensearch');
-    const pg = raised(pair!.postgresql.reader, 'postgresql');
+    const os = side(pair!.opensearch.reader, 'opensearch', config);
+    const pg = side(pair!.postgresql.reader, 'postgresql', config);
     try {
       const filter = { or: [...Array.from({ length: 1099 }, (_, i) => ({ id: `x${i}` })), { id: 'edge-a' }] };
       expect(refusal(JSON.stringify(await os.client.send(IDS, { filter })))).toEqual([

@@ -1,25 +1,11 @@
 // Support of the cross-backend edge tests: the same event lines into a fresh PostgreSQL database and a fresh OpenSearch prefix, each behind the
-// real app (as cross-backend.test.ts loadPair), and a way to send one GraphQL request to both.
-import { Client } from '@opensearch-project/opensearch';
-import { pino } from 'pino';
-import { createApp, type App } from '@workflow-index/core/app';
-import { defaultCoreConfig } from '@workflow-index/core/config';
-import type { Reader } from '@workflow-index/core/reader';
-import { GraphQLClient, type GraphQLResult, type Variables } from '../../../core/test/conformance/graphql-client.js';
-import { createPostgresqlReader } from '../../../postgresql/src/postgresql-reader.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../../postgresql/test/support/test-database.js';
-import { createOpenSearchReader } from '../../src/reader/opensearch-reader.js';
-import { loadNormalized, RECORD_TIME_MS } from '../support/normalized-store.js';
-import { writeToPostgreSQL } from '../support/postgresql-twin.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from '../support/test-node.js';
+// real app (support/backend-pair.ts), and a way to send one GraphQL request to both.
+import type { GraphQLResult, Variables } from '../../../core/test/conformance/graphql-client.js';
+import { postgresReachable } from '../../../postgresql/test/support/test-database.js';
+import { type Pair, type Side, loadPair } from '../support/backend-pair.js';
+import { createTestNamespace, openSearchReachable } from '../support/test-node.js';
 
 export const bothAvailable = async (): Promise<boolean> => (await openSearchReachable()) && (await postgresReachable());
-
-interface Side {
-  readonly reader: Reader;
-  readonly app: App;
-  readonly client: GraphQLClient;
-}
 
 export interface BackendPair {
   readonly postgresql: Side;
@@ -28,29 +14,17 @@ export interface BackendPair {
   close(): Promise<void>;
 }
 
-function side(reader: Reader, backend: string): Side {
-  const app = createApp({ config: defaultCoreConfig('production'), reader, logger: pino({ level: 'silent' }), backend });
-  const client = new GraphQLClient(undefined, 2);
-  client.attach(app);
-  return { reader, app, client };
-}
-
+/** A pair (support/backend-pair.ts) in a test namespace of its own, dropped with it. */
 export async function loadBackendPair(name: string, lines: readonly string[]): Promise<BackendPair> {
-  const ns: TestNamespace = createTestNamespace();
-  const prefix = `${ns.prefix}${name}-`;
-  let db: TestDatabase | undefined;
+  const ns = createTestNamespace();
+  let pair: Pair;
   try {
-    db = await createTestDatabase({ prefix: 'wi_review' });
-    await writeToPostgreSQL(db, lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME_MS + i })));
-    await loadNormalized(ns.client, prefix, lines);
+    pair = await loadPair(ns, name, lines, 'wi_review');
   } catch (error) {
-    await db?.drop();
     await ns.drop();
     throw error;
   }
-  const database = db;
-  const postgresql = side(createPostgresqlReader({ pool: database.pool, ownsPool: false }), 'postgresql');
-  const opensearch = side(createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix }), 'opensearch');
+  const { postgresql, opensearch } = pair;
   return {
     postgresql,
     opensearch,
@@ -59,11 +33,7 @@ export async function loadBackendPair(name: string, lines: readonly string[]): P
       return { postgresql: p, opensearch: o };
     },
     async close() {
-      for (const s of [postgresql, opensearch]) {
-        await s.app.dispose();
-        await s.reader.close();
-      }
-      await database.drop();
+      await pair.close();
       await ns.drop();
     },
   };

@@ -1,0 +1,63 @@
+// The same event lines into a fresh PostgreSQL database and a fresh prefix of a test namespace, each behind its own
+// real app: what cross-backend.test.ts and the cross-backend edge tests compare.
+import { Client } from '@opensearch-project/opensearch';
+import { pino } from 'pino';
+import { type App, createApp } from '@workflow-index/core/app';
+import { type CoreConfig, defaultCoreConfig } from '@workflow-index/core/config';
+import type { Reader } from '@workflow-index/core/reader';
+import { GraphQLClient } from '../../../core/test/conformance/graphql-client.js';
+import { createPostgresqlReader } from '../../../postgresql/src/postgresql-reader.js';
+import { createTestDatabase, type TestDatabase } from '../../../postgresql/test/support/test-database.js';
+import { createOpenSearchReader } from '../../src/reader/opensearch-reader.js';
+import { loadNormalized, RECORD_TIME_MS } from './normalized-store.js';
+import { writeToPostgreSQL } from './postgresql-twin.js';
+import { OPENSEARCH_URL, type TestNamespace } from './test-node.js';
+
+export interface Side {
+  readonly reader: Reader;
+  readonly app: App;
+  readonly client: GraphQLClient;
+}
+
+export interface Pair {
+  readonly postgresql: Side;
+  readonly opensearch: Side;
+  /** Disposes both apps and readers and drops the database (the namespace stays the caller's). */
+  close(): Promise<void>;
+}
+
+/** One backend's reader behind its own real app (production configuration unless given). */
+export function side(reader: Reader, backend: string, config: CoreConfig = defaultCoreConfig('production')): Side {
+  const app = createApp({ config, reader, logger: pino({ level: 'silent' }), backend });
+  const client = new GraphQLClient(undefined, 2); // as conformance.test.ts (see there)
+  client.attach(app);
+  return { reader, app, client };
+}
+
+/** The same lines into a fresh database (named after `databasePrefix`) and the prefix `<ns>name-`. */
+export async function loadPair(ns: TestNamespace, name: string, lines: readonly string[], databasePrefix = 'wi_cross'): Promise<Pair> {
+  const prefix = `${ns.prefix}${name}-`;
+  let db: TestDatabase | undefined;
+  try {
+    db = await createTestDatabase({ prefix: databasePrefix });
+    await writeToPostgreSQL(db, lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME_MS + i })));
+    await loadNormalized(ns.client, prefix, lines);
+  } catch (error) {
+    await db?.drop();
+    throw error;
+  }
+  const database = db;
+  const postgresql = side(createPostgresqlReader({ pool: database.pool, ownsPool: false }), 'postgresql');
+  const opensearch = side(createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix }), 'opensearch');
+  return {
+    postgresql,
+    opensearch,
+    async close() {
+      for (const s of [postgresql, opensearch]) {
+        await s.app.dispose();
+        await s.reader.close();
+      }
+      await database.drop();
+    },
+  };
+}
