@@ -441,7 +441,7 @@ export class OpenSearchNormalizer {
       const done = state.instancesDone + ids.length;
       state = last
         ? await this.storeRules({ rulesVersion: RULES_VERSION, targetVersion: null, afterInstanceId: null, instancesDone: done, instancesSkipped: state.instancesSkipped, skipsInARow: 0, startedAtMs: state.startedAtMs, finishedAtMs: Date.now() })
-        : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done, skipsInARow: ids.length > 0 ? 0 : state.skipsInARow });
+        : await this.storeRules({ ...state, afterInstanceId: ids[ids.length - 1]!, instancesDone: done, skipsInARow: 0 });
       this.narrowingPassed(narrowing, ids.length, state.afterInstanceId);
       this.renormalizationStatus = this.renormalizationStatusOf(state);
       if (last) {
