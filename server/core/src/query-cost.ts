@@ -13,6 +13,13 @@ const { getNamedType, getNullableType, isListType, isObjectType } = graphql;
 
 /** Object types whose values are rows the backend reads. */
 const ROW_TYPES = new Set(['WorkflowInstance', 'TaskExecution']);
+/**
+ * Rows an `offset` skips are read but neither projected for the answer, resolved nor sent: every this many of them
+ * count one row. Measured at 100,000 runs on PostgreSQL: a skipped row of the oldest-first page cost about 0.7 µs of
+ * the database, a served row of a page about 15 µs end to end. OpenSearch skips 10,000 rows per search
+ * (docs/opensearch.md). Unpriced, `offset: 2000000000` cost what `offset: 0` cost, and read the whole table.
+ */
+export const OFFSET_ROWS_PER_COST = 10;
 /** Types whose values are counts, and how many bounded counts one value takes (one per status). */
 const COUNT_TYPES: ReadonlyMap<string, number> = new Map([
   ['Count', 1],
@@ -39,7 +46,8 @@ export interface OperationCost {
 type Variables = Readonly<Record<string, unknown>> | null | undefined;
 
 /**
- * Potential rows of the selected operation: a list with a `limit` counts its effective limit, a list
+ * Potential rows of the selected operation: a list with a `limit` counts its effective limit (and the rows its
+ * `offset` skips, OFFSET_ROWS_PER_COST of them per row), a list
  * without one (an instance's `taskExecutions`, `getTaskExecutionsByWorkflowInstance`) counts
  * `costTasksPerInstance`, a single row counts 1; rows nested in a list count once per row of that list.
  * Fields are merged by response key as execution merges them; @skip/@include are ignored (counted).
@@ -109,7 +117,15 @@ class Pricing {
     const childSets = nodes.flatMap((n) => (n.selectionSet === undefined ? [] : [n.selectionSet]));
     let perRow = 0;
     for (const childNodes of this.collect(childSets).values()) perRow += this.fieldCost(named.getFields(), childNodes);
-    return rows * (1 + perRow);
+    return rows * (1 + perRow) + this.skippedCost(definition, first);
+  }
+
+  /** What the rows an `offset` skips cost (a limit of 0 reads nothing; an offset the resolver rejects neither). */
+  private skippedCost(definition: GraphQLField<unknown, unknown>, node: FieldNode): number {
+    if (!definition.args.some((a) => a.name === 'offset')) return 0;
+    const offset = this.argument(node, 'offset');
+    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset <= 0) return 0;
+    return Math.ceil(offset / OFFSET_ROWS_PER_COST);
   }
 
   private rowCount(type: GraphQLOutputType, definition: GraphQLField<unknown, unknown>, node: FieldNode): number {
@@ -153,8 +169,8 @@ export function costMessage(cost: OperationCost, budget: number, settings: CostS
     .join(', ');
   return (
     `Query cost ${cost.total} exceeds the budget of ${budget} rows (GRAPHQL_MAX_COST). ` +
-    `Each list counts its limit (default ${settings.defaultLimit}), each taskExecutions list ${settings.costTasksPerInstance} per instance of the list it is in, a single lookup 1, ` +
+    `Each list counts its limit (default ${settings.defaultLimit}) and 1 per ${OFFSET_ROWS_PER_COST} rows its offset skips, each taskExecutions list ${settings.costTasksPerInstance} per instance of the list it is in, a single lookup 1, ` +
     `a count ${countCostOf(settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT)} (per status in workflowInstanceStatusCounts). ` +
-    `Largest: ${largest}. Lower the limits, request fewer lists or aliases at once (or split the query), or select taskExecutions for fewer instances.`
+    `Largest: ${largest}. Lower the limits, request fewer lists or aliases at once (or split the query), select taskExecutions for fewer instances, or page deep with after: <cursor> instead of offset.`
   );
 }

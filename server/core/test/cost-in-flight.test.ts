@@ -27,8 +27,9 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
 type Outcome = 'ok' | 'error' | 'unavailable';
 
 /**
- * A reader whose list reads wait for the test: a request is named by its `offset`, its read waits until
- * finish(offset, outcome); `entered` lists the offsets whose read started, in order.
+ * A reader whose list reads wait for the test: a request is named by a number (its filter `name: {eq: "request-N"}`:
+ * a filter costs nothing, where an offset would), its read waits until finish(N, outcome); `entered` lists the
+ * numbers whose read started, in order.
  */
 class GatedListReader extends RecordingReader {
   readonly entered: number[] = [];
@@ -39,30 +40,33 @@ class GatedListReader extends RecordingReader {
   }
 
   override async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
-    this.entered.push(query.offset);
-    const outcome = await new Promise<Outcome>((resolve) => this.gates.set(query.offset, resolve));
-    this.gates.delete(query.offset);
-    if (outcome === 'error') throw new Error(`read ${query.offset} failed`);
+    const filter = query.filter;
+    const name = filter?.kind === 'string' && filter.predicate.op === 'eq' ? Number(String(filter.predicate.value).replace('request-', '')) : Number.NaN;
+    if (Number.isNaN(name)) throw new Error(`not a gated request: ${JSON.stringify(filter)}`);
+    this.entered.push(name);
+    const outcome = await new Promise<Outcome>((resolve) => this.gates.set(name, resolve));
+    this.gates.delete(name);
+    if (outcome === 'error') throw new Error(`read ${name} failed`);
     if (outcome === 'unavailable') throw new BackendUnavailableError('backend down');
-    return super.listInstances({ ...query, offset: 0 });
+    return super.listInstances({ ...query, filter: null });
   }
 
-  /** Ends the read of request `offset` once it has started. */
-  async finish(offset: number, outcome: Outcome = 'ok'): Promise<void> {
-    await until(() => this.gates.has(offset));
-    this.gates.get(offset)?.(outcome);
+  /** Ends the read of request `name` once it has started. */
+  async finish(name: number, outcome: Outcome = 'ok'): Promise<void> {
+    await until(() => this.gates.has(name));
+    this.gates.get(name)?.(outcome);
   }
 
-  isReading(offset: number): boolean {
-    return this.gates.has(offset);
+  isReading(name: number): boolean {
+    return this.gates.has(name);
   }
 }
 
 /** Budget: requests of at most 100 rows, 250 rows in flight (two heavy requests and a few cheap ones). */
 const ENV = { GRAPHQL_DEFAULT_LIMIT: '10', GRAPHQL_MAX_LIMIT: '100', GRAPHQL_MAX_COST: '100', GRAPHQL_MAX_COST_IN_FLIGHT: '250' };
 
-/** A request of `rows` rows named by `offset`. */
-const listQuery = (offset: number, rows = 100): string => `{ getWorkflowInstances(limit: ${rows}, offset: ${offset}) { id } }`;
+/** A request of `rows` rows named by `name`. */
+const listQuery = (name: number, rows = 100): string => `{ getWorkflowInstances(limit: ${rows}, filter: {name: {eq: "request-${name}"}}) { id } }`;
 /** Costs 1 row and does not touch the gated list reads. */
 const CHEAP = '{ getWorkflowInstance(id: "i1") { id } }';
 

@@ -66,6 +66,8 @@ const TWO_ROOTS = 'query Two($id: ID!) { one: getWorkflowInstance(id: $id) { id 
 /** Priced by its variable: limit + limit × the tasks' default limit. */
 const MANY = 'query Many($limit: Int) { getWorkflowInstances(limit: $limit) { id taskExecutions { id } } }';
 const ANONYMOUS = '{ getWorkflowInstances(limit: 2) { id status } }';
+/** Priced by its variable too: 2 rows + 1 per 10 rows the offset skips. */
+const SKIP = 'query Skip($offset: Int) { getWorkflowInstances(limit: 2, offset: $offset, orderBy: {id: ASC}) { id } }';
 const TWO_OPERATIONS = 'query A { a: getWorkflowInstances(limit: 1) { id } } query B($id: ID!) { b: getWorkflowInstance(id: $id) { id status } }';
 
 /** The hot requests the servers are warmed with: each document and operation, sent until it is hot. */
@@ -74,6 +76,7 @@ const WARM: ReadonlyArray<Record<string, unknown>> = [
   { query: ONE, variables: { id: 'inst-a' } },
   { query: TWO_ROOTS, variables: { id: 'inst-b' } },
   { query: MANY, variables: { limit: 1 } },
+  { query: SKIP, variables: { offset: 1 } },
   { query: ANONYMOUS },
   { query: TWO_OPERATIONS, operationName: 'A' },
   { query: TWO_OPERATIONS, operationName: 'B', variables: { id: 'inst-a' } },
@@ -127,12 +130,13 @@ describe('hot requests over node:http', () => {
     const variables = fc.oneof(
       fc.record({ status: fc.constantFrom('COMPLETED', 'FAULTED', 'RUNNING', 'NOPE', 7), limit: fc.oneof(fc.integer({ min: -1, max: 60 }), fc.constant('x'), fc.constant(null)) }, { requiredKeys: [] }),
       fc.record({ id: fc.oneof(fc.constantFrom('inst-a', 'inst-b', 'run-3', 'missing'), fc.integer()) }, { requiredKeys: [] }),
+      fc.record({ offset: fc.oneof(fc.integer({ min: -1, max: 600 }), fc.constant(2_147_483_647), fc.constant(null)) }, { requiredKeys: [] }),
       fc.constant(null),
       fc.constant([1]),
       fc.constant('{"id":"inst-a"}'),
     );
     const request = fc.record({
-      query: fc.oneof(fc.constantFrom(PAGE, ONE, TWO_ROOTS, MANY, TWO_OPERATIONS), fc.constant(`${PAGE} `)),
+      query: fc.oneof(fc.constantFrom(PAGE, ONE, TWO_ROOTS, MANY, SKIP, TWO_OPERATIONS), fc.constant(`${PAGE} `)),
       operationName: fc.option(fc.constantFrom('A', 'B', 'Page', 'One', 'Two', 'C'), { nil: undefined }),
       variables: fc.option(variables, { nil: undefined }),
       extra: fc.option(fc.constantFrom<Record<string, unknown>>({ extensions: {} }, { extensions: { persistedQuery: { version: 1 } } }, { foo: 1 }), { nil: undefined }),
@@ -143,9 +147,10 @@ describe('hot requests over node:http', () => {
     });
     // Requests the hot path takes (valid variables, its framings), beside the request space above.
     const hotShaped = fc.record({
-      query: fc.constantFrom(PAGE, ONE, TWO_ROOTS, MANY, ANONYMOUS, TWO_OPERATIONS),
+      query: fc.constantFrom(PAGE, ONE, TWO_ROOTS, MANY, SKIP, ANONYMOUS, TWO_OPERATIONS),
       operationName: fc.constantFrom(undefined, 'A', 'B', '', null),
-      variables: fc.record({ status: fc.constantFrom('COMPLETED', 'FAULTED', 'RUNNING'), limit: fc.integer({ min: 0, max: 25 }), id: fc.constantFrom('inst-a', 'inst-b', 'run-3', 'missing') }),
+      // GRAPHQL_MAX_COST 40: Skip runs up to offset 380 and is refused beyond
+      variables: fc.record({ status: fc.constantFrom('COMPLETED', 'FAULTED', 'RUNNING'), limit: fc.integer({ min: 0, max: 25 }), offset: fc.integer({ min: 0, max: 600 }), id: fc.constantFrom('inst-a', 'inst-b', 'run-3', 'missing') }),
       extra: fc.constant(undefined),
       indent: fc.constantFrom(0, 2),
       accept: fc.constantFrom(undefined, '*/*', 'application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json', 'application/json, application/graphql-response+json'),
@@ -154,7 +159,7 @@ describe('hot requests over node:http', () => {
     }).map((r) => ({
       ...r,
       // Each document's own variables (a variable the operation does not define is a validation error: also sent).
-      variables: r.query === PAGE ? { status: r.variables.status, limit: r.variables.limit } : r.query === MANY ? { limit: r.variables.limit } : r.query === ANONYMOUS || (r.query === TWO_OPERATIONS && r.operationName !== 'B') ? undefined : { id: r.variables.id },
+      variables: r.query === PAGE ? { status: r.variables.status, limit: r.variables.limit } : r.query === MANY ? { limit: r.variables.limit } : r.query === SKIP ? { offset: r.variables.offset } : r.query === ANONYMOUS || (r.query === TWO_OPERATIONS && r.operationName !== 'B') ? undefined : { id: r.variables.id },
       operationName: r.query === TWO_OPERATIONS || r.query === ANONYMOUS ? r.operationName : undefined,
     }));
     await fc.assert(

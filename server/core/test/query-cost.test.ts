@@ -48,6 +48,20 @@ describe('operationCost', () => {
     ]);
   });
 
+  it('the rows an offset skips count 1 per 10 (rounded up), on both list queries, from literals, variables and defaults', () => {
+    expect(cost('{ getWorkflowInstances(limit: 20, offset: 5000) { id } }').total).toBe(20 + 500);
+    expect(cost('{ getTaskExecutions(limit: 20, offset: 1) { id } }').total).toBe(21);
+    expect(cost('{ getWorkflowInstances(offset: 15) { id taskExecutions { id } } }').total).toBe(100 * 11 + 2);
+    const query = 'query ($o: Int = 100) { getWorkflowInstances(limit: 1, offset: $o) { id } }';
+    expect(cost(query).total).toBe(1 + 10);
+    expect(cost(query, { o: 2_000_000_000 }).total).toBe(1 + 200_000_000);
+    expect(cost(query, { o: null }).total).toBe(1);
+    expect(cost(query, { o: 0 }).total).toBe(1);
+    // what the resolver refuses or never reads costs nothing
+    expect(cost(query, { o: -5 }).total).toBe(1);
+    expect(cost('{ getWorkflowInstances(limit: 0, offset: 1000000) { id } }').total).toBe(0);
+  });
+
   it('prices the selected operation of a document', () => {
     const document = 'query Small { getWorkflowInstances(limit: 1) { id } } query Big { getWorkflowInstances(limit: 900) { id } }';
     expect(cost(document, undefined, 'Small').total).toBe(1);
@@ -67,9 +81,9 @@ describe('GRAPHQL_MAX_COST over HTTP', () => {
       errors: [
         {
           message:
-            'Query cost 330000 exceeds the budget of 20000 rows (GRAPHQL_MAX_COST). Each list counts its limit (default 100), each taskExecutions list 10 per instance of the list it is in, a single lookup 1, ' +
+            'Query cost 330000 exceeds the budget of 20000 rows (GRAPHQL_MAX_COST). Each list counts its limit (default 100) and 1 per 10 rows its offset skips, each taskExecutions list 10 per instance of the list it is in, a single lookup 1, ' +
             'a count 100 (per status in workflowInstanceStatusCounts). ' +
-            'Largest: a0 (11000), a1 (11000), a2 (11000). Lower the limits, request fewer lists or aliases at once (or split the query), or select taskExecutions for fewer instances.',
+            'Largest: a0 (11000), a1 (11000), a2 (11000). Lower the limits, request fewer lists or aliases at once (or split the query), select taskExecutions for fewer instances, or page deep with after: <cursor> instead of offset.',
           extensions: { code: 'BAD_USER_INPUT' },
         },
       ],
@@ -101,24 +115,50 @@ describe('GRAPHQL_MAX_COST over HTTP', () => {
     expect(reader.callsOf('getInstance')).toHaveLength(0);
   });
 
-  it('property: a request runs iff its rows (Σ limit × (1 + 10 per task list)) fit the budget; a refused one reads nothing', async () => {
+  it('a deep offset is refused before any read, however it is sent; exactly the budget runs', async () => {
     const { app, reader } = testApp();
-    const alias = fc.record({ limit: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 1000 })), tasks: fc.boolean(), viaVariable: fc.boolean() });
+    // 20 rows + 199,800 / 10 skipped = 20,000: the default budget
+    expect((await postGraphQL(app, '{ getWorkflowInstances(limit: 20, offset: 199800) { id } }')).body.errors).toBeUndefined();
+    expect(reader.callsOf('listInstances')).toHaveLength(1);
+    const query = 'query ($o: Int) { getTaskExecutions(limit: 20, offset: $o) { id } }';
+    // the same document several times within the budget first: later runs may take the compiled (hot) path
+    for (let i = 0; i < 3; i += 1) expect((await postGraphQL(app, query, { o: 10 })).body.errors).toBeUndefined();
+    expect(reader.callsOf('listTasks')).toHaveLength(3);
+    for (const o of [199_810, 2_000_000_000]) {
+      const { body } = await postGraphQL(app, query, { o });
+      expect(codes(body)).toEqual(['BAD_USER_INPUT']);
+      expect(body.errors?.[0]?.message).toMatch(new RegExp(`^Query cost ${20 + Math.ceil(o / 10)} exceeds the budget of 20000 rows .*1 per 10 rows its offset skips.*after: <cursor> instead of offset\\.$`));
+    }
+    expect(reader.callsOf('listTasks')).toHaveLength(3);
+  });
+
+  it('property: a request runs iff its rows (Σ limit × (1 + 10 per task list) + offset / 10) fit the budget; a refused one reads nothing', async () => {
+    const { app, reader } = testApp();
+    const alias = fc.record({
+      limit: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 1000 })),
+      offset: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 300_000 })),
+      tasks: fc.boolean(),
+      viaVariable: fc.boolean(),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(alias, { minLength: 1, maxLength: 30 }), async (aliases) => {
         reader.calls.length = 0;
         const variables: Record<string, unknown> = {};
         const fields = aliases.map((a, i) => {
-          let limit = '';
+          const args: string[] = [];
           if (a.viaVariable) {
             variables[`l${i}`] = a.limit;
-            limit = `(limit: $l${i})`;
-          } else if (a.limit !== null) limit = `(limit: ${a.limit})`;
-          return `a${i}: getWorkflowInstances${limit} { id${a.tasks ? ' taskExecutions { id }' : ''} }`;
+            variables[`o${i}`] = a.offset;
+            args.push(`limit: $l${i}`, `offset: $o${i}`);
+          } else {
+            if (a.limit !== null) args.push(`limit: ${a.limit}`);
+            if (a.offset !== null) args.push(`offset: ${a.offset}`);
+          }
+          return `a${i}: getWorkflowInstances${args.length > 0 ? `(${args.join(', ')})` : ''} { id${a.tasks ? ' taskExecutions { id }' : ''} }`;
         });
         const declarations = Object.keys(variables).map((name) => `$${name}: Int`);
         const query = `query ${declarations.length > 0 ? `(${declarations.join(', ')})` : ''} { ${fields.join(' ')} }`;
-        const expected = aliases.reduce((sum, a) => sum + (a.limit ?? 100) * (a.tasks ? 11 : 1), 0);
+        const expected = aliases.reduce((sum, a) => sum + (a.limit === 0 ? 0 : (a.limit ?? 100) * (a.tasks ? 11 : 1) + Math.ceil((a.offset ?? 0) / 10)), 0);
         const { body } = await postGraphQL(app, query, variables);
         if (expected > 20_000) {
           expect(codes(body)).toEqual(['BAD_USER_INPUT']);

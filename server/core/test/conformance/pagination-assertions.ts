@@ -66,6 +66,12 @@ export function describePagination(client: GraphQLClient): void {
       expect(await badUserInput('query ($l: Int) { getWorkflowInstances(limit: $l) { id } }', { l: 5000 })).toMatch(/1000/);
     });
 
+    it('an offset deeper than the cost budget allows (1 per 10 skipped rows) is BAD_USER_INPUT pointing to after; the deepest allowed answers', async () => {
+      expect(await instanceIds('limit: 20, offset: 199800')).toEqual([]);
+      expect(await badUserInput('{ getWorkflowInstances(limit: 20, offset: 199810) { id } }')).toMatch(/^Query cost 20001 exceeds the budget of 20000 rows.*offset.*after: <cursor>/);
+      expect(await badUserInput('query ($o: Int) { getTaskExecutions(offset: $o) { id } }', { o: 2_147_483_647 })).toMatch(/^Query cost 214748465 exceeds/);
+    });
+
     it('a negative limit or offset is BAD_USER_INPUT naming the bound', async () => {
       expect(await badUserInput('{ getWorkflowInstances(limit: -1) { id } }')).toMatch(/limit.*(\b0\b|negative)/);
       expect(await badUserInput('{ getWorkflowInstances(offset: -1) { id } }')).toMatch(/offset.*(\b0\b|negative)/);
