@@ -5,7 +5,16 @@
 import { type Query, and, MAX_TERMS_COUNT, or, terms } from './query-dsl.js';
 import type { Searcher } from './search-requests.js';
 
-const PAGE = 1000;
+/**
+ * Pages of a check are sized by the text they bring, not only by their documents: a page of 1,000 payloads of
+ * 256 kB (Fluent Bit's longest line) was a quarter of a gigabyte in one response. The first page holds
+ * FIRST_CHECK_PAGE documents; each next one as many as CHECK_PAGE_CHARS allows at the longest text seen so far
+ * (at least 1, at most MAX_CHECK_PAGE).
+ */
+export const FIRST_CHECK_PAGE = 32;
+export const MAX_CHECK_PAGE = 1000;
+/** UTF-16 units of stored text one page of a check may bring (about 4 MiB in the heap), after its first page. */
+export const CHECK_PAGE_CHARS = 2 * 1024 * 1024;
 /** The `what` of a check's searches: speculative-page.ts knows them by it. */
 export const CHECK_SEARCH = 'filter check on the stored text';
 
@@ -16,19 +25,24 @@ export async function checkedIds(
   query: Query,
   field: string,
   matches: (text: string | null) => boolean,
+  pageChars = CHECK_PAGE_CHARS,
 ): Promise<string[]> {
   const ids: string[] = [];
   let lastId: string | null = null;
+  let size = FIRST_CHECK_PAGE;
+  let longest = 1;
   for (;;) {
     const page = lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]);
-    const response = await requests.search(index, { query: page, size: PAGE, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, CHECK_SEARCH);
+    const response = await requests.search(index, { query: page, size, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, CHECK_SEARCH);
     const hits = response.hits.hits;
     for (const hit of hits) {
       const text = sourceAt(hit._source, field);
+      if (typeof text === 'string' && text.length > longest) longest = text.length;
       if (matches(typeof text === 'string' ? text : null)) ids.push(String(hit._source['id']));
     }
-    if (hits.length < PAGE) return ids;
+    if (hits.length < size) return ids;
     lastId = String(hits[hits.length - 1]!._source['id']);
+    size = Math.max(1, Math.min(MAX_CHECK_PAGE, Math.floor(pageChars / longest)));
   }
 }
 
