@@ -75,12 +75,16 @@ describe.skipIf(!available)('dates, bounds, cost and cursor checks', () => {
     expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
   });
 
-  it('offsets at the bounds: 2147483647 and the window edges answer the same', async () => {
-    for (const [limit, offset] of [[1000, 2_147_483_647], [1000, 9_999], [1, 10_000], [0, 0], [1000, 3]]) {
+  it('offsets at the bounds: the window edges and the deepest the cost allows answer the same; 2147483647 is BAD_USER_INPUT on both', async () => {
+    for (const [limit, offset] of [[1000, 190_000], [1000, 9_999], [1, 10_000], [0, 0], [1000, 3], [0, 2_147_483_647]]) {
       const { postgresql, opensearch } = await pair.send(LIST, { limit, offset });
       expect(codes(postgresql)).toEqual([]);
       expect(summary(opensearch)).toBe(summary(postgresql));
     }
+    const { postgresql, opensearch } = await pair.send(LIST, { limit: 1000, offset: 2_147_483_647 });
+    expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
+    expect(opensearch.errors[0]!.message).toBe(postgresql.errors[0]!.message);
+    expect(postgresql.errors[0]!.message).toMatch(/^Query cost 214749365 exceeds the budget of 20000 rows/);
   });
 
   it('the cost limit is BAD_USER_INPUT naming the budget', async () => {
