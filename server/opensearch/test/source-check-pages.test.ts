@@ -4,7 +4,7 @@
 // character budget allows at the longest text seen. The answer is the same whatever the budget.
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter } from '@workflow-index/core/reader';
+import { BackendUnavailableError, type ExtendedInstanceFilter } from '@workflow-index/core/reader';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { MATCH_ALL } from '../src/reader/query-dsl.js';
@@ -32,16 +32,20 @@ const EVENTS = Array.from({ length: RUNS }, (_, k) => [
   { instanceId: idOf(k), eventType: `${WF}completed.v1`, timestamp: T0 + 500 + k, endTime: T0 + 500 + k, status: 'COMPLETED' },
 ]).flat();
 
-/** Records each check page: how many documents it asked for, how many it got, and the characters of their text. */
+/**
+ * Records each check page: how many documents it asked for, how many it got, the characters of their text and the
+ * timeout it was given. `pauseMs` holds each answer back (a check that takes longer than its timeout).
+ */
 class RecordingSearcher implements Searcher {
-  readonly pages: { size: number; hits: number; chars: number; longest: number }[] = [];
-  constructor(private readonly inner: Searcher, private readonly field: string) {}
+  readonly pages: { size: number; hits: number; chars: number; longest: number; timeoutMs: number | undefined }[] = [];
+  constructor(private readonly inner: Searcher, private readonly field: string, readonly timeoutMs = 60_000, private readonly pauseMs = 0) {}
 
-  async search(index: string, body: SearchBody, what: string): Promise<SearchResponse> {
-    const response = await this.inner.search(index, body, what);
+  async search(index: string, body: SearchBody, what: string, timeoutMs?: number): Promise<SearchResponse> {
+    const response = await this.inner.search(index, body, what, timeoutMs);
+    if (this.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, this.pauseMs));
     if (what === CHECK_SEARCH) {
       const lengths = response.hits.hits.map((hit) => String(hit._source[this.field] ?? '').length);
-      this.pages.push({ size: Number(body.size), hits: lengths.length, chars: lengths.reduce((a, b) => a + b, 0), longest: Math.max(1, ...lengths) });
+      this.pages.push({ size: Number(body.size), hits: lengths.length, chars: lengths.reduce((a, b) => a + b, 0), longest: Math.max(1, ...lengths), timeoutMs });
     }
     return response;
   }
@@ -95,6 +99,20 @@ describe.skipIf(!available)('checks on the stored text read pages bounded by the
       expect(await checkedIds(searcher, index, MATCH_ALL, 'input_json', isGold, budget)).toEqual(gold);
       if (budget === 1) expect(searcher.pages.slice(1).every((p) => p.size === 1)).toBe(true);
     }
+  });
+
+  it('a check is bounded in all by the query timeout: later pages search within what is left, and one past it fails as a timed-out search', async () => {
+    const generous = new RecordingSearcher(requests, 'input_json', 60_000);
+    expect(await checkedIds(generous, index, MATCH_ALL, 'input_json', isGold, 100_000)).toEqual(gold);
+    expect(generous.pages[0]!.timeoutMs).toBeUndefined();
+    for (const page of generous.pages.slice(1)) expect(page.timeoutMs).toBeLessThanOrEqual(60_000);
+    // Each answer held back 20 ms against a timeout of 1 ms: the first page is read (it has its own search timeout),
+    // the second is not searched.
+    const slow = new RecordingSearcher(requests, 'input_json', 1, 20);
+    const failure = checkedIds(slow, index, MATCH_ALL, 'input_json', isGold, 100_000);
+    await expect(failure).rejects.toThrow(BackendUnavailableError);
+    await expect(failure).rejects.toThrow(`read ${FIRST_CHECK_PAGE} documents and was not done after 1 ms (OPENSEARCH_QUERY_TIMEOUT_MS`);
+    expect(slow.pages).toHaveLength(1);
   });
 
   it('a JSON filter through the reader answers the runs whose unindexed payload matches', async () => {

@@ -92,13 +92,16 @@ export function classifyError(error: unknown, what: string): Error {
 
 /** What a lookup needs of SearchRequests: one search (speculative-page.ts answers lookups without a node). */
 export interface Searcher {
-  search(index: string, body: SearchBody, what: string): Promise<SearchResponse>;
+  /** One search, within `timeoutMs` (default: the searcher's own). */
+  search(index: string, body: SearchBody, what: string, timeoutMs?: number): Promise<SearchResponse>;
+  /** OPENSEARCH_QUERY_TIMEOUT_MS: the longest one search may take, and a lookup of several searches in all. */
+  readonly timeoutMs: number;
 }
 
 export class SearchRequests implements Searcher {
   constructor(
     private readonly client: Client,
-    private readonly timeoutMs: number,
+    readonly timeoutMs: number,
   ) {}
 
   async search(index: string, body: SearchBody, what: string, timeoutMs = this.timeoutMs): Promise<SearchResponse> {

@@ -2,6 +2,7 @@
 // capped or unindexed JSON leaves (json-fallback.ts), the JSON operators' undecided payloads (extended/), a string
 // beyond the keyword limit (long-detail-filter.ts). They are read in pages by id, and the filter then matches the ids
 // that passed, besides what its keyword query matches.
+import { BackendUnavailableError } from '@workflow-index/core/reader';
 import { type Query, and, MAX_TERMS_COUNT, or, terms } from './query-dsl.js';
 import type { Searcher } from './search-requests.js';
 
@@ -18,7 +19,13 @@ export const CHECK_PAGE_CHARS = 2 * 1024 * 1024;
 /** The `what` of a check's searches: speculative-page.ts knows them by it. */
 export const CHECK_SEARCH = 'filter check on the stored text';
 
-/** The ids of the documents of `query` whose `_source` field `field` passes `matches` (null: the field is absent). */
+/**
+ * The ids of the documents of `query` whose `_source` field `field` passes `matches` (null: the field is absent).
+ * A check is one lookup, bounded in all by the searcher's timeout (OPENSEARCH_QUERY_TIMEOUT_MS), as a statement is by
+ * PostgreSQL's statement_timeout: the pages after the first search within what is left of it, and a check still
+ * reading after it fails as a timed-out search does (BackendUnavailableError, SERVICE_UNAVAILABLE). Unbounded, a filter
+ * value over the keyword limit read every served payload, a search per page, for as long as that took.
+ */
 export async function checkedIds(
   requests: Searcher,
   index: string,
@@ -31,10 +38,20 @@ export async function checkedIds(
   let lastId: string | null = null;
   let size = FIRST_CHECK_PAGE;
   let longest = 1;
+  let read = 0;
+  const started = Date.now();
   for (;;) {
     const page = lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]);
-    const response = await requests.search(index, { query: page, size, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, CHECK_SEARCH);
+    let timeoutMs: number | undefined;
+    if (lastId !== null) {
+      timeoutMs = requests.timeoutMs - (Date.now() - started);
+      if (timeoutMs <= 0) {
+        throw new BackendUnavailableError(`a filter's check of the stored text read ${read} documents and was not done after ${requests.timeoutMs} ms (OPENSEARCH_QUERY_TIMEOUT_MS bounds such a check in all): narrow the filter`);
+      }
+    }
+    const response = await requests.search(index, { query: page, size, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, CHECK_SEARCH, timeoutMs);
     const hits = response.hits.hits;
+    read += hits.length;
     for (const hit of hits) {
       const text = sourceAt(hit._source, field);
       if (typeof text === 'string' && text.length > longest) longest = text.length;

@@ -19,6 +19,7 @@ const NOT_SPECULATIVE = new NotSpeculative('a lookup that is not a check on the 
 /** Answers every check on the stored text with no document and records it; refuses any other lookup. */
 class DryRun implements Searcher {
   readonly checks: { index: string; query: SearchBody['query'] }[] = [];
+  readonly timeoutMs = Number.POSITIVE_INFINITY;
 
   search(index: string, body: SearchBody, what: string): Promise<SearchResponse> {
     if (what !== CHECK_SEARCH) return Promise.reject(NOT_SPECULATIVE);
