@@ -13,6 +13,8 @@ export interface SearchHit {
   readonly _source: Readonly<Record<string, unknown>>;
   /** The hit's sort values, when the search was sorted. */
   readonly sort?: readonly unknown[];
+  /** Script fields' values, when the search asked for some. */
+  readonly fields?: Readonly<Record<string, readonly unknown[]>>;
 }
 
 export interface SearchBody {
@@ -25,6 +27,7 @@ export interface SearchBody {
   readonly _source?: readonly string[] | false;
   readonly track_total_hits?: boolean;
   readonly aggs?: Readonly<Record<string, unknown>>;
+  readonly script_fields?: Readonly<Record<string, unknown>>;
 }
 
 export interface SearchResponse {
@@ -94,8 +97,10 @@ export function classifyError(error: unknown, what: string): Error {
 export interface Searcher {
   /** One search, within `timeoutMs` (default: the searcher's own). */
   search(index: string, body: SearchBody, what: string, timeoutMs?: number): Promise<SearchResponse>;
-  /** OPENSEARCH_QUERY_TIMEOUT_MS: the longest one search may take, and a lookup of several searches in all. */
+  /** OPENSEARCH_QUERY_TIMEOUT_MS: the longest one search may take. */
   readonly timeoutMs: number;
+  /** What is left of the time the lookups of one filter share (lookup-deadline.ts); here, a search's own. */
+  remainingMs(): number;
 }
 
 export class SearchRequests implements Searcher {
@@ -103,6 +108,10 @@ export class SearchRequests implements Searcher {
     private readonly client: Client,
     readonly timeoutMs: number,
   ) {}
+
+  remainingMs(): number {
+    return this.timeoutMs;
+  }
 
   async search(index: string, body: SearchBody, what: string, timeoutMs = this.timeoutMs): Promise<SearchResponse> {
     try {

@@ -4,27 +4,38 @@
 // that passed, besides what its keyword query matches.
 import { BackendUnavailableError } from '@workflow-index/core/reader';
 import { type Query, and, MAX_TERMS_COUNT, or, terms } from './query-dsl.js';
-import type { Searcher } from './search-requests.js';
+import type { Searcher, SearchHit } from './search-requests.js';
 
 /**
- * Pages of a check are sized by the text they bring, not only by their documents: a page of 1,000 payloads of
- * 256 kB (Fluent Bit's longest line) was a quarter of a gigabyte in one response. The first page holds
- * FIRST_CHECK_PAGE documents; each next one as many as CHECK_PAGE_CHARS allows at the longest text seen so far
- * (at least 1, at most MAX_CHECK_PAGE).
+ * A check lists its documents by id, CHECK_LISTING at a time, each with its text when that is at most
+ * CHECK_LISTING_CHARS / CHECK_LISTING = 16,384 UTF-16 units long and its length otherwise (a script field), then
+ * reads the longer texts in batches of at most CHECK_BATCH_CHARS units (a longer text alone): every response holds
+ * at most about 8 MiB of text in the heap. Id order says nothing about sizes: a page of 1,000 payloads of 256 kB
+ * (Fluent Bit's longest line) was a quarter of a gigabyte in one response. The documents checked are mostly the
+ * ones with a text over the keyword limit (8,191 units), so the listing's inline bound is twice that.
  */
-export const FIRST_CHECK_PAGE = 32;
-export const MAX_CHECK_PAGE = 1000;
-/** UTF-16 units of stored text one page of a check may bring (about 4 MiB in the heap), after its first page. */
-export const CHECK_PAGE_CHARS = 2 * 1024 * 1024;
+export const CHECK_LISTING = 256;
+export const CHECK_LISTING_CHARS = 4 * 1024 * 1024;
+/** About 8 MiB of heap. */
+export const CHECK_BATCH_CHARS = 4 * 1024 * 1024;
 /** The `what` of a check's searches: speculative-page.ts knows them by it. */
 export const CHECK_SEARCH = 'filter check on the stored text';
 
 /**
+ * The `_source` string at params.path: itself when at most params.inline units long, else its length; null when there
+ * is none (absent, null, not a string).
+ */
+const TEXT_OR_LENGTH = `def v = params['_source'];
+for (def key : params.path) { if (!(v instanceof Map)) { return null; } v = v.get(key); }
+if (!(v instanceof String)) { return null; }
+String s = (String) v;
+return s.length() <= params.inline ? s : s.length();`;
+
+/**
  * The ids of the documents of `query` whose `_source` field `field` passes `matches` (null: the field is absent).
- * A check is one lookup, bounded in all by the searcher's timeout (OPENSEARCH_QUERY_TIMEOUT_MS), as a statement is by
- * PostgreSQL's statement_timeout: the pages after the first search within what is left of it, and a check still
- * reading after it fails as a timed-out search does (BackendUnavailableError, SERVICE_UNAVAILABLE). Unbounded, a filter
- * value over the keyword limit read every served payload, a search per page, for as long as that took.
+ * Every search takes what is left of the searcher's time (`remainingMs`: a filter's lookups share one
+ * OPENSEARCH_QUERY_TIMEOUT_MS, lookup-deadline.ts, as a PostgreSQL statement its statement_timeout); a check with
+ * none left fails as a timed-out search does (BackendUnavailableError, SERVICE_UNAVAILABLE).
  */
 export async function checkedIds(
   requests: Searcher,
@@ -32,34 +43,58 @@ export async function checkedIds(
   query: Query,
   field: string,
   matches: (text: string | null) => boolean,
-  pageChars = CHECK_PAGE_CHARS,
+  batchChars = CHECK_BATCH_CHARS,
 ): Promise<string[]> {
   const ids: string[] = [];
-  let lastId: string | null = null;
-  let size = FIRST_CHECK_PAGE;
-  let longest = 1;
   let read = 0;
-  const started = Date.now();
+  const search = (body: Parameters<Searcher['search']>[1]): Promise<SearchHit[]> => {
+    const left = requests.remainingMs();
+    if (left <= 0) {
+      throw new BackendUnavailableError(`a filter's check of the stored text read ${read} documents and was not done within ${requests.timeoutMs} ms (OPENSEARCH_QUERY_TIMEOUT_MS bounds a filter's lookups together): narrow the filter`);
+    }
+    return requests.search(index, body, CHECK_SEARCH, Math.min(left, requests.timeoutMs)).then((r) => [...r.hits.hits]);
+  };
+  const path = field.split('.');
+  let lastId: string | null = null;
   for (;;) {
     const page = lastId === null ? query : and([query, { range: { id: { gt: lastId } } }]);
-    let timeoutMs: number | undefined;
-    if (lastId !== null) {
-      timeoutMs = requests.timeoutMs - (Date.now() - started);
-      if (timeoutMs <= 0) {
-        throw new BackendUnavailableError(`a filter's check of the stored text read ${read} documents and was not done after ${requests.timeoutMs} ms (OPENSEARCH_QUERY_TIMEOUT_MS bounds such a check in all): narrow the filter`);
+    const listed = await search({
+      query: page, size: CHECK_LISTING, sort: [{ id: { order: 'asc' } }], _source: ['id'],
+      script_fields: { text: { script: { lang: 'painless', source: TEXT_OR_LENGTH, params: { path, inline: Math.floor(CHECK_LISTING_CHARS / CHECK_LISTING) } } } },
+    });
+    let batch: string[] = [];
+    let chars = 0;
+    const readBatch = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const hits = await search({ query: and([query, terms('id', batch)]), size: batch.length, _source: ['id', field] });
+      const passed = new Set<string>();
+      for (const hit of hits) {
+        const text = sourceAt(hit._source, field);
+        if (matches(typeof text === 'string' ? text : null)) passed.add(String(hit._source['id']));
       }
+      for (const id of batch) if (passed.has(id)) ids.push(id); // in id order, as listed
+      read += hits.length;
+      batch = [];
+      chars = 0;
+    };
+    for (const hit of listed) {
+      const id = String(hit._source['id']);
+      const value = hit.fields?.['text']?.[0] ?? null;
+      if (typeof value !== 'number') {
+        // the text itself, or none: decided now (after the batch before it, to keep the id order)
+        await readBatch();
+        read += 1;
+        if (matches(typeof value === 'string' ? value : null)) ids.push(id);
+        continue;
+      }
+      const length = value;
+      if (batch.length > 0 && chars + length > batchChars) await readBatch();
+      batch.push(id);
+      chars += length;
     }
-    const response = await requests.search(index, { query: page, size, sort: [{ id: { order: 'asc' } }], _source: ['id', field] }, CHECK_SEARCH, timeoutMs);
-    const hits = response.hits.hits;
-    read += hits.length;
-    for (const hit of hits) {
-      const text = sourceAt(hit._source, field);
-      if (typeof text === 'string' && text.length > longest) longest = text.length;
-      if (matches(typeof text === 'string' ? text : null)) ids.push(String(hit._source['id']));
-    }
-    if (hits.length < size) return ids;
-    lastId = String(hits[hits.length - 1]!._source['id']);
-    size = Math.max(1, Math.min(MAX_CHECK_PAGE, Math.floor(pageChars / longest)));
+    await readBatch();
+    if (listed.length < CHECK_LISTING) return ids;
+    lastId = String(listed[listed.length - 1]!._source['id']);
   }
 }
 

@@ -7,6 +7,7 @@
 // answer. When one does, the filter is translated again with the checks read and the page searched again: the extra
 // round trips are paid only then. A filter with another lookup (a taskExecutions condition, which always reads
 // something) is translated once, with its lookups, as before; a page of more than one search too (pagedSearch).
+import { LookupDeadline } from './lookup-deadline.js';
 import { CHECK_SEARCH } from './source-check.js';
 import { type PageRequest, pagedSearch, singleSearchBody } from './paged-search.js';
 import type { Query } from './query-dsl.js';
@@ -20,6 +21,9 @@ const NOT_SPECULATIVE = new NotSpeculative('a lookup that is not a check on the 
 class DryRun implements Searcher {
   readonly checks: { index: string; query: SearchBody['query'] }[] = [];
   readonly timeoutMs = Number.POSITIVE_INFINITY;
+  remainingMs(): number {
+    return Number.POSITIVE_INFINITY;
+  }
 
   search(index: string, body: SearchBody, what: string): Promise<SearchResponse> {
     if (what !== CHECK_SEARCH) return Promise.reject(NOT_SPECULATIVE);
@@ -52,5 +56,5 @@ export async function speculativePage(
       if (responses.slice(0, -1).every((r) => r.hits.hits.length === 0)) return [...responses[responses.length - 1]!.hits.hits];
     }
   }
-  return pagedSearch(requests, window, { ...page, base: await translate(requests) });
+  return pagedSearch(requests, window, { ...page, base: await translate(new LookupDeadline(requests)) });
 }

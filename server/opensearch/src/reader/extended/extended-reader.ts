@@ -25,6 +25,7 @@ import type { NormalizedIndexNames } from '../../normalized-indices.js';
 import { instanceSource, taskSource, toInstance, toTask } from '../documents.js';
 import type { SortFieldDoc } from '../fields.js';
 import { type Query, and, MATCH_NONE, term } from '../query-dsl.js';
+import { LookupDeadline } from '../lookup-deadline.js';
 import type { Searcher, SearchHit, SearchRequests } from '../search-requests.js';
 import { speculativePage } from '../speculative-page.js';
 import type { PositionSpans } from '../paged-search.js';
@@ -124,7 +125,8 @@ export class OpenSearchExtendedReader implements ExtendedReader {
 
   /** The filter's query restricted to served documents (MATCH_NONE when nothing can match), its lookups by `searcher`. */
   async #served(filter: ExtendedInstanceFilter | ExtendedTaskFilter | null, target: Target, searcher: Searcher = this.#requests): Promise<Query> {
-    const context = searcher === this.#requests ? this.#context : { ...this.#context, requests: searcher };
+    // the filter's lookups share one OPENSEARCH_QUERY_TIMEOUT_MS (a dry run's have no time to share)
+    const context = { ...this.#context, requests: searcher === this.#requests ? new LookupDeadline(searcher) : searcher };
     return and([SERVED, await extendedFilterDsl(context, filter as Parameters<typeof extendedFilterDsl>[1], target)]);
   }
 
