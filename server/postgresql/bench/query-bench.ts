@@ -20,7 +20,7 @@ import { type InstanceFilterArg, type TaskFilterArg, translateInstanceFilter, tr
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core/count-limit';
 import { migrate } from '../src/migrator.js';
 import { BASE_TIME, benchInstanceId, generateDataset, recordStatements, SPAN_SECONDS } from './query-dataset.js';
-import { type CursorRows, type MixQuery, queryMix } from './query-mix.js';
+import { type CursorRows, type MixQuery, queryMix, selectQueries } from './query-mix.js';
 import { seededRandom } from '../test/support/seeded-random.js';
 import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
 import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../../core/bench/http-load.js';
@@ -329,12 +329,8 @@ async function main(): Promise<void> {
       .finally(() => cursorClient.end());
     const allSpecs = querySpecs(argv.instances, cursorRows.rows);
     const heavy = heaviestSpec();
-    const only = argv.queries === undefined ? null : new Set(argv.queries.split(',').map((name) => name.trim()).filter((name) => name !== ''));
-    if (only !== null) {
-      const unknown = [...only].filter((name) => name !== heavy.name && !allSpecs.some((spec) => spec.name === name));
-      if (unknown.length > 0) throw new Error(`--queries: unknown ${unknown.join(', ')}; the mix: ${[...allSpecs.map((spec) => spec.name), heavy.name].join(', ')}`);
-    }
-    const specs = only === null ? allSpecs : allSpecs.filter((spec) => only.has(spec.name));
+    const specs = selectQueries(allSpecs, argv.queries, [heavy.name]);
+    const measureHeavy = argv.queries === undefined || argv.queries.split(',').some((name) => name.trim() === heavy.name);
     const variants = await captureVariants(readerUrl, [...specs, heavy]);
 
     let serverArgs = ['--conditions=source', '--import', 'tsx', MAIN_SOURCE];
@@ -408,7 +404,7 @@ async function main(): Promise<void> {
         log(`${spec.name.padEnd(26)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p50 ${fixed.p50Ms} ms p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
       }
       const mixRss = peakRssMiB(pid);
-      if (only === null || only.has(heavy.name)) {
+      if (measureHeavy) {
         const list = variants.get(heavy.name) as Variant[];
         const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
         const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);

@@ -200,6 +200,7 @@ export function selectQueries<T extends { readonly name: string }>(mix: readonly
   if (queries === undefined) return [...mix];
   const only = new Set(queries.split(',').map((name) => name.trim()).filter((name) => name !== ''));
   const known = [...mix.map((row) => row.name), ...extraNames];
+  if (only.size === 0) throw new Error(`--queries names no query (an empty list measured nothing and looked like a run); the mix: ${known.join(', ')}`);
   const unknown = [...only].filter((name) => !known.includes(name));
   if (unknown.length > 0) throw new Error(`--queries: unknown ${unknown.join(', ')}; the mix: ${known.join(', ')}`);
   return mix.filter((row) => only.has(row.name));
