@@ -92,6 +92,7 @@ describe('resolveLoginRoles', () => {
     expect(loginRoleStatements({ ...role, kind: 'reader' }, true, { redact: true })).toEqual([
       `ALTER ROLE "fluent ""bit""" WITH LOGIN INHERIT PASSWORD '***'`,
       'GRANT workflow_index_reader TO "fluent ""bit"""',
+      `SELECT workflow_index.bound_reader_login('fluent "bit"')`,
     ]);
     // RFC 7677-style derivation: same salt and iterations give the same verifier, another password does not.
     const salt = Buffer.from('0123456789abcdef');
@@ -195,6 +196,13 @@ describe.skipIf(!available)('login roles on the real server', () => {
       expect([reader?.groups, reader?.config, matches(reader?.password, "r'1 \\x")]).toEqual([['workflow_index_reader'], null, true]);
       expect([forwarder?.groups, forwarder?.config, matches(forwarder?.password, 'f-1')]).toEqual([['workflow_index_forwarder'], ['search_path=workflow_raw'], true]);
       expect([pruner?.groups, pruner?.config, matches(pruner?.password, 'p-1')]).toEqual([['workflow_index_pruner'], null, true]);
+      // The reader's session limits, in this database only (migrations/0015_reader_session_limits.sql).
+      const limits = await db.pool.query<{ setconfig: string[] }>(
+        `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+         WHERE r.rolname = $1 AND s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [scriptReader],
+      );
+      expect(limits.rows.map((r) => r.setconfig)).toEqual([['statement_timeout=30s', 'work_mem=4MB', 'idle_in_transaction_session_timeout=60s']]);
 
       const rotate = psql({ forwarder_user: scriptForwarder, forwarder_password: 'f-2' });
       expect(rotate.status).toBe(0);

@@ -53,6 +53,8 @@ $$;
   WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'reader_user') \gexec
   ALTER ROLE :"reader_user" WITH LOGIN INHERIT PASSWORD :'reader_password';
   GRANT workflow_index_reader TO :"reader_user";
+  -- statement_timeout, work_mem and idle_in_transaction_session_timeout of its sessions (migrations/0015)
+  SELECT workflow_index.bound_reader_login(:'reader_user') AS reader_limits_set \gset
   \echo reader login :"reader_user" is a member of workflow_index_reader
 \endif
 

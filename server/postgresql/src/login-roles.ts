@@ -160,6 +160,8 @@ export function loginRoleStatements(role: LoginRoleRequest, exists: boolean, opt
     exists ? `ALTER ROLE ${ident} WITH LOGIN INHERIT PASSWORD ${password}` : `CREATE ROLE ${ident} WITH LOGIN INHERIT PASSWORD ${password}`,
     `GRANT ${GROUP_ROLES[role.kind]} TO ${ident}`,
     ...(role.kind === 'forwarder' ? [`ALTER ROLE ${ident} SET search_path = ${FORWARDER_SEARCH_PATH}`] : []),
+    // statement_timeout, work_mem and idle_in_transaction_session_timeout of the server's sessions (migration 0015)
+    ...(role.kind === 'reader' ? [`SELECT workflow_index.bound_reader_login(${pg.escapeLiteral(role.username)})`] : []),
   ];
 }
 
