@@ -19,6 +19,11 @@ export class GraphQLRequestError extends Error {
    * its backend does not implement it yet (BAD_USER_INPUT "… not supported by the <backend> backend yet"). The
    * console then uses the contract-only fallback.
    */
+  /** The server stopped the query at its time limit (QUERY_TIMEOUT): the same query would time out again. */
+  get timedOut(): boolean {
+    return this.errors.some((e) => e.extensions?.code === 'QUERY_TIMEOUT');
+  }
+
   get unavailable(): boolean {
     return this.errors.some(
       (e) =>

@@ -1,6 +1,8 @@
 // Loads data for the current view: a new key cancels the request in flight; `tick` reloads (auto-refresh) while
-// keeping the previous data on screen.
-import { useEffect, useState } from 'preact/hooks';
+// keeping the previous data on screen. A view whose query timed out (QUERY_TIMEOUT) is not reloaded by the ticker: it
+// would time out again, at the same cost to the server; a new key (the user changed the view) loads again.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { GraphQLRequestError } from './graphql.ts';
 
 export type Loaded<T> =
   | { readonly state: 'loading'; readonly data: T | null }
@@ -9,16 +11,22 @@ export type Loaded<T> =
 
 export function useQuery<T>(key: string, tick: number, load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
   const [result, setResult] = useState<Loaded<T>>({ state: 'loading', data: null });
+  const timedOut = useRef<string | null>(null);
   useEffect(() => {
+    if (timedOut.current === key) return undefined;
     const controller = new AbortController();
     setResult((previous) => ({ state: 'loading', data: previous.data }));
     load(controller.signal).then(
       (data) => {
+        timedOut.current = null;
         if (!controller.signal.aborted) setResult({ state: 'ready', data });
       },
       (error: unknown) => {
         if (controller.signal.aborted) return;
-        setResult((previous) => ({ state: 'error', data: previous.data, message: error instanceof Error ? error.message : String(error) }));
+        const timeout = error instanceof GraphQLRequestError && error.timedOut;
+        if (timeout) timedOut.current = key;
+        const message = error instanceof Error ? error.message : String(error);
+        setResult((previous) => ({ state: 'error', data: previous.data, message: timeout ? `${message} Auto-refresh is paused for this view.` : message }));
       },
     );
     return () => controller.abort();
