@@ -18,6 +18,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, TypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf, perOperation } from './document-operations.js';
+import { timedOut } from './errors.js';
 import { graphql } from './graphql-runtime.js';
 import type { HotOperations } from './hot-operations.js';
 import type { RequestState } from './request-state.js';
@@ -133,6 +134,11 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
   }));
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
+      const timedOutResult = (args.contextValue as RequestFacts).requestState?.timedOutResult ?? null;
+      if (timedOutResult !== null) {
+        setExecuteFn(() => timedOutResult);
+        return;
+      }
       const entry = entryFor(args.document, args.operationName);
       if (entry.seen < 0 || (args.contextValue as RequestFacts).requestState?.compiledFailed === true) return;
       if (entry.compiled === null) {
@@ -164,6 +170,8 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
           }
           return result;
         }
+        // Reads that timed out would again, after as long: the compiled answer stands.
+        if (timedOut(result)) return result;
         stats.fallbacks += 1;
         return executeFn(executeArgs);
       });

@@ -2,12 +2,12 @@
 // ten heavy requests at once still hold ten times its rows (and their responses) in memory together; here a
 // request holds its priced cost from before execution until its response has been written.
 //
-// Order: strict FIFO. A request that fits passes at once only when nobody is waiting; otherwise it queues
-// behind the older waiters. Head-of-line blocking is accepted: a cheap request behind a heavy waiter waits for
-// that waiter (at most until it is admitted, since every request costs at most GRAPHQL_MAX_COST ≤ the budget,
-// so the head always fits once enough rows are released), and in exchange a heavy request is never starved by
-// a stream of cheap ones. A request that reads no rows (cost 0: __typename, introspection) holds nothing and always
-// passes. A wait longer than GRAPHQL_COST_QUEUE_TIMEOUT_MS ends with CostQueueTimeout.
+// Order: cheapest first, oldest first among equal costs. A request that fits passes at once unless a waiter costs no
+// more than it does; otherwise it waits, and released rows go to the cheapest waiter that fits. So a page of the
+// console is never stuck behind heavy requests from many clients (under a strict FIFO it waited for every one of
+// them); in exchange a heavy request can wait while cheaper ones keep the budget busy, at most
+// GRAPHQL_COST_QUEUE_TIMEOUT_MS, after which it ends with CostQueueTimeout. A request that reads no rows (cost 0:
+// __typename, introspection) holds nothing and always passes.
 
 /** The wait for room in the budget lasted longer than the queue timeout. */
 export class CostQueueTimeout extends Error {
@@ -58,13 +58,14 @@ export class CostBudget {
    */
   tryAcquire(cost: number): boolean {
     if (this.capacity === 0 || cost <= 0) return true;
-    if (this.queue.length > 0 || this.held + cost > this.capacity) return false;
+    const cheapestWaiter = this.queue[0];
+    if ((cheapestWaiter !== undefined && cheapestWaiter.cost <= cost) || this.held + cost > this.capacity) return false;
     this.held += cost;
     return true;
   }
 
   /**
-   * Waits in FIFO order until `cost` is admitted (then the caller must release it); rejects with
+   * Waits until `cost` is admitted, cheapest first (then the caller must release it); rejects with
    * CostQueueTimeout after the queue timeout, or with the signal's reason when it aborts (nothing held then).
    */
   wait(cost: number, signal?: AbortSignal): Promise<void> {
@@ -77,7 +78,7 @@ export class CostBudget {
         waiter.onAbort = () => this.drop(waiter, signal.reason);
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.queue.push(waiter);
+      this.enqueue(waiter);
       this.queuedCost += cost;
     });
   }
@@ -87,6 +88,13 @@ export class CostBudget {
     if (this.capacity === 0 || cost <= 0) return;
     this.held -= cost;
     this.admit();
+  }
+
+  /** Into the queue behind every waiter that costs no more (the queue stays ordered by cost, then age). */
+  private enqueue(waiter: Waiter): void {
+    let at = this.queue.length;
+    while (at > 0 && (this.queue[at - 1] as Waiter).cost > waiter.cost) at--;
+    this.queue.splice(at, 0, waiter);
   }
 
   private admit(): void {
@@ -106,8 +114,6 @@ export class CostBudget {
     this.queuedCost -= waiter.cost;
     this.settle(waiter);
     waiter.reject(reason);
-    // The dropped waiter may have been the head that blocked others which fit.
-    if (index === 0) this.admit();
   }
 
   private settle(waiter: Waiter): void {

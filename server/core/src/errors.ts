@@ -1,13 +1,15 @@
-import type { GraphQLError as GraphQLErrorType } from 'graphql';
+import type { ExecutionResult, GraphQLError as GraphQLErrorType } from 'graphql';
 import { graphql } from './graphql-runtime.js';
-import { BackendUnavailableError } from './reader.js';
+import { BackendUnavailableError, QueryTimeoutError } from './reader.js';
 
 /** Stable `extensions.code` values clients can rely on. */
 export const ErrorCode = {
   /** An argument is outside what is allowed; the message says what is allowed. */
   BAD_USER_INPUT: 'BAD_USER_INPUT',
-  /** The storage backend cannot be reached or timed out; retry later. */
+  /** The storage backend cannot be reached, or is too busy to answer now; retry later. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  /** The query ran past the time the backend allows and was stopped; it would again: narrow it, do not retry it. */
+  QUERY_TIMEOUT: 'QUERY_TIMEOUT',
   /** Anything unexpected; details are only in the server log. */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /** The document is not valid GraphQL syntax. */
@@ -37,6 +39,27 @@ export function badUserInput(message: string): GraphQLErrorType {
 /** By name too: a backend compiled separately may carry its own copy of the class. */
 export function isBackendUnavailable(error: unknown): boolean {
   return error instanceof BackendUnavailableError || (error instanceof Error && error.name === 'BackendUnavailableError');
+}
+
+/** The time limit of a QueryTimeoutError (by name too, as isBackendUnavailable), or null for any other error. */
+export function queryTimeoutOf(error: unknown): QueryTimeoutError['limit'] | null {
+  if (error instanceof QueryTimeoutError) return error.limit;
+  if (error instanceof Error && error.name === 'QueryTimeoutError') return (error as QueryTimeoutError).limit;
+  return null;
+}
+
+/** Whether a read of the result ran past its time (QueryTimeoutError): running it again would too. */
+export function timedOut(result: ExecutionResult): boolean {
+  return (result.errors ?? []).some((error) => queryTimeoutOf(error.originalError) !== null);
+}
+
+/** What a client reads when its query timed out: why, what it was priced at, and what to do instead of retrying. */
+export function queryTimeoutMessage(limit: QueryTimeoutError['limit'], cost: number | null): string {
+  const priced = cost === null ? '' : ` It was priced at ${cost} rows (GRAPHQL_MAX_COST).`;
+  return (
+    `The query ran longer than the backend allows (${limit.setting}: ${limit.ms} ms) and was stopped.${priced} ` +
+    'It would time out again: narrow it (a time range, fewer in values, JSON tests, patterns or taskExecutions filters) or lower its limit.'
+  );
 }
 
 export function errorCodeOf(error: GraphQLErrorType): string | undefined {

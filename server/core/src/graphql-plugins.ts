@@ -3,14 +3,14 @@ import type { ASTVisitor, ExecutionResult, GraphQLSchema, ValidationContext } fr
 import { createGraphQLError, isAsyncIterable } from 'graphql-yoga';
 import type { FetchAPI, Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
-import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, badUserInput, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, withExtensions } from './errors.js';
+import { ErrorCode, SERVICE_UNAVAILABLE_MESSAGE, badUserInput, UNEXPECTED_ERROR_MESSAGE, errorCodeOf, isBackendUnavailable, queryTimeoutMessage, queryTimeoutOf, withExtensions } from './errors.js';
 import { excerpt } from './client-text.js';
 import { graphql, isGraphQLError } from './graphql-runtime.js';
 import { jsonDepthExceeds } from './json-depth.js';
 import { queryExcerpt, variablesExcerpt } from './log-excerpt.js';
 import type { Logger } from './logger.js';
 import type { ServerContext } from './request-state.js';
-import { costMessage, operationCost } from './query-cost.js';
+import { costMessage, operationCost, type CostSettings } from './query-cost.js';
 import { CostQueueTimeout } from './cost-budget.js';
 import type { CostBudget } from './cost-budget.js';
 import { expandShorthandInDocument, expandShorthandInVariables } from './shorthand.js';
@@ -88,19 +88,20 @@ export function useReadOnlyOperations(): Plugin<Context> {
  * GRAPHQL_MAX_COST: an operation that may read more rows than the budget is refused as a whole, before any
  * resolver runs (so before any Reader call). Must come before plugins whose onExecute does work per request.
  * With a CostBudget (GRAPHQL_MAX_COST_IN_FLIGHT), the priced cost is then acquired from the server-wide budget
- * (waiting in FIFO order when it does not fit) and recorded in requestState.costHeld; the HTTP layer releases it
+ * (waiting, cheapest first, when it does not fit) and recorded in requestState.costHeld; the HTTP layer releases it
  * once the response has been written or the request failed. A request admitted at once allocates nothing here.
  */
-export function useQueryCost(limits: CoreConfig['graphql'], budget: CostBudget | null = null): Plugin<Context> {
+export function useQueryCost(limits: CoreConfig['graphql'] & CostSettings, budget: CostBudget | null = null): Plugin<Context> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues, limits);
+      const state = (args.contextValue as Context).requestState;
+      state.cost = cost.total;
       if (cost.total > limits.maxCost) {
         setResultAndStopExecution({ errors: [badUserInput(costMessage(cost, limits.maxCost, limits))] });
         return;
       }
       if (budget === null) return;
-      const state = (args.contextValue as Context).requestState;
       if (budget.tryAcquire(cost.total)) {
         state.costHeld = cost.total;
         return;
@@ -196,6 +197,13 @@ function applyErrorPolicy(result: ExecutionResult, context: Context, logger: Log
       logged = true;
       return withExtensions(error, { code: ErrorCode.SERVICE_UNAVAILABLE }, SERVICE_UNAVAILABLE_MESSAGE);
     }
+    const timeout = queryTimeoutOf(original);
+    if (timeout !== null) {
+      const cost = context.requestState.cost;
+      if (!logged) logger.warn({ err: original, operationName, cost, query: queryExcerpt(context.params.query), variables: variablesExcerpt(context.params.variables) }, 'query timed out');
+      logged = true;
+      return withExtensions(error, { code: ErrorCode.QUERY_TIMEOUT, cost, timeoutMs: timeout.ms }, queryTimeoutMessage(timeout, cost));
+    }
     const expected = original === undefined || original === null || isGraphQLError(original);
     if (expected && errorCodeOf(error) !== undefined) return error;
     if (expected && requestError) return withExtensions(error, { code: ErrorCode.BAD_USER_INPUT });
@@ -221,6 +229,8 @@ export function maskUnexpectedError(logger: Logger) {
       const original = error.originalError;
       if (original === undefined || original === null || isGraphQLError(original)) return error;
       if (isBackendUnavailable(original)) return withExtensions(error, { code: ErrorCode.SERVICE_UNAVAILABLE }, SERVICE_UNAVAILABLE_MESSAGE);
+      const timeout = queryTimeoutOf(original);
+      if (timeout !== null) return withExtensions(error, { code: ErrorCode.QUERY_TIMEOUT, timeoutMs: timeout.ms }, queryTimeoutMessage(timeout, null));
     }
     if (isBackendUnavailable(error)) return new graphql.GraphQLError(SERVICE_UNAVAILABLE_MESSAGE, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
     logger.error({ err: error }, 'unexpected error outside execution');

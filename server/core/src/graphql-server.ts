@@ -3,13 +3,15 @@ import { createSchema, createYoga } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
 import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import { boundedReader } from './bounded-reader.js';
-import type { CoreConfig } from './config.js';
+import { ConfigError, type CoreConfig } from './config.js';
 import { useCompiledExecution } from './compiled-execution.js';
 import { createHotAnswer, HotOperations } from './hot-operations.js';
 import type { HotAnswer } from './hot-operations.js';
 import { useRootFieldOrder } from './root-field-order.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
 import type { CostBudget } from './cost-budget.js';
+import { DEFAULT_WORK_PRICES } from './filter-work.js';
+import type { CostSettings } from './query-cost.js';
 import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
 import type { Reader } from './reader.js';
@@ -44,6 +46,21 @@ function yogaLogger(logger: Logger): YogaLogger {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
+/**
+ * The query cost's settings: the configured limits and the backend's work prices. A page at the maximum limit must fit
+ * the budget with its statement, or it could never run.
+ */
+function costSettingsOf(config: CoreConfig, reader: Reader): CoreConfig['graphql'] & CostSettings {
+  const prices = reader.workPrices ?? DEFAULT_WORK_PRICES;
+  const { maxCost, maxLimit } = config.graphql;
+  if (maxCost < maxLimit + prices.statement) {
+    throw new ConfigError([
+      `GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit}) plus what a statement costs on the ${reader.backendName ?? 'configured'} backend (${prices.statement}), ${maxLimit + prices.statement}: below it a page at the maximum limit could never run`,
+    ]);
+  }
+  return { ...config.graphql, prices };
+}
+
 interface GraphQLServerDeps {
   readonly config: CoreConfig;
   readonly reader: Reader;
@@ -69,6 +86,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
     return { reader: bounded, loaders: new TaskLoaders(bounded) };
   };
   const hot = config.graphql.compiledExecution && tracer === null ? new HotOperations() : null;
+  const costSettings = costSettingsOf(config, reader);
   const yoga = createYoga<ServerContext, ResolverContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -94,7 +112,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
       useQueryLimits(config.graphql),
       useReadOnlyOperations(),
       // Before useShorthandFilters, whose onExecute already works on the variables.
-      useQueryCost(config.graphql, deps.costBudget ?? null),
+      useQueryCost(costSettings, deps.costBudget ?? null),
       useShorthandFilters(schema),
       useErrorPolicy(logger),
       useRootFieldOrder(),
@@ -105,6 +123,6 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
   });
   return {
     yoga,
-    hot: hot === null ? null : createHotAnswer({ hot, schema, graphqlConfig: config.graphql, costBudget: deps.costBudget ?? null, context }),
+    hot: hot === null ? null : createHotAnswer({ hot, schema, graphqlConfig: costSettings, costBudget: deps.costBudget ?? null, context }),
   };
 }

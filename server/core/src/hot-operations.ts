@@ -16,8 +16,9 @@ import { compiledExecutionStats } from './compiled-execution.js';
 import type { CoreConfig } from './config.js';
 import type { CostBudget } from './cost-budget.js';
 import { variablesJsonDepth } from './graphql-plugins.js';
+import { timedOut } from './errors.js';
 import { jsonDepthExceeds } from './json-depth.js';
-import { operationCost } from './query-cost.js';
+import { operationCost, type CostSettings } from './query-cost.js';
 import type { RequestState } from './request-state.js';
 import type { ResolverContext } from './resolvers.js';
 import { inOrder, rootResponseKeys } from './root-field-order.js';
@@ -116,7 +117,7 @@ export type HotAnswer = (body: unknown, state: RequestState) => Promise<string |
 export function createHotAnswer(deps: {
   readonly hot: HotOperations;
   readonly schema: GraphQLSchema;
-  readonly graphqlConfig: CoreConfig['graphql'];
+  readonly graphqlConfig: CoreConfig['graphql'] & CostSettings;
   readonly costBudget: CostBudget | null;
   /** The resolvers' context of one request, as yoga's context factory builds it. */
   readonly context: () => Omit<ResolverContext, 'params'>;
@@ -140,6 +141,7 @@ export function createHotAnswer(deps: {
     if (entry === undefined) return null;
     if (variables !== null && jsonDepthExceeds(variables, maxJsonDepth)) return null;
     const cost = operationCost(schema, entry.document, entry.operationName, variables as Record<string, unknown> | null, limits).total;
+    state.cost = cost;
     if (cost > limits.maxCost) return null;
     if (costBudget !== null && !costBudget.tryAcquire(cost)) return null;
     let held = costBudget === null ? 0 : cost;
@@ -152,7 +154,9 @@ export function createHotAnswer(deps: {
       if ((result.errors !== undefined && result.errors.length > 0) || result.extensions !== undefined || result.data === null || result.data === undefined) {
         // yoga answers it; its reads ran once here already, so it runs them once more on graphql-js, not twice
         // (compiled, then graphql-js for the wording): during a backend outage a failing request reads twice, as before.
+        // Reads that timed out are not run again: yoga answers this result.
         state.compiledFailed = true;
+        if (timedOut(result)) state.timedOutResult = result;
         return null;
       }
       state.operationType = 'query';

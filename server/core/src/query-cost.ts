@@ -6,10 +6,11 @@ import type { DocumentNode, FieldNode, FragmentDefinitionNode, GraphQLField, Gra
 import type { CoreConfig } from './config.js';
 import { countCostOf, DEFAULT_COUNT_EXACT_LIMIT } from './count-limit.js';
 import { fragmentsOf } from './document-operations.js';
+import { filterWork, type WorkPrices } from './filter-work.js';
 import { graphql } from './graphql-runtime.js';
 import { INSTANCE_STATUSES } from './reader.js';
 
-const { getNamedType, getNullableType, isListType, isObjectType } = graphql;
+const { getNamedType, getNullableType, isInputObjectType, isListType, isObjectType, valueFromASTUntyped } = graphql;
 
 /** Object types whose values are rows the backend reads. */
 const ROW_TYPES = new Set(['WorkflowInstance', 'TaskExecution']);
@@ -29,12 +30,16 @@ const COUNT_TYPES: ReadonlyMap<string, number> = new Map([
 export type CostSettings = Pick<CoreConfig['graphql'], 'defaultLimit' | 'maxLimit' | 'costTasksPerInstance'> & {
   /** COUNT_EXACT_LIMIT (default 10000): a count costs countCostOf(it). */
   readonly countExactLimit?: number;
+  /** What the backend's work costs (Reader.workPrices); without it only rows are priced. */
+  readonly prices?: WorkPrices;
 };
 
 export interface FieldCost {
   /** Response key (alias or field name) of a root field. */
   readonly key: string;
   readonly cost: number;
+  /** The part of `cost` that is the backend's work beside the rows (its statement and filter); absent when none. */
+  readonly work?: number;
 }
 
 export interface OperationCost {
@@ -60,8 +65,8 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
   const pricing = new Pricing(fragmentsOf(document), operation, variables ?? {}, settings);
   const fields: FieldCost[] = [];
   for (const [key, nodes] of pricing.collect([operation.selectionSet])) {
-    const cost = pricing.fieldCost(root.getFields(), nodes);
-    if (cost > 0) fields.push({ key, cost });
+    const { rows, work } = pricing.rootFieldCost(root.getFields(), nodes);
+    if (rows > 0) fields.push(work > 0 ? { key, cost: rows + work, work } : { key, cost: rows });
   }
   fields.sort((a, b) => b.cost - a.cost);
   return { total: fields.reduce((sum, f) => sum + f.cost, 0), fields };
@@ -102,6 +107,23 @@ class Pricing {
     return out;
   }
 
+  /**
+   * A root field's rows, and with prices the work of its own statement: one per field that reads (every alias is
+   * one), and its filter's work (filter-work.ts) once per statement the field runs (a count per status counts each).
+   */
+  rootFieldCost(fields: Readonly<Record<string, GraphQLField<unknown, unknown>>>, nodes: readonly FieldNode[]): { rows: number; work: number } {
+    const rows = this.fieldCost(fields, nodes);
+    const prices = this.settings.prices;
+    const first = nodes[0];
+    const definition = first === undefined ? undefined : fields[first.name.value];
+    if (rows === 0 || prices === undefined || first === undefined || definition === undefined) return { rows, work: 0 };
+    const filterType = definition.args.find((a) => a.name === 'filter')?.type;
+    const filterNamed = filterType === undefined ? undefined : getNamedType(filterType);
+    const statements = COUNT_TYPES.get(getNamedType(definition.type).name) ?? 1;
+    const filter = filterNamed !== undefined && isInputObjectType(filterNamed) ? filterWork(filterNamed, this.argumentValue(first, 'filter'), prices) : 0;
+    return { rows, work: Math.ceil(prices.statement + statements * filter) };
+  }
+
   fieldCost(fields: Readonly<Record<string, GraphQLField<unknown, unknown>>>, nodes: readonly FieldNode[]): number {
     const first = nodes[0];
     if (first === undefined) return 0;
@@ -138,14 +160,19 @@ class Pricing {
   }
 
   /** An argument's value from a literal or a variable (its default when the request gives none); undefined when absent. */
-  private argument(node: FieldNode, name: string): unknown {
+  private argument(node: FieldNode, name: string, read: (value: ValueNode) => unknown = literal): unknown {
     const value = node.arguments?.find((a) => a.name.value === name)?.value;
     if (value === undefined) return undefined;
-    if (value.kind !== Kind.VARIABLE) return literal(value);
+    if (value.kind !== Kind.VARIABLE) return read(value);
     const variable = value.name.value;
     if (Object.hasOwn(this.variables, variable)) return this.variables[variable];
     const declared = this.operation.variableDefinitions?.find((d) => d.variable.name.value === variable);
-    return declared?.defaultValue === undefined ? undefined : literal(declared.defaultValue);
+    return declared?.defaultValue === undefined ? undefined : read(declared.defaultValue);
+  }
+
+  /** An input object argument as the client wrote it: a literal (variables inside it read), or a variable's JSON. */
+  private argumentValue(node: FieldNode, name: string): unknown {
+    return this.argument(node, name, (value) => valueFromASTUntyped(value, this.variables));
   }
 }
 
@@ -165,12 +192,24 @@ function literal(value: ValueNode): unknown {
 export function costMessage(cost: OperationCost, budget: number, settings: CostSettings): string {
   const largest = cost.fields
     .slice(0, 3)
-    .map((f) => `${f.key} (${f.cost})`)
+    .map((f) => `${f.key} (${f.cost}${f.work === undefined ? '' : `, of which ${f.work} its statement and filter`})`)
     .join(', ');
   return (
     `Query cost ${cost.total} exceeds the budget of ${budget} rows (GRAPHQL_MAX_COST). ` +
     `Each list counts its limit (default ${settings.defaultLimit}) and 1 per ${OFFSET_ROWS_PER_COST} rows its offset skips, each taskExecutions list ${settings.costTasksPerInstance} per instance of the list it is in, a single lookup 1, ` +
-    `a count ${countCostOf(settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT)} (per status in workflowInstanceStatusCounts). ` +
-    `Largest: ${largest}. Lower the limits, request fewer lists or aliases at once (or split the query), select taskExecutions for fewer instances, or page deep with after: <cursor> instead of offset.`
+    `a count ${countCostOf(settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT)} (per status in workflowInstanceStatusCounts)` +
+    (settings.prices === undefined || !cost.fields.some((f) => f.work !== undefined) ? '. ' : `; ${workMessage(settings.prices)}. `) +
+    `Largest: ${largest}. Lower the limits, request fewer lists or aliases at once (or split the query), select taskExecutions for fewer instances, ` +
+    `${cost.fields.some((f) => f.work !== undefined) ? 'page deep with after: <cursor> instead of offset, or use fewer and cheaper filter conditions.' : 'or page deep with after: <cursor> instead of offset.'}`
+  );
+}
+
+/** What the backend's work adds, as the message states it. */
+function workMessage(prices: WorkPrices): string {
+  return (
+    `each field that reads ${prices.statement} more (every alias is one), and its filter's work on this backend: ` +
+    `${prices.inValue} per in value, ${prices.jsonInValue} per JSON in value, ${prices.jsonLookup} per JSON eq or in pair, ` +
+    `${prices.jsonTest} per other JSON test (ne, gt, contains, exists…), ${prices.pattern} per like, contains, startsWith or endsWith, ` +
+    `${prices.relation} per taskExecutions filter, ${prices.condition} per other condition (docs/query-cost.md)`
   );
 }

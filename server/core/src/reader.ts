@@ -1,6 +1,7 @@
 // The read-only boundary between the GraphQL layer and a storage backend (DESIGN.md, Boundaries).
 // Resolvers only ever see this interface; each backend translates the filter tree itself
 // (SQL with bind parameters for PostgreSQL, query DSL for OpenSearch).
+import type { WorkPrices } from './filter-work.js';
 
 /** ISO-8601 UTC timestamp with exactly six fractional digits, e.g. `2026-05-12T09:14:03.512337Z`. */
 export type Timestamp = string;
@@ -187,6 +188,8 @@ export interface ListQuery<F, S extends string> {
   readonly payloads: boolean;
 }
 
+export type { WorkPrices } from './filter-work.js';
+
 export interface IngestionStats {
   /** Raw events received, per raw store (e.g. workflow / task). */
   readonly rawEvents: Readonly<Record<string, number>>;
@@ -237,6 +240,22 @@ export class BackendUnavailableError extends Error {
   }
 }
 
+/**
+ * Thrown by a Reader when a query ran past its time on a backend that answers (served as QUERY_TIMEOUT: the same query
+ * would time out again, so clients do not retry it). A backend that does not answer at all is BackendUnavailableError.
+ */
+export class QueryTimeoutError extends Error {
+  override readonly name = 'QueryTimeoutError';
+  constructor(
+    message: string,
+    /** The time the backend allows a query, and the setting that says so. */
+    readonly limit: { readonly ms: number; readonly setting: string },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 export interface Reader {
   /**
    * Unknown id, or a placeholder instance: null. With `tasks`, the backend may read the instance's task executions
@@ -261,6 +280,8 @@ export interface Reader {
   close(): Promise<void>;
   /** The backend's name as served in `indexStatus.backend` (e.g. `postgresql`); optional until every backend sets it. */
   readonly backendName?: string;
+  /** What the backend's work costs in the query cost (its calibration, docs/query-cost.md); without it DEFAULT_WORK_PRICES. */
+  readonly workPrices?: WorkPrices;
   /**
    * The queries beyond the contract (issue 9). Optional until every backend implements them: without it the GraphQL
    * layer answers the queries that need it with BAD_USER_INPUT "… not supported by the <backend> backend yet".

@@ -1,3 +1,5 @@
+import type { ExecutionResult } from 'graphql';
+
 /**
  * Facts about one HTTP request that the GraphQL layer learns and the HTTP layer reports
  * (request log, metrics). Passed to yoga as server context.
@@ -9,8 +11,15 @@ export interface RequestState {
   errorCodes: string[];
   /** Rows this request holds of GRAPHQL_MAX_COST_IN_FLIGHT (cost-budget.ts), released once its response is written. */
   costHeld: number;
+  /** What the operation was priced at (query-cost.ts), once it has been; QUERY_TIMEOUT errors tell it. */
+  cost: number | null;
   /** The request's compiled operation already ran and failed on the hot path (hot-operations.ts): yoga runs it on graphql-js. */
   compiledFailed: boolean;
+  /**
+   * The hot path's result when its reads timed out: yoga answers it as it is instead of running the reads again
+   * (they would time out again, after as long).
+   */
+  timedOutResult: ExecutionResult | null;
 }
 
 export interface ServerContext {
@@ -20,5 +29,5 @@ export interface ServerContext {
 }
 
 export function newRequestState(): RequestState {
-  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0, compiledFailed: false };
+  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0, cost: null, compiledFailed: false, timedOutResult: null };
 }

@@ -61,7 +61,7 @@ export function useTracing(tracer: Tracer): Plugin<Context, ServerContext> {
       const codes = serverContext.requestState?.errorCodes ?? [];
       if (codes.length > 0) span.setAttribute('graphql.error.codes', codes);
       // A server span is an error for 5xx and for errors of ours (the client's mistakes are not the server's).
-      if (response.status >= 500 || codes.some((c) => c === 'INTERNAL_SERVER_ERROR' || c === 'SERVICE_UNAVAILABLE')) {
+      if (response.status >= 500 || codes.some((c) => c === 'INTERNAL_SERVER_ERROR' || c === 'SERVICE_UNAVAILABLE' || c === 'QUERY_TIMEOUT')) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(', ') || `HTTP ${response.status}` });
       }
       span.end();

@@ -101,23 +101,32 @@ async function budgetOf(app: App): Promise<Budget> {
 }
 
 describe('CostBudget', () => {
-  it('admits in arrival order: a request that fits waits while an older one waits, and passes at once when nobody does', async () => {
+  it('admits cheapest first: a cheap request that fits passes heavier waiters, one that costs no less waits behind them', async () => {
     const budget = new CostBudget(10, 60_000);
     const admitted: string[] = [];
     expect(budget.tryAcquire(6)).toBe(true);
     const big = budget.wait(6).then(() => admitted.push('big'));
-    // 1 row fits (6 + 1 ≤ 10), but an older request waits: it queues behind it.
-    expect(budget.tryAcquire(1)).toBe(false);
-    const small = budget.wait(1).then(() => admitted.push('small'));
-    expect([budget.inFlight, budget.waiting, budget.waitingRows]).toEqual([6, 2, 7]);
-    budget.release(6);
-    await Promise.all([big, small]);
-    expect(admitted).toEqual(['big', 'small']);
-    expect(budget.inFlight).toBe(7);
-    // Nobody waits now: a request that fits passes without a promise.
+    // 1 row fits (6 + 1 ≤ 10) and is cheaper than the waiter: it passes at once.
+    expect(budget.tryAcquire(1)).toBe(true);
+    // 3 rows fit too (7 + 3 ≤ 10); the next 6 and 2 do not fit and wait, the 6 behind the older 6, the 2 before both.
     expect(budget.tryAcquire(3)).toBe(true);
+    const equal = budget.wait(6).then(() => admitted.push('equal'));
+    const small = budget.wait(2).then(() => admitted.push('small'));
+    expect([budget.inFlight, budget.waiting, budget.waitingRows]).toEqual([10, 3, 14]);
+    // 6 rows come back: the cheapest waiter (2) is admitted first; the older 6 does not fit beside it (4 + 2 + 6 > 10).
+    budget.release(6);
+    await small;
+    expect(admitted).toEqual(['small']);
+    budget.release(1);
     budget.release(3);
-    budget.release(7);
+    await big;
+    expect(admitted).toEqual(['small', 'big']);
+    expect([budget.inFlight, budget.waiting]).toEqual([8, 1]);
+    budget.release(2);
+    budget.release(6);
+    await equal;
+    expect(admitted).toEqual(['small', 'big', 'equal']);
+    budget.release(6);
     expect([budget.inFlight, budget.waiting, budget.waitingRows]).toEqual([0, 0, 0]);
   });
 
@@ -146,7 +155,7 @@ describe('CostBudget', () => {
     expect(budget.inFlight).toBe(0);
   });
 
-  it('property: under any schedule of acquires, releases, aborts and timeouts, admission is FIFO, never above capacity, and the budget returns to full', async () => {
+  it('property: under any schedule of acquires, releases, aborts and timeouts, admission is cheapest first (oldest first among equals), never above capacity, and the budget returns to full', async () => {
     type Step = { kind: 'acquire'; cost: number; abortable: boolean } | { kind: 'release'; pick: number } | { kind: 'abort'; pick: number };
     const step: fc.Arbitrary<Step> = fc.oneof(
       fc.record({ kind: fc.constant('acquire' as const), cost: fc.integer({ min: 0, max: 10 }), abortable: fc.boolean() }),
@@ -161,23 +170,31 @@ describe('CostBudget', () => {
         const controllers: AbortController[] = [];
         const pending: Promise<void>[] = [];
         let next = 0;
+        // Waiting requests by arrival: cost, and whether they are still waiting.
+        const waiting = new Map<number, number>();
         for (const s of steps) {
           if (s.kind === 'acquire') {
             // Requests that read no rows (cost 0) hold nothing and pass at once: they are outside the order.
             const id = s.cost === 0 ? -1 : next++;
             if (budget.tryAcquire(s.cost)) {
+              // Passing at once: no waiter costs as little, and it fits.
+              for (const cost of waiting.values()) expect(cost).toBeGreaterThan(s.cost);
               held.push(s.cost);
               admittedOrder.push(id);
             } else {
               const controller = new AbortController();
               if (s.abortable) controllers.push(controller);
+              waiting.set(id, s.cost);
               pending.push(
                 budget.wait(s.cost, controller.signal).then(
                   () => {
+                    // Admitted from the queue: no waiter left behind is cheaper, nor as cheap and older.
+                    waiting.delete(id);
+                    for (const [other, cost] of waiting) expect(cost > s.cost || (cost === s.cost && other > id)).toBe(true);
                     held.push(s.cost);
                     admittedOrder.push(id);
                   },
-                  () => undefined,
+                  () => void waiting.delete(id),
                 ),
               );
             }
@@ -191,9 +208,6 @@ describe('CostBudget', () => {
           expect(budget.inFlight).toBeLessThanOrEqual(10);
           expect(budget.inFlight).toBe(held.reduce((a, b) => a + b, 0));
         }
-        // Admission order is arrival order (those that left the queue excepted).
-        const ordered = admittedOrder.filter((id) => id >= 0);
-        expect(ordered).toEqual([...ordered].sort((a, b) => a - b));
         // Drain: release whatever is held until every waiter is admitted or gone.
         for (const c of controllers) c.abort(new Error('aborted'));
         while (held.length > 0 || budget.waiting > 0) {
@@ -227,7 +241,7 @@ describe('GRAPHQL_MAX_COST_IN_FLIGHT in the app', () => {
     expect(await budgetOf(app)).toEqual({ inFlight: 0, waiting: 0, capacity: 250, waitingRequests: 0 });
   });
 
-  it('a cheap request runs at once beside heavy ones when nobody waits, and right behind the older waiter otherwise (FIFO)', async () => {
+  it('a cheap request runs at once beside heavy ones, also while heavy ones wait', async () => {
     const { app, reader } = makeApp();
     const heavy = [post(app, listQuery(1)), post(app, listQuery(2))];
     await until(() => reader.entered.length === 2);
@@ -235,20 +249,15 @@ describe('GRAPHQL_MAX_COST_IN_FLIGHT in the app', () => {
     const cheap = await post(app, CHEAP);
     expect(await cheap.json()).toEqual({ data: { getWorkflowInstance: { id: 'i1' } } });
     expect(reader.isReading(1) && reader.isReading(2)).toBe(true);
-    // A third heavy request waits; a cheap one that would fit queues behind it.
+    // A third heavy request waits; a cheap one that fits still passes it at once.
     const third = post(app, listQuery(3));
     await until(async () => (await budgetOf(app)).waitingRequests === 1);
-    let cheapAnswered = false;
-    const queuedCheap = post(app, CHEAP).then((r) => {
-      cheapAnswered = true;
-      return r;
-    });
-    await until(async () => (await budgetOf(app)).waitingRequests === 2);
-    expect(cheapAnswered).toBe(false);
-    // Releasing one heavy request admits the older waiter first, then the cheap one (100 + 100 + 1 ≤ 250).
+    const passing = await post(app, CHEAP);
+    expect(await passing.json()).toEqual({ data: { getWorkflowInstance: { id: 'i1' } } });
+    expect(reader.entered).toEqual([1, 2]);
+    // Releasing one heavy request admits the waiter.
     await reader.finish(1);
-    expect((await (await queuedCheap).json()) as GraphQLResponseBody).toEqual({ data: { getWorkflowInstance: { id: 'i1' } } });
-    expect(reader.entered).toEqual([1, 2, 3]);
+    await until(() => reader.entered.length === 3);
     await reader.finish(2);
     await reader.finish(3);
     expect((await Promise.all([...heavy, third])).map((r) => r.status)).toEqual([200, 200, 200]);

@@ -11,6 +11,7 @@ import type {
   TaskFilter,
   TaskSortField,
   WorkflowInstanceRecord,
+  WorkPrices,
 } from '../src/reader.js';
 
 export const INSTANCE_A: WorkflowInstanceRecord = {
@@ -86,7 +87,12 @@ export interface RecordingReaderOptions {
   ping?: (timeoutMs: number) => Promise<void>;
   ingestionStats?: () => Promise<IngestionStats>;
   poolStats?: PoolStats | null;
+  /** The backend's work prices; default ROWS_ONLY (the cost is the rows alone, as the row rules state it). */
+  workPrices?: WorkPrices;
 }
+
+/** Prices under which a request costs its rows alone. */
+export const ROWS_ONLY: WorkPrices = Object.freeze({ statement: 0, condition: 0, inValue: 0, pattern: 0, jsonLookup: 0, jsonTest: 0, jsonInValue: 0, relation: 0 });
 
 export const DEFAULT_STATS: IngestionStats = {
   rawEvents: { workflow: 40, task: 38 },
@@ -99,12 +105,14 @@ export const DEFAULT_STATS: IngestionStats = {
 
 export class RecordingReader implements Reader {
   readonly calls: ReaderCall[] = [];
+  readonly workPrices: WorkPrices;
   private readonly instances: readonly WorkflowInstanceRecord[];
   private readonly tasks: readonly TaskExecutionRecord[];
 
   constructor(private readonly options: RecordingReaderOptions = {}) {
     this.instances = options.instances ?? [INSTANCE_A, INSTANCE_B];
     this.tasks = options.tasks ?? [TASK_A0, TASK_B1];
+    this.workPrices = options.workPrices ?? ROWS_ONLY;
   }
 
   callsOf<M extends ReaderCall['method']>(method: M): Extract<ReaderCall, { method: M }>[] {

@@ -34,7 +34,7 @@ export const OPENSEARCH_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'OPENSEARCH_PORT / OPENSEARCH_PROTOCOL', development: '9200 / http', production: '9200 / http', description: 'https needs a certificate the CA bundle (OPENSEARCH_CA_FILE) or the system trusts.' },
   { key: 'OPENSEARCH_USERNAME / OPENSEARCH_PASSWORD', development: '—', production: '—', description: 'Basic authentication; the user only needs to read the normalized indices (README, OpenSearch).' },
   { key: 'OPENSEARCH_CA_FILE', development: '—', production: '—', description: 'CA bundle (PEM) for https.' },
-  { key: 'OPENSEARCH_QUERY_TIMEOUT_MS', development: String(DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS), production: String(DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS), description: 'Timeout of each search, and of a filter\'s checks of stored text in all (their several searches); a timed-out query answers SERVICE_UNAVAILABLE.' },
+  { key: 'OPENSEARCH_QUERY_TIMEOUT_MS', development: String(DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS), production: String(DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS), description: 'Timeout of each search, and of a filter\'s checks of stored text in all (their several searches); the node stops a search at it and a timed-out query answers QUERY_TIMEOUT (a node that does not answer within it and a second more: SERVICE_UNAVAILABLE).' },
   { key: 'OPENSEARCH_SCHEMA_INIT', development: 'true', production: 'false', description: 'Create the raw templates, ingest pipeline and normalized indices at start (the init job does it in production).' },
   { key: 'SCHEMA_INIT_ENABLED', development: 'true', production: 'true', description: 'false disables schema initialization everywhere, whatever OPENSEARCH_SCHEMA_INIT says.' },
 ] satisfies ConfigKeyDoc[]);

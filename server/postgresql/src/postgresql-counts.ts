@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { BackendUnavailableError, INSTANCE_STATUSES } from '@workflow-index/core/reader';
 import type { Count, WorkflowInstanceStatus } from '@workflow-index/core/reader';
-import { classifyError } from './postgresql-errors.js';
+import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 
 /** GraphQL Int is 32-bit: an estimate beyond it is served as the largest Int. */
 const MAX_INT = 2_147_483_647;
@@ -125,7 +125,7 @@ export class CountStatements {
       const reusable = sqlError && rolledBack && (code === QUERY_CANCELED || !code.startsWith('57'));
       client.release(reusable ? undefined : (error as Error));
       if (code === QUERY_CANCELED && timeoutMs !== null) return null;
-      throw classifyError(error, what);
+      throw classifyError(error, what, statementTimeoutOf(this.pool));
     }
   }
 }

@@ -1,6 +1,6 @@
 // Which failures mean "the database cannot be reached (now)" — served as SERVICE_UNAVAILABLE and retried by
 // clients — as opposed to bugs, which are masked as INTERNAL_SERVER_ERROR.
-import { BackendUnavailableError } from '@workflow-index/core/reader';
+import { BackendUnavailableError, QueryTimeoutError } from '@workflow-index/core/reader';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
@@ -43,9 +43,31 @@ export function isUnavailable(error: unknown): boolean {
   return PG_CLIENT_MESSAGES.some((m) => error.message.includes(m));
 }
 
-/** Wraps a connection-level failure as BackendUnavailableError; other errors are returned unchanged. */
-export function classifyError(error: unknown, what: string): unknown {
+/** query_canceled with this message: the statement ran past statement_timeout (not an administrator's cancel). */
+const QUERY_CANCELED = '57014';
+const STATEMENT_TIMEOUT_MESSAGE = 'statement timeout';
+
+/** The statement_timeout (ms) a pool's sessions run with (postgresql-pool.ts sets it), if it sets one. */
+export function statementTimeoutOf(pool: { readonly options: { readonly statement_timeout?: unknown } }): number | undefined {
+  const value = pool.options.statement_timeout;
+  return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+/** Whether PostgreSQL stopped the statement because it ran past statement_timeout. */
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === QUERY_CANCELED && error.message.includes(STATEMENT_TIMEOUT_MESSAGE);
+}
+
+/**
+ * A statement stopped by statement_timeout as QueryTimeoutError (the database answers: the query is too slow, retrying
+ * it would not help), a connection-level failure as BackendUnavailableError; other errors are returned unchanged.
+ * A statement that waited for a lock past lock_timeout (55P03: a schema change holds the table) is unavailability.
+ */
+export function classifyError(error: unknown, what: string, statementTimeoutMs?: number): unknown {
   if (error instanceof BackendUnavailableError) return error;
+  if (statementTimeoutMs !== undefined && isStatementTimeout(error)) {
+    return new QueryTimeoutError(`PostgreSQL stopped the statement after statement_timeout (${what}): ${(error as Error).message}`, { ms: statementTimeoutMs, setting: 'DATABASE_QUERY_TIMEOUT_MS' }, { cause: error });
+  }
   if (!isUnavailable(error)) return error;
   const reason = error instanceof Error ? error.message || (error as { code?: string }).code || error.name : String(error);
   return new BackendUnavailableError(`PostgreSQL unavailable (${what}): ${reason}`, { cause: error });

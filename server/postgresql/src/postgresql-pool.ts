@@ -37,6 +37,9 @@ export function createPool(options: CreatePoolOptions): pg.Pool {
     application_name: options.connection.application_name ?? options.applicationName ?? 'workflow-index',
     ...(startupOptions !== '' ? { options: startupOptions } : {}),
     statement_timeout: options.queryTimeoutMs,
+    // A statement waiting for a lock (a schema change holds the table) gives up first, as unavailability (55P03):
+    // statement_timeout then means the query itself was too slow (QUERY_TIMEOUT).
+    lock_timeout: Math.max(1, Math.floor(options.queryTimeoutMs / 2)),
     query_timeout: options.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs ?? options.connection.idleTimeoutMillis ?? 30_000,

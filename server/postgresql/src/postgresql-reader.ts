@@ -21,8 +21,9 @@ import type {
   WorkflowInstanceStatus,
 } from '@workflow-index/core/reader';
 import { CountStatements } from './postgresql-counts.js';
-import { classifyError } from './postgresql-errors.js';
+import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';
+import { POSTGRESQL_WORK_PRICES } from './postgresql-work-prices.js';
 
 const INSTANCES = 'workflow_index.workflow_instances';
 const TASKS = 'workflow_index.task_executions';
@@ -229,6 +230,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
   readonly #counts: CountStatements;
   #closed: Promise<void> | undefined;
   readonly backendName = 'postgresql';
+  readonly workPrices = POSTGRESQL_WORK_PRICES;
 
   constructor(options: PostgresqlReaderOptions) {
     this.#pool = options.pool;
@@ -406,7 +408,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
       client.release();
       return result.rows;
     } catch (error) {
-      const classified = classifyError(error, what);
+      const classified = classifyError(error, what, statementTimeoutOf(this.#pool));
       // A session that failed below SQL (socket, protocol, client timeout) is discarded; after an SQL error it is reusable.
       const sqlError = typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code);
       client.release(sqlError && !String((error as { code: string }).code).startsWith('57P') ? undefined : (error as Error));

@@ -429,7 +429,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     expect((await reader.listInstances(instances(null))).map((i) => i.id)).toEqual(ALL);
   });
 
-  it('turns a statement timeout into BackendUnavailableError', async () => {
+  it('turns a wait for a lock a schema change holds into BackendUnavailableError (lock_timeout, half the statement_timeout)', async () => {
     const blocker = await db.pool.connect();
     try {
       await blocker.query('BEGIN');
@@ -437,7 +437,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
       const started = performance.now();
       const error = await reader.listInstances(instances(null)).then(() => null, (e: unknown) => e);
       expect(error).toBeInstanceOf(BackendUnavailableError);
-      expect((error as Error).message).toContain('statement timeout');
+      expect((error as Error).message).toContain('lock timeout');
       expect(performance.now() - started).toBeLessThan(4000);
     } finally {
       await blocker.query('ROLLBACK');

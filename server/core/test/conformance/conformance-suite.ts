@@ -11,6 +11,7 @@ import type { App } from '@workflow-index/core/app';
 import { defaultCoreConfig } from '@workflow-index/core/config';
 import { withCountExactLimit } from '@workflow-index/core/count-limit';
 import type { Reader } from '@workflow-index/core/reader';
+import { DEFAULT_WORK_PRICES } from '@workflow-index/core/filter-work';
 import { describeApiAdditions, ESTIMATING_COUNT_LIMIT } from './api-additions.js';
 import type { ConformanceFeature } from './api-additions.js';
 import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
@@ -53,10 +54,12 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
     let app: App | null = null;
     let estimatingApp: App | null = null;
     let teardown: (() => Promise<void>) | null = null;
+    let statementPrice = DEFAULT_WORK_PRICES.statement;
 
     beforeAll(async () => {
       const store = await backend.setup(CONFORMANCE_EVENTS);
       teardown = () => store.teardown();
+      statementPrice = (store.reader.workPrices ?? DEFAULT_WORK_PRICES).statement;
       app = createApp({ config: defaultCoreConfig('production'), reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
       client.attach(app);
       const estimatingConfig = withCountExactLimit(defaultCoreConfig('production'), ESTIMATING_COUNT_LIMIT);
@@ -78,7 +81,7 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
     describe('query operations and fields', () => describeOperations(client));
     describe('filters', () => describeFilters(client));
     describe('ordering', () => describeOrdering(client));
-    describe('pagination', () => describePagination(client));
+    describe('pagination', () => describePagination(client, () => statementPrice));
     describe('keyset pagination (after: cursor)', () => describeCursors(client));
     describe('argument errors', () => describeErrors(client));
     describe('placeholders', () => describePlaceholders(client));

@@ -8,7 +8,8 @@ import { idsOf, rowsOf } from './served.js';
 const DEFAULT_INSTANCE_ORDER = ids(sortInstances(ALL_INSTANCES, [['startDate', 'DESC']]));
 const DEFAULT_TASK_ORDER = ids(sortTasks(ALL_TASKS, [['startDate', 'DESC']]));
 
-export function describePagination(client: GraphQLClient): void {
+/** `statementPrice`: what one field's statement costs on the backend (Reader.workPrices), known once it is set up. */
+export function describePagination(client: GraphQLClient, statementPrice: () => number): void {
   const instanceIds = async (args: string, variables?: Record<string, unknown>, declarations = '') => {
     const data = await client.data(`query ${declarations} { getWorkflowInstances${args === '' ? '' : `(${args})`} { id } }`, variables);
     return idsOf(rowsOf(data, 'getWorkflowInstances'));
@@ -67,9 +68,11 @@ export function describePagination(client: GraphQLClient): void {
     });
 
     it('an offset deeper than the cost budget allows (1 per 10 skipped rows) is BAD_USER_INPUT pointing to after; the deepest allowed answers', async () => {
-      expect(await instanceIds('limit: 20, offset: 199800')).toEqual([]);
-      expect(await badUserInput('{ getWorkflowInstances(limit: 20, offset: 199810) { id } }')).toMatch(/^Query cost 20001 exceeds the budget of 20000 rows.*offset.*after: <cursor>/);
-      expect(await badUserInput('query ($o: Int) { getTaskExecutions(offset: $o) { id } }', { o: 2_147_483_647 })).toMatch(/^Query cost 214748465 exceeds/);
+      // 20 rows + offset / 10 + the statement's price = 20,000, the default budget
+      const deepest = (20_000 - 20 - statementPrice()) * 10;
+      expect(await instanceIds(`limit: 20, offset: ${deepest}`)).toEqual([]);
+      expect(await badUserInput(`{ getWorkflowInstances(limit: 20, offset: ${deepest + 10}) { id } }`)).toMatch(/^Query cost 20001 exceeds the budget of 20000 rows.*offset.*after: <cursor>/);
+      expect(await badUserInput('query ($o: Int) { getTaskExecutions(offset: $o) { id } }', { o: 2_147_483_647 })).toMatch(new RegExp(`^Query cost ${214_748_465 + statementPrice()} exceeds`));
     });
 
     it('a negative limit or offset is BAD_USER_INPUT naming the bound', async () => {

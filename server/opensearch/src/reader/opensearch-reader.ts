@@ -33,6 +33,7 @@ import { type Searcher, type SearchHit, SearchRequests } from './search-requests
 import { speculativePage } from './speculative-page.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
 import { OpenSearchExtendedReader } from './extended/extended-reader.js';
+import { OPENSEARCH_WORK_PRICES } from './opensearch-work-prices.js';
 
 export interface OpenSearchReaderOptions {
   readonly client: Client;
@@ -54,6 +55,7 @@ const SERVED: Query = term('placeholder', false);
 
 export class OpenSearchReader implements Reader {
   readonly backendName = 'opensearch';
+  readonly workPrices = OPENSEARCH_WORK_PRICES;
   readonly names: NormalizedIndexNames;
   readonly #client: Client;
   readonly #prefix: string;

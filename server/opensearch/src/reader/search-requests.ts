@@ -1,12 +1,13 @@
 // The reader's requests to OpenSearch, each with its own timeout and no client-side retry (a query that fails is
 // answered at once; the client retries, not the server), and the one place that turns failures into what the GraphQL
-// layer serves: unreachable, timed out, refused credentials, a missing index or an overloaded node is
-// BackendUnavailableError (SERVICE_UNAVAILABLE, readiness DOWN with the reason); a wildcard pattern OpenSearch finds
-// too complex, a query with too many clauses or a terms query with too many values is BAD_USER_INPUT; anything else is
-// an internal error with OpenSearch's reason.
+// layer serves: a search the node stopped at its timeout (the body's `timeout`; its partial hits are never served) is
+// QueryTimeoutError (QUERY_TIMEOUT); unreachable, not answering within the timeout and a margin, refused credentials, a
+// missing index or an overloaded node is BackendUnavailableError (SERVICE_UNAVAILABLE, readiness DOWN with the
+// reason); a wildcard pattern OpenSearch finds too complex, a query with too many clauses or a terms query with too
+// many values is BAD_USER_INPUT; anything else is an internal error with OpenSearch's reason.
 import { type Client, errors } from '@opensearch-project/opensearch';
 import { badUserInput } from '@workflow-index/core/errors';
-import { BackendUnavailableError } from '@workflow-index/core/reader';
+import { BackendUnavailableError, QueryTimeoutError } from '@workflow-index/core/reader';
 
 export interface SearchHit {
   readonly _id: string;
@@ -31,6 +32,8 @@ export interface SearchBody {
 }
 
 export interface SearchResponse {
+  /** The node stopped the search at the body's `timeout`: the hits are partial. */
+  readonly timed_out?: boolean;
   readonly hits: { readonly hits: readonly SearchHit[]; readonly total?: { readonly value: number } };
   readonly aggregations?: Readonly<Record<string, unknown>>;
 }
@@ -103,6 +106,25 @@ export interface Searcher {
   remainingMs(): number;
 }
 
+/** How much longer than a search's own timeout the client waits for the node's answer before it deems it gone. */
+const ANSWER_MARGIN_MS = 1000;
+
+/** The setting that bounds a search, as QUERY_TIMEOUT names it. */
+const TIMEOUT_SETTING = 'OPENSEARCH_QUERY_TIMEOUT_MS';
+
+/** `body` bounded on the node by `timeoutMs`, and counted as the reader counts (no total unless asked). */
+function boundedBody(body: SearchBody, timeoutMs: number): Record<string, unknown> {
+  return { track_total_hits: false, ...body, timeout: `${Math.max(1, Math.floor(timeoutMs))}ms` };
+}
+
+/** A response the node cut short at its timeout, as QueryTimeoutError; otherwise the response. */
+function complete(response: SearchResponse, timeoutMs: number, what: string): SearchResponse {
+  if (response.timed_out === true) {
+    throw new QueryTimeoutError(`OpenSearch stopped the search at its timeout (${what})`, { ms: timeoutMs, setting: TIMEOUT_SETTING });
+  }
+  return response;
+}
+
 export class SearchRequests implements Searcher {
   constructor(
     private readonly client: Client,
@@ -114,32 +136,35 @@ export class SearchRequests implements Searcher {
   }
 
   async search(index: string, body: SearchBody, what: string, timeoutMs = this.timeoutMs): Promise<SearchResponse> {
+    let response: SearchResponse;
     try {
-      const response = await this.client.transport.request(
-        { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body: { track_total_hits: false, ...body } },
-        { requestTimeout: timeoutMs, maxRetries: 0 },
-      );
-      return response.body as SearchResponse;
+      response = (
+        await this.client.transport.request(
+          { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body: boundedBody(body, timeoutMs) },
+          { requestTimeout: timeoutMs + ANSWER_MARGIN_MS, maxRetries: 0 },
+        )
+      ).body as SearchResponse;
     } catch (error) {
       throw classifyError(error, what);
     }
+    return complete(response, this.timeoutMs, what);
   }
 
   /** Several searches in one round trip; the first failed one is thrown. */
   async msearch(searches: readonly { index: string; body: SearchBody }[], what: string): Promise<SearchResponse[]> {
-    const lines = searches.flatMap(({ index, body }) => [{ index }, { track_total_hits: false, ...body }]);
+    const lines = searches.flatMap(({ index, body }) => [{ index }, boundedBody(body, this.timeoutMs)]);
     let responses: (SearchResponse & { error?: ErrorBody; status?: number })[];
     try {
       const response = await this.client.transport.request(
         { method: 'POST', path: '/_msearch', bulkBody: lines },
-        { requestTimeout: this.timeoutMs, maxRetries: 0 },
+        { requestTimeout: this.timeoutMs + ANSWER_MARGIN_MS, maxRetries: 0 },
       );
       responses = (response.body as { responses: typeof responses }).responses;
     } catch (error) {
       throw classifyError(error, what);
     }
     for (const r of responses) if (r.error !== undefined) throw classifyResponse(r.status ?? 500, r.error, what);
-    return responses;
+    return responses.map((r) => complete(r, this.timeoutMs, what));
   }
 
   /** Document counts of indices (a pattern may match none: 0), from index stats, which need no read permission. */

@@ -2,7 +2,7 @@
 // capped or unindexed JSON leaves (json-fallback.ts), the JSON operators' undecided payloads (extended/), a string
 // beyond the keyword limit (long-detail-filter.ts). They are read in pages by id, and the filter then matches the ids
 // that passed, besides what its keyword query matches.
-import { BackendUnavailableError } from '@workflow-index/core/reader';
+import { QueryTimeoutError } from '@workflow-index/core/reader';
 import { type Query, and, MAX_TERMS_COUNT, or, terms } from './query-dsl.js';
 import type { Searcher, SearchHit } from './search-requests.js';
 
@@ -35,7 +35,7 @@ return s.length() <= params.inline ? s : s.length();`;
  * The ids of the documents of `query` whose `_source` field `field` passes `matches` (null: the field is absent).
  * Every search takes what is left of the searcher's time (`remainingMs`: a filter's lookups share one
  * OPENSEARCH_QUERY_TIMEOUT_MS, lookup-deadline.ts, as a PostgreSQL statement its statement_timeout); a check with
- * none left fails as a timed-out search does (BackendUnavailableError, SERVICE_UNAVAILABLE).
+ * none left fails as a timed-out search does (QueryTimeoutError, QUERY_TIMEOUT).
  */
 export async function checkedIds(
   requests: Searcher,
@@ -50,7 +50,7 @@ export async function checkedIds(
   const search = (body: Parameters<Searcher['search']>[1]): Promise<SearchHit[]> => {
     const left = requests.remainingMs();
     if (left <= 0) {
-      throw new BackendUnavailableError(`a filter's check of the stored text read ${read} documents and was not done within ${requests.timeoutMs} ms (OPENSEARCH_QUERY_TIMEOUT_MS bounds a filter's lookups together): narrow the filter`);
+      throw new QueryTimeoutError(`a filter's check of the stored text read ${read} documents and was not done within ${requests.timeoutMs} ms (OPENSEARCH_QUERY_TIMEOUT_MS bounds a filter's lookups together): narrow the filter`, { ms: requests.timeoutMs, setting: 'OPENSEARCH_QUERY_TIMEOUT_MS' });
     }
     return requests.search(index, body, CHECK_SEARCH, Math.min(left, requests.timeoutMs)).then((r) => [...r.hits.hits]);
   };
