@@ -1,6 +1,6 @@
 // app.ts builds, main.ts runs: this factory takes a frozen config and a Reader, opens no sockets
 // and reads no process.env. Tests drive it in-process through fetch().
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { bufferResponse, finishResponse, toFetchResponse, writeBufferedResponse } from './buffered-response.js';
 import type { BufferedResponse, RequestFacts } from './buffered-response.js';
@@ -100,6 +100,19 @@ function isGraphQLTarget(url: string | undefined, host: string | undefined): boo
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+const DIGITS = /^\d+$/;
+
+/** A body node:http frames by its Content-Length, within HTTP_MAX_BODY_BYTES: read before the request takes a slot. */
+function framedWithin(headers: IncomingHttpHeaders, maxBodyBytes: number): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] === undefined && length !== undefined && DIGITS.test(length) && Number(length) <= maxBodyBytes;
+}
+
+/** The answer to a request whose connection closed before it was read: only recorded (nobody is left to read it). */
+function wentAway(): BufferedResponse {
+  return { status: 400, statusText: '', headers: { 'content-type': TEXT }, body: Buffer.from('Bad request: the client went away before its request was read.\n') };
 }
 
 /** The whole body of a request node:http frames by its Content-Length; null when the client went away before its end. */
@@ -283,20 +296,22 @@ export function createApp(options: AppOptions): App {
   };
 
   /**
-   * node:http, a request hotRequestAnswerType takes: reads the body (framed by its Content-Length, within
-   * HTTP_MAX_BODY_BYTES); the hot path answers, or yoga's node integration from the body already read (as it takes a
-   * body a framework has read: its own request, abort signal and server context, as for every other request).
+   * node:http, a request that may run: the hot path answers a body already read (within HTTP_MAX_BODY_BYTES) when
+   * hotRequestAnswerType takes the request, else yoga's node integration from that body (as it takes a body a
+   * framework has read: its own request, abort signal and server context, as for every other request), or reading
+   * the body itself when none was read (`bytes` null: chunked, or a Content-Length yoga refuses).
    */
-  const answerNodeHotOrYoga = async (req: IncomingMessage, res: ServerResponse, state: RequestState, answerType: string): Promise<BufferedResponse> => {
-    const bytes = await readBody(req);
+  const answerNodeGraphQL = async (req: IncomingMessage, res: ServerResponse, state: RequestState, bytes: Buffer | null): Promise<BufferedResponse> => {
     if (bytes !== null) {
-      const answered = await answerHot(bytes, state, answerType);
+      const headers = req.headers;
+      const answerType = hot === null ? null : hotRequestAnswerType(req.url as string, (name) => headers[name] as string | undefined, config.http.maxBodyBytes, true);
+      const answered = answerType === null ? null : await answerHot(bytes, state, answerType);
       if (answered !== null) return answered;
+      // A client gone before yoga takes the request would leave yoga's abort signal unfired (it listens for a close
+      // that has already happened): nothing runs for it.
+      if (res.closed) return wentAway();
+      (req as { body?: unknown }).body = bytes;
     }
-    // A client gone before yoga takes the request would leave yoga's abort signal unfired (it listens for a close
-    // that has already happened): nothing runs for it.
-    if (bytes === null || res.closed) return { status: 400, statusText: '', headers: { 'content-type': TEXT }, body: Buffer.from('Bad request: the client went away before its request was read.\n') };
-    (req as { body?: unknown }).body = bytes;
     return bufferResponse(await graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true }));
   };
 
@@ -375,26 +390,30 @@ export function createApp(options: AppOptions): App {
     requestContext.run({ requestId }, () => handleGraphQLNodeRequest(req, res, requestId));
   };
 
+  const nodeClientKey = (req: IncomingMessage): string | null => {
+    const address = addressHeader === null ? undefined : req.headers[addressHeader];
+    return clientKey(Array.isArray(address) ? address.join(',') : address, req.socket.remoteAddress);
+  };
+
+  /**
+   * A body framed by its Content-Length is read before the client's slot of HTTP_MAX_REQUESTS_PER_CLIENT is taken:
+   * a client that trickles its body holds no slot while it does. Other bodies are yoga's to read with the slot held.
+   */
   const handleGraphQLNodeRequest = (req: IncomingMessage, res: ServerResponse, requestId: string): void => {
     const started = performance.now();
     const state = newRequestState();
     const facts = { origin: req.headers.origin ?? null, acceptEncoding: req.headers['accept-encoding'] ?? null };
     const path = pathOf(req.url as string);
-    const address = addressHeader === null ? undefined : req.headers[addressHeader];
-    const release = perClient.acquire(clientKey(Array.isArray(address) ? address.join(',') : address, req.socket.remoteAddress));
-    let answer: Promise<BufferedResponse>;
-    const headers = req.headers;
-    const answerType = release === null || hot === null ? null : hotRequestAnswerType(req.url as string, (name) => headers[name] as string | undefined, config.http.maxBodyBytes, true);
-    if (release === null) {
+    let release: (() => void) | null = null;
+    const admit = (bytes: Buffer | null): Promise<BufferedResponse> => {
+      release = perClient.acquire(nodeClientKey(req));
+      if (release !== null) return answerNodeGraphQL(req, res, state, bytes);
       state.errorCodes.push(ErrorCode.TOO_MANY_REQUESTS);
-      // The body is not read: the connection cannot be reused for the next request.
-      res.shouldKeepAlive = false;
-      answer = bufferResponse(tooManyRequests(config.http.maxRequestsPerClient));
-    } else if (answerType !== null) {
-      answer = answerNodeHotOrYoga(req, res, state, answerType);
-    } else {
-      answer = new Promise<Response>((resolve) => resolve(graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true }))).then(bufferResponse);
-    }
+      // An unread body cannot be skipped to reach the connection's next request.
+      if (bytes === null) res.shouldKeepAlive = false;
+      return bufferResponse(tooManyRequests(config.http.maxRequestsPerClient));
+    };
+    const answer = framedWithin(req.headers, config.http.maxBodyBytes) ? readBody(req).then((bytes) => (bytes === null ? wentAway() : admit(bytes))) : admit(null);
     answer.then((buffered) => finishResponse(buffered, config, facts)).then(
       (response) => {
         release?.();
