@@ -1,6 +1,7 @@
 // app.ts builds, main.ts runs: this factory takes a frozen config and a Reader, opens no sockets
 // and reads no process.env. Tests drive it in-process through fetch().
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Registry } from 'prom-client';
 import { bufferResponse, finishResponse, toFetchResponse, writeBufferedResponse } from './buffered-response.js';
 import type { BufferedResponse, RequestFacts } from './buffered-response.js';
@@ -25,6 +26,7 @@ import { createMetrics } from './metrics.js';
 import { createNodeHandler } from './node-adapter.js';
 import type { Reader } from './reader.js';
 import { REQUEST_ID_HEADER, requestContext, requestIdOf } from './request-context.js';
+import { requestTimedOut } from './request-deadline.js';
 import { newRequestState } from './request-state.js';
 import type { RequestState } from './request-state.js';
 import { loadSchemaSdl } from './schema-sdl.js';
@@ -315,6 +317,13 @@ export function createApp(options: AppOptions): App {
     return bufferResponse(await graphql.handleNodeRequestAndResponse(req, res, { requestState: state, bodyFramed: true }));
   };
 
+  /** A request node:http cut for not arriving in time is recorded as the 408 it answered, whatever the code reading the body made of the cut. */
+  const recordedStatus = (req: IncomingMessage, socket: Duplex, status: number, state: RequestState): number => {
+    if (!requestTimedOut(req, socket)) return status;
+    state.errorCodes.push(ErrorCode.REQUEST_TIMEOUT);
+    return 408;
+  };
+
   /** In-process requests: the same, from a fetch Request (yoga gets the bytes as they came, or their read's failure). */
   const answerFetchGraphQL = async (request: Request, url: URL, state: RequestState): Promise<BufferedResponse> => {
     const answerType = hot === null ? null : hotRequestAnswerType(`${url.pathname}${url.search}`, (name) => request.headers.get(name) ?? undefined, config.http.maxBodyBytes, false);
@@ -397,13 +406,15 @@ export function createApp(options: AppOptions): App {
 
   /**
    * A body framed by its Content-Length is read before the client's slot of HTTP_MAX_REQUESTS_PER_CLIENT is taken:
-   * a client that trickles its body holds no slot while it does. Other bodies are yoga's to read with the slot held.
+   * a client that trickles its body holds no slot while HTTP_BODY_TIMEOUT_MS runs out. Other bodies are yoga's to
+   * read with the slot held, which that timeout bounds.
    */
   const handleGraphQLNodeRequest = (req: IncomingMessage, res: ServerResponse, requestId: string): void => {
     const started = performance.now();
     const state = newRequestState();
     const facts = { origin: req.headers.origin ?? null, acceptEncoding: req.headers['accept-encoding'] ?? null };
     const path = pathOf(req.url as string);
+    const socket = req.socket;
     let release: (() => void) | null = null;
     const admit = (bytes: Buffer | null): Promise<BufferedResponse> => {
       release = perClient.acquire(nodeClientKey(req));
@@ -417,7 +428,7 @@ export function createApp(options: AppOptions): App {
     answer.then((buffered) => finishResponse(buffered, config, facts)).then(
       (response) => {
         release?.();
-        record('POST', GRAPHQL_ENDPOINT, path, response.status, started, state);
+        record('POST', GRAPHQL_ENDPOINT, path, recordedStatus(req, socket, response.status, state), started, state);
         response.headers[REQUEST_ID_HEADER] = requestId;
         try {
           writeBufferedResponse(response, res);
@@ -428,8 +439,10 @@ export function createApp(options: AppOptions): App {
       (error: unknown) => {
         release?.();
         releaseCost(state);
-        logger.error({ err: error, method: 'POST', path }, 'request failed');
-        record('POST', GRAPHQL_ENDPOINT, path, 500, started, state);
+        const status = recordedStatus(req, socket, 500, state);
+        // Not an error of ours: node:http answered the request that did not arrive in time.
+        if (status === 500) logger.error({ err: error, method: 'POST', path }, 'request failed');
+        record('POST', GRAPHQL_ENDPOINT, path, status, started, state);
         if (res.destroyed || res.writableEnded) return;
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT, [REQUEST_ID_HEADER]: requestId }).end('Unexpected error.\n');
         else res.destroy();

@@ -26,6 +26,10 @@ export interface CoreConfig {
     readonly maxRequestsPerClient: number;
     /** Lower-case header naming the client address (its last entry), set by a trusted proxy; null = the socket address. */
     readonly clientAddressHeader: string | null;
+    /** How long a request's line and headers may take to arrive, from its first byte (408 and closed after). */
+    readonly headersTimeoutMs: number;
+    /** How long a whole request, headers and body, may take to arrive, from its first byte (408 and closed after). */
+    readonly bodyTimeoutMs: number;
   };
   readonly graphql: {
     readonly introspection: IntrospectionMode;
@@ -240,6 +244,8 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
   { key: 'HTTP_MAX_REQUESTS_PER_CLIENT', development: '8', production: '8', description: 'POST /graphql requests one client address may have in flight (429 TOO_MANY_REQUESTS above); 0 disables.' },
   { key: 'HTTP_CLIENT_ADDRESS_HEADER', development: '—', production: '—', description: 'Header a trusted proxy sets to the client address (e.g. X-Forwarded-For, last entry used); unset: the socket address.' },
+  { key: 'HTTP_HEADERS_TIMEOUT_MS', development: '5000 (at most HTTP_BODY_TIMEOUT_MS)', production: '5000 (at most HTTP_BODY_TIMEOUT_MS)', description: 'How long a request line and its headers may take to arrive, from their first byte (or from the connection when nothing was sent): then HTTP 408 REQUEST_TIMEOUT and the connection is closed. At most HTTP_BODY_TIMEOUT_MS.' },
+  { key: 'HTTP_BODY_TIMEOUT_MS', development: '10000', production: '10000', description: 'How long a whole request, headers and body, may take to arrive, from its first byte: then HTTP 408 REQUEST_TIMEOUT and the connection is closed, within about a second. A 1 MiB body needs about 0.84 Mbit/s to arrive in 10 s; behind a proxy that buffers bodies it arrives at once. A body framed by Content-Length holds none of HTTP_MAX_REQUESTS_PER_CLIENT while it arrives; a chunked one holds a slot for at most this long.' },
   { key: 'CORS_ENABLED', development: 'true', production: 'false', description: 'Answer cross-origin requests from CORS_ORIGINS.' },
   { key: 'CORS_ORIGINS', development: 'http://localhost:3000', production: '—', description: 'Comma-separated exact origins (scheme://host[:port]); * allows any origin.' },
   { key: 'LOG_LEVEL', development: 'info', production: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
@@ -254,6 +260,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const INTROSPECTION_MODES: readonly IntrospectionMode[] = ['DEFAULT', 'NO_INTROSPECTION', 'NO_INTROSPECTION_OR_QUERY'];
 const PORT = { min: 0, max: 65535 };
+const TIMEOUT_MS = { min: 100, max: 600_000 };
 
 export type CoreConfigOverrides = Readonly<Record<string, string | undefined>>;
 
@@ -318,6 +325,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       shutdownTimeoutMs: r.int('HTTP_SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),
       maxRequestsPerClient: r.int('HTTP_MAX_REQUESTS_PER_CLIENT', 8, { min: 0, max: 1_000_000 }),
       clientAddressHeader: clientAddressHeader(r),
+      ...requestTimeouts(r),
     },
     graphql: {
       introspection: r.oneOf('GRAPHQL_INTROSPECTION', INTROSPECTION_MODES, 'DEFAULT', { caseInsensitive: true }),
@@ -369,6 +377,18 @@ function clientAddressHeader(r: ConfigReader): string | null {
     return null;
   }
   return value.toLowerCase();
+}
+
+/**
+ * A request must arrive within seconds: a client that trickles its headers or body would otherwise hold a
+ * connection (and, for a body yoga reads, a slot of HTTP_MAX_REQUESTS_PER_CLIENT) for minutes.
+ */
+function requestTimeouts(r: ConfigReader): { headersTimeoutMs: number; bodyTimeoutMs: number } {
+  const bodyTimeoutMs = r.int('HTTP_BODY_TIMEOUT_MS', 10_000, TIMEOUT_MS);
+  const headersTimeoutMs = r.int('HTTP_HEADERS_TIMEOUT_MS', Math.min(5000, bodyTimeoutMs), TIMEOUT_MS);
+  // node:http would silently swap them.
+  if (headersTimeoutMs > bodyTimeoutMs) r.problem(`HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed HTTP_BODY_TIMEOUT_MS (${bodyTimeoutMs})`);
+  return { headersTimeoutMs, bodyTimeoutMs };
 }
 
 /** The defaults of a mode, as if no key were set (tests start from here). */

@@ -251,6 +251,10 @@ omitted when zero (<code>2026-05-12T09:14:03.512378Z</code>, <code>…:29.5Z</co
       ErrorCode.TOO_MANY_REQUESTS,
       `The client already has ${config.http.maxRequestsPerClient} requests in flight (HTTP_MAX_REQUESTS_PER_CLIENT): HTTP 429 with Retry-After; wait for an answer, then retry.`,
     ],
+    [
+      ErrorCode.REQUEST_TIMEOUT,
+      `The request's headers took longer than ${config.http.headersTimeoutMs} ms to arrive, or the whole request (body included) longer than ${config.http.bodyTimeoutMs} ms from its first byte (HTTP_HEADERS_TIMEOUT_MS, HTTP_BODY_TIMEOUT_MS): HTTP 408 and the connection is closed. Send the body right after the headers.`,
+    ],
   ];
   const errors = `
 <h2 id="errors">Errors</h2>

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { App } from './app.js';
 import type { CoreConfig } from './config.js';
 import type { Logger } from './logger.js';
+import { clientErrorListener, requestTimeoutOptions } from './request-deadline.js';
 
 export interface RunningServer {
   /** Bound HTTP port (the real one when HTTP_PORT is 0). */
@@ -29,23 +31,35 @@ function listen(server: HttpServer, port: number, host: string | null): Promise<
   });
 }
 
-function harden(server: HttpServer): void {
-  // Below typical load-balancer idle timeouts would cause resets; above them wastes sockets.
+/** The app's handler, remembering each connection's latest response for the clientError listener. */
+function trackingResponses(app: App): { handler: (req: IncomingMessage, res: ServerResponse) => void; responseOf: (socket: Duplex) => ServerResponse | undefined } {
+  const responses = new WeakMap<Duplex, ServerResponse>();
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    responses.set(req.socket, res);
+    app.handleNodeRequest(req, res);
+  };
+  return { handler, responseOf: (socket) => responses.get(socket) };
+}
+
+function harden(server: HttpServer, http: CoreConfig['http'], responseOf: (socket: Duplex) => ServerResponse | undefined): void {
+  // Below typical load-balancer idle timeouts would cause resets; above them wastes sockets. Idle time between
+  // requests does not count against the headers timeout (node:http starts it at a request's first byte).
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 120_000;
+  server.on('clientError', clientErrorListener(http, responseOf));
 }
 
 /** Listens on HTTP_PORT and, with TLS_CERT_FILE + TLS_KEY_FILE, on HTTPS_PORT too. */
 export async function startHttpServer(app: App, config: CoreConfig, logger: Logger): Promise<RunningServer> {
   const servers: HttpServer[] = [];
-  const http = createHttpServer(app.handleNodeRequest);
-  harden(http);
+  const { handler, responseOf } = trackingResponses(app);
+  const timeouts = requestTimeoutOptions(config.http);
+  const http = createHttpServer(timeouts, handler);
+  harden(http, config.http, responseOf);
   servers.push(http);
   let https: HttpServer | null = null;
   if (config.http.tlsCertFile !== null && config.http.tlsKeyFile !== null) {
-    https = createHttpsServer({ cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile) }, app.handleNodeRequest);
-    harden(https);
+    https = createHttpsServer({ cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile), ...timeouts }, handler);
+    harden(https, config.http, responseOf);
     servers.push(https);
   }
   let httpPort: number;

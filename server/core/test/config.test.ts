@@ -16,6 +16,8 @@ describe('loadCoreConfig', () => {
         shutdownTimeoutMs: 10_000,
         maxRequestsPerClient: 8,
         clientAddressHeader: null,
+        headersTimeoutMs: 5000,
+        bodyTimeoutMs: 10_000,
       },
       graphql: {
         introspection: 'DEFAULT',
@@ -85,6 +87,8 @@ describe('loadCoreConfig', () => {
       GRAPHQL_COMPILED_EXECUTION: 'false',
       HTTP_MAX_REQUESTS_PER_CLIENT: '0',
       HTTP_CLIENT_ADDRESS_HEADER: 'X-Forwarded-For',
+      HTTP_HEADERS_TIMEOUT_MS: '800',
+      HTTP_BODY_TIMEOUT_MS: '2500',
       CORS_ENABLED: 'yes',
       CORS_ORIGINS: 'https://a.example, http://localhost:5173',
       LOG_LEVEL: 'DEBUG',
@@ -108,6 +112,8 @@ describe('loadCoreConfig', () => {
         shutdownTimeoutMs: 500,
         maxRequestsPerClient: 0,
         clientAddressHeader: 'x-forwarded-for',
+        headersTimeoutMs: 800,
+        bodyTimeoutMs: 2500,
       },
       graphql: {
         introspection: 'NO_INTROSPECTION_OR_QUERY',
@@ -226,13 +232,22 @@ describe('loadCoreConfig', () => {
     expect(loadCoreConfig({ GRAPHQL_MAX_COST_IN_FLIGHT: '20000' }).graphql.maxCostInFlight).toBe(20_000);
   });
 
+  it('a request has seconds to arrive: the headers timeout defaults to 5 s or the body timeout if shorter, and may not exceed it', () => {
+    expect(loadCoreConfig({ HTTP_BODY_TIMEOUT_MS: '600' }).http).toMatchObject({ headersTimeoutMs: 600, bodyTimeoutMs: 600 });
+    expect(loadCoreConfig({ HTTP_BODY_TIMEOUT_MS: '60000' }).http).toMatchObject({ headersTimeoutMs: 5000, bodyTimeoutMs: 60_000 });
+    expect(() => loadCoreConfig({ HTTP_HEADERS_TIMEOUT_MS: '20000' })).toThrow('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS (20000) must not exceed HTTP_BODY_TIMEOUT_MS (10000)');
+    expect(() => loadCoreConfig({ HTTP_BODY_TIMEOUT_MS: '0', HTTP_HEADERS_TIMEOUT_MS: '600001' })).toThrow(
+      'Invalid configuration: HTTP_BODY_TIMEOUT_MS must be an integer between 100 and 600000, got "0"; HTTP_HEADERS_TIMEOUT_MS must be an integer between 100 and 600000, got "600001"',
+    );
+  });
+
   it('CORS on without origins is a problem', () => {
     expect(() => loadCoreConfig({ CORS_ENABLED: 'true' })).toThrow('Invalid configuration: CORS_ENABLED is true but CORS_ORIGINS is empty');
   });
 
   it('documents every key it reads', () => {
     const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
-    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_FILTER_CONDITIONS', 'GRAPHQL_MAX_FILTER_IN_VALUES', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION']) {
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_FILTER_CONDITIONS', 'GRAPHQL_MAX_FILTER_IN_VALUES', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION', 'HTTP_HEADERS_TIMEOUT_MS', 'HTTP_BODY_TIMEOUT_MS']) {
       expect(documented).toContain(key);
     }
   });

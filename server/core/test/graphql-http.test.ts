@@ -284,7 +284,7 @@ describe('UI, SDL, docs', () => {
     const response = await get(dev.app, '/docs');
     expect(response.status).toBe(200);
     const html = await response.text();
-    for (const section of ['id="operations"', 'id="filters"', 'id="shorthand"', 'id="ordering"', 'id="pagination"', 'id="errors"', 'id="configuration"', 'id="type-WorkflowInstance"', 'GRAPHQL_MAX_DEPTH', 'MAX_DEPTH_EXCEEDED', 'GRAPHQL_MAX_COST', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'TOO_MANY_REQUESTS', 'CSRF_HEADER_REQUIRED']) {
+    for (const section of ['id="operations"', 'id="filters"', 'id="shorthand"', 'id="ordering"', 'id="pagination"', 'id="errors"', 'id="configuration"', 'id="type-WorkflowInstance"', 'GRAPHQL_MAX_DEPTH', 'MAX_DEPTH_EXCEEDED', 'GRAPHQL_MAX_COST', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'TOO_MANY_REQUESTS', 'CSRF_HEADER_REQUIRED', 'REQUEST_TIMEOUT', 'HTTP_BODY_TIMEOUT_MS', 'HTTP_HEADERS_TIMEOUT_MS']) {
       expect(html).toContain(section);
     }
     expect(html.match(/(src|href)\s*=\s*["']https?:/gi)).toBeNull();

@@ -5,6 +5,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
+import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -218,6 +219,21 @@ describe('TLS', () => {
     expect(live.status).toBe(200);
     const plain = await send({ port: server.httpPort, path: '/q/health/live' });
     expect(plain.status).toBe(200);
+  });
+
+  it('HTTPS has the same request deadlines: a body that stops arriving is answered 408 REQUEST_TIMEOUT and closed', async () => {
+    const { server } = await start({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'key.pem'), HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_BODY_TIMEOUT_MS: '600' });
+    const socket = tlsConnect({ host: '127.0.0.1', port: server.httpsPort ?? 0, rejectUnauthorized: false });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => undefined);
+    const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(Buffer.concat(chunks).toString('utf8'))));
+    socket.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query"');
+    const giveUp = setTimeout(() => socket.destroy(), 5600);
+    const text = await closed;
+    clearTimeout(giveUp);
+    expect(text.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ errors: [{ extensions: { code: 'REQUEST_TIMEOUT' } }] });
   });
 });
 

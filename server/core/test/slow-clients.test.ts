@@ -1,5 +1,7 @@
-// Slow clients on real sockets: a body still arriving holds none of its address's HTTP_MAX_REQUESTS_PER_CLIENT
-// slots. The assertions are about outcome and order, not time (the machine may be busy).
+// Slow clients on real sockets: a request must arrive within HTTP_HEADERS_TIMEOUT_MS / HTTP_BODY_TIMEOUT_MS
+// (else 408 REQUEST_TIMEOUT and the connection closed), and a body still arriving holds none of its address's
+// HTTP_MAX_REQUESTS_PER_CLIENT slots. Timings are bounds with a wide margin (the machine may be busy): the
+// assertions are about outcome and order.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -11,6 +13,9 @@ import type { RunningServer } from '../src/http-server.js';
 import type { Reader } from '../src/reader.js';
 import { MemoryLog, testConfig } from './helpers.js';
 import { RecordingReader } from './recording-reader.js';
+
+/** How much later than its deadline a connection may be closed before a test gives up on it. */
+const MARGIN_MS = 5000;
 
 const sockets: Socket[] = [];
 const running: RunningServer[] = [];
@@ -87,9 +92,18 @@ const ANSWER = '{"data":{"getWorkflowInstance":{"id":"inst-a"}}}';
 
 const TRICKLED_BODY = JSON.stringify({ query: `{ __typename } # ${'x'.repeat(100)}` });
 
-/** A body sent one byte a time: over 100 bytes at one every 100 ms take 10 s. */
+/** A body sent one byte a time: over 100 bytes at one every 100 ms take 10 s, longer than the short deadlines here. */
 function trickler(port: number, everyMs = 100): Connection {
   return open(port, postHead(TRICKLED_BODY.length), [...TRICKLED_BODY], everyMs);
+}
+
+/** Resolves with `promise`'s value, or with `fallback` after `ms`. */
+function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<F>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** One POST /graphql on a connection of its own, written at once; status line and body of the answer. */
@@ -103,9 +117,22 @@ function statusOf(text: string): number {
   return Number(text.split(' ')[1]);
 }
 
+function bodyOf(text: string): unknown {
+  return JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as unknown;
+}
+
+/** Resolves once `check` holds (polled), or after `ms`. */
+async function eventually(check: () => boolean, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (!check() && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+const TIMEOUT_MESSAGE =
+  'The request did not arrive in time: its headers must arrive within 400 ms and the whole request, body included, within 800 ms of its first byte (HTTP_HEADERS_TIMEOUT_MS, HTTP_BODY_TIMEOUT_MS). Send the body right after the headers; the connection is closed.';
+
 describe('slow clients', () => {
   it('8 connections trickling their bodies hold none of their address\'s slots: its next request is answered 200', async () => {
-    const { port, arrived } = await start({ HTTP_MAX_REQUESTS_PER_CLIENT: '8' });
+    const { port, arrived } = await start({ HTTP_MAX_REQUESTS_PER_CLIENT: '8', HTTP_BODY_TIMEOUT_MS: '30000' });
     const tricklers = Array.from({ length: 8 }, () => trickler(port));
     await arrived(8);
     const answer = await post(port);
@@ -114,8 +141,64 @@ describe('slow clients', () => {
     expect(tricklers.map((t) => t.socket.destroyed)).toEqual(Array.from({ length: 8 }, () => false));
   });
 
+  it('trickled bodies are answered 408 REQUEST_TIMEOUT and closed once HTTP_BODY_TIMEOUT_MS has passed, and logged as such', async () => {
+    const { port, log, app, arrived } = await start({ HTTP_HEADERS_TIMEOUT_MS: '400', HTTP_BODY_TIMEOUT_MS: '800' });
+    const tricklers = Array.from({ length: 8 }, () => trickler(port));
+    await arrived(8);
+    const closed = await within(Promise.all(tricklers.map((t) => t.closed)), 800 + MARGIN_MS, null);
+    expect(closed).not.toBeNull();
+    for (const { text, afterMs } of closed ?? []) {
+      expect(statusOf(text)).toBe(408);
+      expect(text).toContain('\r\nConnection: close\r\n');
+      expect(bodyOf(text)).toEqual({ errors: [{ message: TIMEOUT_MESSAGE, extensions: { code: 'REQUEST_TIMEOUT' } }] });
+      expect(afterMs).toBeGreaterThanOrEqual(800);
+    }
+    // Cut before the end of their bodies.
+    for (const t of tricklers) expect(t.sent()).toBeLessThan(postHead(TRICKLED_BODY.length).length + TRICKLED_BODY.length);
+    const logged = () => log.entries.filter((e) => e['msg'] === 'request');
+    await eventually(() => logged().length === 8, MARGIN_MS);
+    expect(logged().map((e) => [e['status'], e['errorCodes']])).toEqual(Array.from({ length: 8 }, () => [408, ['REQUEST_TIMEOUT']]));
+    expect(log.entries.filter((e) => e['level'] === 50)).toEqual([]);
+    expect(await app.registry.metrics()).toContain('graphql_errors_total{operation_type="unknown",operation_name="anonymous",code="REQUEST_TIMEOUT",backend="test"} 8');
+    expect((await post(port)).status).toBe(200);
+  });
+
+  it('a chunked body (read by yoga, slot held) holds its slot no longer than HTTP_BODY_TIMEOUT_MS', async () => {
+    const { port, log, arrived } = await start({ HTTP_MAX_REQUESTS_PER_CLIENT: '1', HTTP_HEADERS_TIMEOUT_MS: '400', HTTP_BODY_TIMEOUT_MS: '800' });
+    const chunked = open(port, postHead('chunked'), Array.from({ length: 100 }, () => '1\r\n \r\n'), 100);
+    await arrived(1);
+    expect((await post(port)).status).toBe(429);
+    const closed = await within(chunked.closed, 800 + MARGIN_MS, null);
+    expect(closed === null ? null : statusOf(closed.text)).toBe(408);
+    expect((await post(port)).status).toBe(200);
+    const entries = log.entries.filter((e) => e['msg'] === 'request').map((e) => [e['status'], e['errorCodes']]);
+    expect(entries).toEqual([
+      [429, ['TOO_MANY_REQUESTS']],
+      [408, ['REQUEST_TIMEOUT']],
+      [200, undefined],
+    ]);
+    expect(log.entries.filter((e) => e['level'] === 50)).toEqual([]);
+  });
+
+  it('a client sending its headers slowly, or nothing, is answered 408 and closed after HTTP_HEADERS_TIMEOUT_MS', async () => {
+    const { port, log } = await start({ HTTP_HEADERS_TIMEOUT_MS: '400', HTTP_BODY_TIMEOUT_MS: '800' });
+    const head = postHead(QUERY_BODY.length);
+    const slowHeaders = open(port, head.slice(0, 20), [...head.slice(20)], 100);
+    const silent = open(port, '', [], 1000);
+    const closed = await within(Promise.all([slowHeaders.closed, silent.closed]), 400 + MARGIN_MS, null);
+    expect(closed).not.toBeNull();
+    for (const { text, afterMs } of closed ?? []) {
+      expect(statusOf(text)).toBe(408);
+      expect(bodyOf(text)).toEqual({ errors: [{ message: TIMEOUT_MESSAGE, extensions: { code: 'REQUEST_TIMEOUT' } }] });
+      expect(afterMs).toBeGreaterThanOrEqual(400);
+    }
+    expect(slowHeaders.sent()).toBeLessThan(head.length);
+    // Never a request: nothing reached the app.
+    expect(log.entries.filter((e) => e['msg'] === 'request')).toEqual([]);
+  });
+
   it('a body that arrives in a few chunks within the deadline is answered, beside 8 trickling bodies of its address', async () => {
-    const { port, arrived } = await start({ HTTP_MAX_REQUESTS_PER_CLIENT: '8' });
+    const { port, arrived } = await start({ HTTP_MAX_REQUESTS_PER_CLIENT: '8', HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_BODY_TIMEOUT_MS: '5000' });
     const tricklers = Array.from({ length: 8 }, () => trickler(port));
     await arrived(8);
     const thirds = [QUERY_BODY.slice(0, 15), QUERY_BODY.slice(15, 30), QUERY_BODY.slice(30)];
@@ -124,5 +207,21 @@ describe('slow clients', () => {
     expect(statusOf(text)).toBe(200);
     expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toBe(ANSWER);
     expect(tricklers.map((t) => t.socket.destroyed)).toEqual(Array.from({ length: 8 }, () => false));
+  });
+
+  it('a keep-alive connection idle for longer than the headers timeout still serves its next request', async () => {
+    const { port } = await start({ HTTP_HEADERS_TIMEOUT_MS: '200', HTTP_BODY_TIMEOUT_MS: '400' });
+    const request = `${postHead(QUERY_BODY.length)}${QUERY_BODY}`;
+    const connection = open(port, request, [], 1000);
+    let received = '';
+    connection.socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+    });
+    await eventually(() => received.includes(ANSWER), MARGIN_MS);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    connection.socket.write(request);
+    await eventually(() => received.split(ANSWER).length === 3, MARGIN_MS);
+    expect(received.split('HTTP/1.1 200 OK').length).toBe(3);
+    expect(connection.socket.destroyed).toBe(false);
   });
 });
