@@ -1,6 +1,8 @@
 // Same answers on both backends: date filters at microsecond precision and with offsets, limits/offsets at their bounds, the cost limit and
 // the cursor checks, on both backends (same answers; errors BAD_USER_INPUT, never INTERNAL_SERVER_ERROR).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultCoreConfig } from '@workflow-index/core/config';
+import { side } from '../support/backend-pair.js';
 import { bothAvailable, codes, loadBackendPair, type BackendPair, summary, taskCompleted, taskStarted, workflowCompleted, workflowStarted } from './backend-pair.js';
 
 const available = await bothAvailable();
@@ -75,22 +77,43 @@ describe.skipIf(!available)('dates, bounds, cost and cursor checks', () => {
     expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
   });
 
-  it('offsets at the bounds: the window edges and the deepest the cost allows answer the same; 2147483647 is BAD_USER_INPUT on both', async () => {
-    for (const [limit, offset] of [[1000, 190_000], [1000, 9_999], [1, 10_000], [0, 0], [1000, 3], [0, 2_147_483_647]]) {
-      const { postgresql, opensearch } = await pair.send(LIST, { limit, offset });
-      expect(codes(postgresql)).toEqual([]);
-      expect(summary(opensearch)).toBe(summary(postgresql));
+  /** Both readers behind apps with the default budget (the pair's apps have the cost out of the way). */
+  async function withDefaultBudget(run: (send: BackendPair['send']) => Promise<void>): Promise<void> {
+    const postgresql = side(pair.postgresql.reader, 'postgresql', defaultCoreConfig('production'));
+    const opensearch = side(pair.opensearch.reader, 'opensearch', defaultCoreConfig('production'));
+    try {
+      await run(async (query, variables) => {
+        const [p, o] = await Promise.all([postgresql.client.send(query, variables), opensearch.client.send(query, variables)]);
+        return { postgresql: p, opensearch: o };
+      });
+    } finally {
+      await postgresql.app.dispose();
+      await opensearch.app.dispose();
     }
-    const { postgresql, opensearch } = await pair.send(LIST, { limit: 1000, offset: 2_147_483_647 });
-    expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
-    expect(opensearch.errors[0]!.message).toBe(postgresql.errors[0]!.message);
-    expect(postgresql.errors[0]!.message).toMatch(/^Query cost 214749365 exceeds the budget of 20000 rows/);
+  }
+
+  it('offsets at the bounds: the window edges and the deepest the cost allows answer the same; 2147483647 is BAD_USER_INPUT on both', async () => {
+    await withDefaultBudget(async (send) => {
+      // limit 1000 + 189,000 / 10 skipped + a statement (25 on PostgreSQL, 60 on OpenSearch) fits the default 20,000.
+      for (const [limit, offset] of [[1000, 189_000], [1000, 9_999], [1, 10_000], [0, 0], [1000, 3], [0, 2_147_483_647]]) {
+        const { postgresql, opensearch } = await send(LIST, { limit, offset });
+        expect(codes(postgresql)).toEqual([]);
+        expect(summary(opensearch)).toBe(summary(postgresql));
+      }
+      const { postgresql, opensearch } = await send(LIST, { limit: 1000, offset: 2_147_483_647 });
+      expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
+      // The same rows; the statement at each backend's own price.
+      expect(postgresql.errors[0]!.message).toMatch(/^Query cost 214749390 exceeds the budget of 20000 rows .*Largest: getWorkflowInstances \(214749390, of which 25 its statement and filter\)/);
+      expect(opensearch.errors[0]!.message).toMatch(/^Query cost 214749425 exceeds the budget of 20000 rows .*Largest: getWorkflowInstances \(214749425, of which 60 its statement and filter\)/);
+    });
   });
 
   it('the cost limit is BAD_USER_INPUT naming the budget', async () => {
-    const query = `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: getWorkflowInstances(limit: 1000) { id taskExecutions { id } }`).join(' ')} }`;
-    const { postgresql, opensearch } = await pair.send(query);
-    expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
-    expect(postgresql.errors[0]!.message).toMatch(/20000/);
+    await withDefaultBudget(async (send) => {
+      const query = `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: getWorkflowInstances(limit: 1000) { id taskExecutions { id } }`).join(' ')} }`;
+      const { postgresql, opensearch } = await send(query);
+      expect({ postgresql: codes(postgresql), opensearch: codes(opensearch) }).toEqual({ postgresql: ['BAD_USER_INPUT'], opensearch: ['BAD_USER_INPUT'] });
+      expect(postgresql.errors[0]!.message).toMatch(/20000/);
+    });
   });
 });
