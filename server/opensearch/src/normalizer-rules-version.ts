@@ -4,6 +4,9 @@
 // states, the payload fields…), bumps RULES_VERSION. The normalizer then re-normalizes every instance of the event
 // store in the background (normalizer-renormalize.ts), so documents written by an earlier release take the new shape
 // without waiting for their run's next event, also those whose raw events retention already deleted.
+// A change of only the reason recorded for events that every version refuses (such as a record without an eventType)
+// is no such change: the walk reads the stored events, which were all accepted, and a refused event keeps the record
+// written when it arrived, so a bump would walk every run and change nothing.
 //   1  documents written before this version existed (no version recorded in the normalizer-state index)
 //   2  task states on the instance (`task_states`, `task_states_complete`); execution ids with '%' and '@' of the task
 //      position escaped (execution-ids.ts); superseded markers instead of deleted executions

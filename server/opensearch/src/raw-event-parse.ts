@@ -2,6 +2,7 @@
 // PostgreSQL's parse_events (050-parse-events.sql), check for check and in the same order, so an event is accepted
 // by one backend exactly when it is accepted by the other. Never throws on content.
 import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
+import { jsonTextProblem } from '@workflow-index/core/json-text-fault';
 import { ImpossibleDateError, eventTimeMicros } from './event-time.js';
 import { taskEventContentHash } from './event-identity.js';
 import { jsonbText, numericText } from './jsonb-text.js';
@@ -179,6 +180,17 @@ function nullIfNull(v: JsonValue | undefined): JsonValue {
   return v === undefined ? null : v;
 }
 
+/**
+ * The reason for a record without an eventType (unparsed_record_problem, 042-json-text-fault.sql): Fluent Bit's
+ * record of a line its parser refused keeps the line under `log`, and is recorded with that text's fault; anything
+ * else is `missing eventType`. (PostgreSQL's other such record, the marker its statement reader hands over for an
+ * element it cannot parse, never reaches OpenSearch: a document always holds the time key and `wi` besides.)
+ */
+function unparsedRecordProblem(d: JsonObject): string {
+  const log = d.get('log');
+  return (typeof log === 'string' ? jsonTextProblem(log) : undefined) ?? 'missing eventType';
+}
+
 /** Parses one raw event's `_source` (as OpenSearch returns it) by PostgreSQL's rules. */
 export function parseRawEvent(source: JsonValue): ParseResult {
   const d = asForwarded(source);
@@ -209,6 +221,7 @@ export function parseRawEvent(source: JsonValue): ParseResult {
     throw error;
   }
   const problem =
+    (jEt === undefined || jEt === null ? unparsedRecordProblem(d) : undefined) ??
     valueProblem(jEt, 'eventType', 512, true) ??
     (kind === undefined ? `unknown eventType ${left(et ?? '', 200)}` : undefined) ??
     valueProblem(jIid, 'instanceId', 255, true) ??

@@ -1,9 +1,12 @@
 // The OpenSearch normalizer against the reference: the same event lines, written by the Fluent Bit bulk writer into
 // a real node and by Fluent Bit's pgsql statement into a real PostgreSQL, give the same instances, executions
-// (ids, pairing, times to the µs, payload text to the digit, errors) and the same number of rejected events.
+// (ids, pairing, times to the µs, payload text to the digit, errors) and the same number of rejected events. Lines
+// no parser reads reach each backend as Fluent Bit configured for it delivers them (the models of
+// fluent-bit/postgresql and fluent-bit/opensearch, both versions): the same ingest-error reasons, each naming the
+// fault of its line.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../postgresql/test/support/test-database.js';
+import { createForwarderDatabase, createTestDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '../../postgresql/test/support/test-database.js';
 import { REAL_FORMATS, realFixture } from '../../postgresql/test/support/real-fixtures.js';
 import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
 import { loopStream } from '../../postgresql/test/support/epoch-millis-stream.js';
@@ -13,6 +16,15 @@ import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { type Delivery, postgresqlState, writeToPostgreSQL } from './support/postgresql-twin.js';
+import { loadFluentBitConfig } from '../../../fluent-bit/model/load-config.js';
+import { FLUENT_BIT_VERSIONS } from '../../../fluent-bit/model/flb-json-parser.js';
+import { createPipeline } from '../../../fluent-bit/model/pipeline.js';
+import { flushStatements, startupStatements } from '../../../fluent-bit/model/pgsql-output.js';
+import { bulkRequests } from '../../../fluent-bit/model/opensearch-output.js';
+import { deployedEnvironment } from '../../../fluent-bit/test/support/deployed-environment.js';
+import { openSearchEnvironment } from '../../../fluent-bit/test/support/opensearch-environment.js';
+import { GOOD_INSTANCE, GOOD_LINES, UNPARSABLE_LINES } from '../../../fluent-bit/test/support/unparsable-lines.js';
+import { containerLogPath, criLogFile } from '../../../e2e/support/container-runtime-log.js';
 
 const available = (await openSearchReachable()) && (await postgresReachable());
 
@@ -119,4 +131,55 @@ describe.skipIf(!available)('OpenSearch normalizer = PostgreSQL normalizer', () 
       }
     });
   });
+});
+
+describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('lines no parser reads among a good run, Fluent Bit %s as configured for each backend', (version) => {
+  const printed = [GOOD_LINES[0]!, ...UNPARSABLE_LINES.map((u) => u.line), ...GOOD_LINES.slice(1)];
+  const logFile = criLogFile(printed.map((text) => ({ stream: 'stdout' as const, text }))).content;
+  const pipeline = (backend: 'postgresql' | 'opensearch') => {
+    const { config, parsers } = loadFluentBitConfig(backend);
+    return createPipeline({
+      config, parsers, env: backend === 'postgresql' ? deployedEnvironment() : openSearchEnvironment(), version, now: () => 1_900_000_000,
+      podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
+    });
+  };
+  let ns: TestNamespace;
+  let forwarder: ForwarderDatabase | undefined;
+  beforeAll(() => {
+    ns = createTestNamespace();
+  });
+  afterAll(async () => {
+    await forwarder?.drop();
+    await ns?.drop();
+  });
+
+  it('the good run is served on both; each line is one ingest error, with the same reason on both, naming its fault', async () => {
+    forwarder = await createForwarderDatabase('wi_parity_unparsable');
+    const toPostgreSQL = pipeline('postgresql');
+    const pgDelivered = toPostgreSQL.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), logFile).delivered;
+    for (const sql of startupStatements(toPostgreSQL)) await forwarder.client.query(sql);
+    for (const flush of flushStatements(toPostgreSQL, pgDelivered, 1000)) await forwarder.client.query(flush.sql);
+
+    const toOpenSearch = pipeline('opensearch');
+    const osDelivered = toOpenSearch.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), logFile).delivered;
+    await applyRawSchema(ns.client, { prefix: ns.prefix });
+    for (const request of bulkRequests(toOpenSearch, osDelivered, { maxRecordsPerChunk: 1000, indexPrefix: ns.prefix })) {
+      const answer = await ns.client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: request.body });
+      const items = (answer.body as { items: { create: { status: number } }[] }).items;
+      expect(items.map((i) => i.create.status)).toEqual(request.items.map(() => 201));
+    }
+    await ns.refresh();
+    const normalizer = new OpenSearchNormalizer({ client: ns.client, prefix: ns.prefix, refresh: true });
+    await normalizer.setup();
+    expect(await normalizer.acquire()).toBe(true);
+    expect((await normalizer.cycle()).newRawEvents).toBe(printed.length);
+
+    const expected = await postgresqlState(forwarder.db);
+    const actual = await openSearchState(ns.client, normalizer.names);
+    expect(expected.instances.find((i) => i.id === GOOD_INSTANCE)).toMatchObject({ status: 'COMPLETED', input_json: '{"qty": 2, "orderId": "A-1"}', output_json: '{"ok": true}', placeholder: false });
+    expect(expected.executions.map((e) => [e.instance_id, e.status])).toEqual([[GOOD_INSTANCE, 'COMPLETED']]);
+    const reasons = UNPARSABLE_LINES.map((u) => u.viaFluentBit[version]).filter((r) => r !== 'accepted');
+    expect(expected.ingestErrorReasons).toEqual(reasons.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    expect(actual).toEqual(expected);
+  }, 120_000);
 });

@@ -17,9 +17,9 @@
 -- an unknown-typed literal, whatever the schema order. It repairs the escapes (the same spelling as every other
 -- writer: `\ufffd`), moves the forwarder's time key last when an app field repeats it, appends a usable
 -- `wi_record_time` (our Timestamp_Key) to a record whose value there the statement would fail on, and hands over
--- an element it cannot parse as a JSON string holding its text, which the normalizer then records in
--- ingest_errors. The raw `data` column is `json` (verbatim text), so nothing it stores has to be convertible to
--- jsonb.
+-- an element it cannot parse as a marker holding its text (element_json below), which the normalizer then records
+-- in ingest_errors with the fault of that text. The raw `data` column is `json` (verbatim text), so nothing it
+-- stores has to be convertible to jsonb.
 -- ------------------------------------------------------------------------------------------------
 
 -- Escapes PostgreSQL cannot turn into text become U+FFFD: `\u0000`, and a surrogate escape that is not part of
@@ -96,15 +96,24 @@ BEGIN
 END
 $$;
 
--- One element's text as json: itself when PostgreSQL parses it (after the escape repair), else a JSON string
--- holding the text, which the normalizer records as "not a JSON object" (nothing is lost: it stays in the raw row).
+-- One element's text as json: itself when PostgreSQL parses it (after the escape repair), else the marker
+--   {"wi_unparsable": {"text": <the element's text>, "error": <PostgreSQL's message>, "detail": <its detail>}}
+-- which nothing else writes: every writer puts its record time key first in a record, so no record a writer hands
+-- over is an object whose only member is `wi_unparsable`. The normalizer records it with the fault of the text
+-- (042-json-text-fault.sql); a JSON string holding the text could not be told from a record that is a JSON string.
+-- Nothing is lost: the text stays in the raw row, exactly; PostgreSQL's words (in the server's lc_messages) are kept
+-- beside it for whoever reads the row.
 CREATE OR REPLACE FUNCTION workflow_raw.element_json(t TEXT) RETURNS JSON
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
+DECLARE
+  message TEXT;
+  detail TEXT;
 BEGIN
   RETURN t::JSON;
 EXCEPTION WHEN OTHERS THEN
-  RETURN to_json(t);
+  GET STACKED DIAGNOSTICS message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+  RETURN json_build_object('wi_unparsable', json_build_object('text', t, 'error', message, 'detail', nullif(detail, '')));
 END
 $$;
 
@@ -178,7 +187,9 @@ BEGIN
 END
 $$;
 
--- A raw row's data as jsonb for the normalizer; NULL with the reason when PostgreSQL cannot hold it.
+-- A raw row's data as jsonb for the normalizer; NULL with the reason when PostgreSQL cannot hold it: the fault of
+-- its text (a json value nested deeper than jsonb's recursion allows is deeper than 1000 levels), else
+-- PostgreSQL's message (a number beyond numeric's range, …), which names a limit of PostgreSQL only.
 CREATE OR REPLACE FUNCTION workflow_index.event_jsonb(d JSON, OUT doc JSONB, OUT problem TEXT)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
@@ -193,7 +204,8 @@ BEGIN
     doc := workflow_raw.repair_json_escapes(d::TEXT)::JSONB;
     problem := NULL;
   EXCEPTION WHEN OTHERS THEN
-    problem := format('event is not valid JSON for PostgreSQL: %s', SQLERRM);
+    problem := coalesce('event is not valid JSON: ' || (workflow_index.json_text_fault(d::TEXT)).fault,
+                        format('event is not valid JSON for PostgreSQL: %s', SQLERRM));
   END;
 END
 $$;

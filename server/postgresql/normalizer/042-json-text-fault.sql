@@ -137,3 +137,23 @@ AS $$
               WHEN f.value_type <> 'object' THEN format('event is not a JSON object (got %s)', f.value_type) END
   FROM workflow_index.json_text_fault(t) f
 $$;
+
+-- The reason for a record without an eventType: one that holds a text no parser could read is recorded with that
+-- text's fault, anything else as `missing eventType`. Two such records exist: the marker json_array_elements
+-- hands over for an element PostgreSQL could not parse (040-raw-json.sql: an object whose only member is
+-- `wi_unparsable`, which no writer's record is), and Fluent Bit's record of a line its parser refused, which keeps
+-- the line under `log` (fluent-bit/*/fluent-bit.conf routes it as workflow-index.unparsed). A `log` holding a JSON
+-- object keeps `missing eventType`; one holding another JSON value is `not a JSON object`, as that value would be.
+-- Only records every rule rejects reach this, so no event is accepted or refused differently because of it.
+CREATE OR REPLACE FUNCTION workflow_index.unparsed_record_problem(d JSONB) RETURNS TEXT
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT CASE
+    WHEN jsonb_typeof(d -> 'wi_unparsable' -> 'text') = 'string' AND NOT EXISTS (SELECT FROM jsonb_object_keys(d) k WHERE k <> 'wi_unparsable')
+      THEN coalesce(workflow_index.json_text_problem(d -> 'wi_unparsable' ->> 'text'),
+                    -- PostgreSQL refused a text that is one JSON value: a limit of its own
+                    format('event is not valid JSON for PostgreSQL: %s', concat_ws(': ', d -> 'wi_unparsable' ->> 'error', d -> 'wi_unparsable' ->> 'detail')))
+    WHEN jsonb_typeof(d -> 'log') = 'string' THEN coalesce(workflow_index.json_text_problem(d ->> 'log'), 'missing eventType')
+    ELSE 'missing eventType'
+  END
+$$;

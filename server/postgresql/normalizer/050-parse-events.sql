@@ -26,6 +26,8 @@ AS $$
     CASE
       WHEN c.dtype <> 'object' THEN format('event is not a JSON object (got %s)', c.dtype)
       ELSE coalesce(
+        -- a record without an eventType may be a text no parser could read: its fault is the reason
+        CASE WHEN coalesce(jsonb_typeof(c.j_et), 'null') = 'null' THEN workflow_index.unparsed_record_problem(c.doc) END,
         workflow_index.value_problem(c.j_et, 'eventType', 512, true),
         CASE WHEN c.kind IS NULL THEN format('unknown eventType %s', left(c.et, 200)) END,
         workflow_index.value_problem(c.j_iid, 'instanceId', 255, true),
