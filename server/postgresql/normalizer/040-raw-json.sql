@@ -204,7 +204,8 @@ BEGIN
     doc := workflow_raw.repair_json_escapes(d::TEXT)::JSONB;
     problem := NULL;
   EXCEPTION WHEN OTHERS THEN
-    problem := coalesce('event is not valid JSON: ' || (workflow_index.json_text_fault(d::TEXT)).fault,
+    -- (the fault is looked for in texts up to the bound of 042-json-text-fault.sql)
+    problem := coalesce(CASE WHEN length(d::TEXT) <= 262144 THEN 'event is not valid JSON: ' || (workflow_index.json_text_fault(d::TEXT)).fault END,
                         format('event is not valid JSON for PostgreSQL: %s', SQLERRM));
   END;
 END

@@ -129,13 +129,17 @@ AS $$
   ) g
 $$;
 
--- The ingest-error reason for a record that is the text `t` (see above); NULL for a JSON object.
+-- The ingest-error reason for a record that is the text `t` (see above); NULL for a JSON object. A text longer than
+-- 262,144 characters (the longest line our Fluent Bit configuration reads, Buffer_Max_Size 256k) is not examined:
+-- finding the fault costs a few µs per token in the flush that carries it (a 2 MB line held its flush for 6-8 s).
+-- core/json-text-fault.ts MAX_EXAMINED_CHARACTERS is the same bound.
 CREATE OR REPLACE FUNCTION workflow_index.json_text_problem(t TEXT) RETURNS TEXT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-  SELECT CASE WHEN f.fault IS NOT NULL THEN 'event is not valid JSON: ' || f.fault
+  SELECT CASE WHEN length(t) > 262144 THEN 'event is not a readable JSON object: longer than 262144 characters, not examined further'
+              WHEN f.fault IS NOT NULL THEN 'event is not valid JSON: ' || f.fault
               WHEN f.value_type <> 'object' THEN format('event is not a JSON object (got %s)', f.value_type) END
-  FROM workflow_index.json_text_fault(t) f
+  FROM workflow_index.json_text_fault(CASE WHEN length(t) > 262144 THEN '' ELSE t END) f
 $$;
 
 -- The reason for a record without an eventType: one that holds a text no parser could read is recorded with that

@@ -112,10 +112,21 @@ describe.skipIf(!available)('042-json-text-fault.sql = json-text-fault.ts (real 
     expect(differ).toEqual([]);
   });
 
-  it('reads a 2 MB text with 100,000 tokens', async () => {
-    const big = `{"eventType":"x","blob":"${'z'.repeat(2 * 1024 * 1024)}","n":[${'1,'.repeat(100_000)}NaN]}`;
-    const at = big.indexOf('NaN') + 1;
-    expect(await sqlProblems([big])).toEqual([`event is not valid JSON: invalid token "NaN" at character ${at}`]);
-    expect(jsonTextProblem(big)).toBe(`event is not valid JSON: invalid token "NaN" at character ${at}`);
+  it('looks for the fault up to 262,144 characters (Buffer_Max_Size), in characters, not UTF-16 units; not in a longer text', async () => {
+    const faulty = (characters: number, pad: string) => {
+      const head = `{"eventType":"x","blob":"`;
+      const tail = '","n":[1,NaN]}';
+      return `${head}${pad.repeat(characters - head.length - tail.length)}${tail}`;
+    };
+    const notExamined = 'event is not a readable JSON object: longer than 262144 characters, not examined further';
+    for (const pad of ['z', '😀']) {
+      const atBound = faulty(262_144, pad);
+      const at = [...atBound].indexOf('N') + 1;
+      expect(await sqlProblems([atBound])).toEqual([`event is not valid JSON: invalid token "NaN" at character ${at}`]);
+      expect(jsonTextProblem(atBound)).toBe(`event is not valid JSON: invalid token "NaN" at character ${at}`);
+      const over = faulty(262_145, pad);
+      expect(await sqlProblems([over])).toEqual([notExamined]);
+      expect(jsonTextProblem(over)).toBe(notExamined);
+    }
   });
 });
