@@ -28,7 +28,7 @@ describe('filterWork', () => {
     expect(instancesUnder({ name: { like: 'a*', contains: 'b' }, namespace: { startsWith: 'c', endsWith: 'd' } })).toBe(ROWS_AND_STATEMENT + 4 * 4);
     expect(instancesUnder({ error: { title: { contains: 'x' }, status: { in: [500, 503] } } })).toBe(ROWS_AND_STATEMENT + 4 + 1 + 2 * 2);
     expect(instancesUnder({ input: { eq: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }] } })).toBe(ROWS_AND_STATEMENT + 2 * 8);
-    expect(instancesUnder({ input: { in: [{ key: 'a', values: ['1', '2', '3'] }] }, output: { gt: [{ key: 'n', value: '5' }], exists: [{ key: 'm', exists: true }] } })).toBe(ROWS_AND_STATEMENT + 8 + 3 * 32 + 2 * 16);
+    expect(instancesUnder({ input: { in: [{ key: 'a', values: ['1', '2', '3'] }] }, output: { gt: [{ key: 'n', value: '5' }], exists: [{ key: 'm', value: true }] } })).toBe(ROWS_AND_STATEMENT + 8 + 3 * 32 + 2 * 16);
     expect(instancesUnder({ taskExecutions: { taskName: { eq: 'charge' }, status: { in: ['FAULTED'] } } })).toBe(ROWS_AND_STATEMENT + 64 + 1 + 1 + 2);
     expect(instancesUnder({ duration: { gt: 1000 }, lastUpdate: { isNull: false } })).toBe(ROWS_AND_STATEMENT + 2);
   });

@@ -57,10 +57,17 @@ function reasonsOf(error: ErrorBody | undefined, out: string[] = []): string[] {
   return out;
 }
 
-/** An error OpenSearch answered (status + error body) as the error the reader throws. */
-export function classifyResponse(status: number, error: ErrorBody | undefined, what: string): Error {
+/**
+ * An error OpenSearch answered (status + error body) as the error the reader throws. `timeoutMs`: the search's own
+ * timeout, which the node may also enforce by failing the shards with time_exceeded_exception (HTTP 500, seen on the
+ * first search over freshly written documents and under load) instead of answering `timed_out: true`.
+ */
+export function classifyResponse(status: number, error: ErrorBody | undefined, what: string, timeoutMs?: number): Error {
   const reasons = reasonsOf(error);
   const summary = reasons[0] ?? `HTTP ${status}`;
+  if (timeoutMs !== undefined && reasons.some((r) => r.startsWith('time_exceeded_exception'))) {
+    return new QueryTimeoutError(`OpenSearch stopped the search at its timeout (${what}): ${summary}`, { ms: timeoutMs, setting: TIMEOUT_SETTING });
+  }
   if (reasons.some((r) => r.startsWith('index_not_found_exception'))) {
     const index = error?.index ?? error?.root_cause?.[0]?.index ?? 'a normalized index';
     return new BackendUnavailableError(`OpenSearch index ${index} does not exist (${what}): run init-job opensearch-setup`);
@@ -85,10 +92,10 @@ export function classifyResponse(status: number, error: ErrorBody | undefined, w
   return new Error(`OpenSearch ${what} failed with HTTP ${status}: ${reasons.join('; ') || JSON.stringify(error)}`);
 }
 
-export function classifyError(error: unknown, what: string): Error {
+export function classifyError(error: unknown, what: string, timeoutMs?: number): Error {
   if (error instanceof BackendUnavailableError) return error;
   if (error instanceof errors.ResponseError) {
-    return classifyResponse(error.statusCode, (error.body as { error?: ErrorBody } | undefined)?.error, what);
+    return classifyResponse(error.statusCode, (error.body as { error?: ErrorBody } | undefined)?.error, what, timeoutMs);
   }
   if (error instanceof errors.TimeoutError || error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError || error instanceof errors.RequestAbortedError) {
     return new BackendUnavailableError(`OpenSearch unavailable (${what}): ${error.message}`, { cause: error });
@@ -145,7 +152,7 @@ export class SearchRequests implements Searcher {
         )
       ).body as SearchResponse;
     } catch (error) {
-      throw classifyError(error, what);
+      throw classifyError(error, what, this.timeoutMs);
     }
     return complete(response, this.timeoutMs, what);
   }
@@ -161,9 +168,9 @@ export class SearchRequests implements Searcher {
       );
       responses = (response.body as { responses: typeof responses }).responses;
     } catch (error) {
-      throw classifyError(error, what);
+      throw classifyError(error, what, this.timeoutMs);
     }
-    for (const r of responses) if (r.error !== undefined) throw classifyResponse(r.status ?? 500, r.error, what);
+    for (const r of responses) if (r.error !== undefined) throw classifyResponse(r.status ?? 500, r.error, what, this.timeoutMs);
     return responses.map((r) => complete(r, this.timeoutMs, what));
   }
 

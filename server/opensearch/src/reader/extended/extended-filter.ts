@@ -8,8 +8,10 @@
 //   tasks     (instance filters) on status (and name) alone: the runs' task states (task-states-filter.ts), one
 //             term query; any other: two steps: the distinct runs of the matching task executions (a composite
 //             aggregation on instance_id, read in pages), then `id` in those runs. `not` is its exact complement
-//             (runs with no matching task). A task filter matching the tasks of more than MAX_TASK_FILTER_RUNS runs is
-//             refused with BAD_USER_INPUT asking for a narrower one (a terms query holds at most 65,536 values).
+//             (runs with no matching task). The task filters of one filter resolve one after the other and together at
+//             most MAX_TASK_FILTER_RUNS runs (a terms query holds at most 65,536 values); beyond, the filter is refused
+//             with BAD_USER_INPUT asking for narrower ones. Resolved at once, 99 of them (the condition limit) over
+//             5,200 runs each put their ids in one search and filled the node's heap.
 import { badUserInput } from '@workflow-index/core/errors';
 import { durationBoundMicros } from '@workflow-index/core/duration';
 import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core/reader';
@@ -37,8 +39,21 @@ export interface FilterContext {
   readonly names: NormalizedIndexNames;
   /** Served documents only (no placeholders): what every lookup is restricted to. */
   readonly served: Query;
-  /** Bound of the `tasks` lookup (tests lower it). */
+  /** Bound of the `tasks` lookups of one filter together (tests lower it). */
   readonly maxTaskFilterRuns?: number;
+  /** The runs the filter's `tasks` lookups may still resolve, and the lookup before this one: one filter's share. */
+  readonly taskRuns?: TaskRunBudget;
+}
+
+/** What one filter's `tasks` lookups share: the runs they may still resolve, one lookup at a time. */
+export interface TaskRunBudget {
+  left: number;
+  previous: Promise<unknown>;
+}
+
+/** A fresh share for the lookups of one filter. */
+export function taskRunBudget(ctx: FilterContext): TaskRunBudget {
+  return { left: ctx.maxTaskFilterRuns ?? MAX_TASK_FILTER_RUNS, previous: Promise.resolve() };
 }
 
 type AnyNode = ExtendedFilterNode<string, string>;
@@ -143,8 +158,18 @@ interface CompositeResponse {
   readonly runs: { readonly buckets: readonly { readonly key: { readonly id: string } }[]; readonly after_key?: { readonly id: string } };
 }
 
-/** The distinct instance ids of the task executions `query` matches, at most the bound. */
-export async function runsOfTasks(ctx: FilterContext, query: Query): Promise<string[]> {
+/**
+ * The distinct instance ids of the task executions `query` matches, within what is left of the filter's share
+ * (`ctx.taskRuns`; a share of its own without one), after the filter's previous lookup has finished.
+ */
+export function runsOfTasks(ctx: FilterContext, query: Query): Promise<string[]> {
+  const budget = ctx.taskRuns ?? taskRunBudget(ctx);
+  const lookup = budget.previous.then(() => resolveRuns(ctx, query, budget));
+  budget.previous = lookup.catch(() => undefined);
+  return lookup;
+}
+
+async function resolveRuns(ctx: FilterContext, query: Query, budget: TaskRunBudget): Promise<string[]> {
   const bound = ctx.maxTaskFilterRuns ?? MAX_TASK_FILTER_RUNS;
   const ids: string[] = [];
   let after: { id: string } | undefined;
@@ -153,10 +178,11 @@ export async function runsOfTasks(ctx: FilterContext, query: Query): Promise<str
     const response = await ctx.requests.search(ctx.names.taskExecutions, { query, size: 0, aggs: { runs: { composite } } }, 'taskExecutions filter');
     const runs = (response.aggregations as unknown as CompositeResponse).runs;
     ids.push(...runs.buckets.map((b) => b.key.id));
-    if (ids.length > bound) {
+    budget.left -= runs.buckets.length;
+    if (budget.left < 0) {
       throw badUserInput(
-        `filter.taskExecutions matches task executions of more than ${bound} workflow instances, more than the OpenSearch backend ` +
-          'resolves in one query; narrow the task filter (e.g. taskName, status, startDate, workflowName) or filter the instances first',
+        `filter.taskExecutions matches task executions of more than ${bound} workflow instances (its taskExecutions conditions together), more than the OpenSearch backend ` +
+          'resolves in one query; narrow the task filters (e.g. taskName, status, startDate, workflowName), use fewer of them, or filter the instances first',
       );
     }
     if (runs.buckets.length < PAGE || runs.after_key === undefined) return ids;

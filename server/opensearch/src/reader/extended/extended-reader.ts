@@ -31,7 +31,7 @@ import { speculativePage } from '../speculative-page.js';
 import type { PositionSpans } from '../paged-search.js';
 import type { OrderKey } from '../sort-dsl.js';
 import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
-import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target } from './extended-filter.js';
+import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target, taskRunBudget } from './extended-filter.js';
 import { everyRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 
 export interface ExtendedReaderOptions {
@@ -126,7 +126,7 @@ export class OpenSearchExtendedReader implements ExtendedReader {
   /** The filter's query restricted to served documents (MATCH_NONE when nothing can match), its lookups by `searcher`. */
   async #served(filter: ExtendedInstanceFilter | ExtendedTaskFilter | null, target: Target, searcher: Searcher = this.#requests): Promise<Query> {
     // the filter's lookups share one OPENSEARCH_QUERY_TIMEOUT_MS (a dry run's have no time to share)
-    const context = { ...this.#context, requests: searcher === this.#requests ? new LookupDeadline(searcher) : searcher };
+    const context = { ...this.#context, requests: searcher === this.#requests ? new LookupDeadline(searcher) : searcher, taskRuns: taskRunBudget(this.#context) };
     return and([SERVED, await extendedFilterDsl(context, filter as Parameters<typeof extendedFilterDsl>[1], target)]);
   }
 
