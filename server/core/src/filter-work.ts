@@ -120,5 +120,5 @@ export const DEFAULT_WORK_PRICES: WorkPrices = Object.freeze({
   jsonLookup: 27,
   jsonTest: 3800,
   jsonInValue: 1.1,
-  relation: 140,
+  relation: 2200,
 });

@@ -110,13 +110,13 @@ export const FILTER_SHAPES: readonly FilterShape[] = [
   {
     name: 'relation-broad',
     unit: 'nested filter',
-    sizes: [1, 10, 100],
+    sizes: [1, 10, 49],
     request: (n) => instances({ and: [{ name: { eq: 'no-such-workflow' } }, { or: range(n).map((i) => ({ taskExecutions: { taskName: { ne: `no-such-task-${i}` } } })) }] }),
   },
   {
     name: 'relation-broad-or',
     unit: 'nested filter',
-    sizes: [1, 10, 100],
+    sizes: [1, 10, 49],
     request: (n) => instances({ or: range(n).map((i) => ({ and: [{ name: { eq: `no-such-workflow-${i}` } }, { taskExecutions: { taskName: { ne: `no-such-task-${i}` } } }] })) }),
   },
   {

@@ -170,6 +170,14 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
     // within the bound it answers
     const narrow: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: ['ext-run-0', 'ext-run-2'] } }] } };
     expect(await ids(bounded, narrow)).toEqual(['ext-run-0', 'ext-run-2']);
+    // The bound holds for a filter's taskExecutions conditions together: two of 2 runs each pass 3.
+    const onRuns = (runs: readonly string[]): ExtendedInstanceFilter => ({
+      kind: 'tasks',
+      node: { kind: 'and', nodes: [faultedTask.node, anyPosition, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: runs } }] },
+    });
+    const together = await ids(bounded, { kind: 'or', nodes: [onRuns(['ext-run-0', 'ext-run-2']), onRuns(['ext-run-4', 'ext-run-6'])] }).then(() => null, (error: unknown) => error);
+    expect((together as Error).message).toContain('filter.taskExecutions matches task executions of more than 3 workflow instances (its taskExecutions conditions together)');
+    expect(await ids(bounded, { kind: 'or', nodes: [onRuns(['ext-run-0']), onRuns(['ext-run-4', 'ext-run-6'])] })).toEqual(['ext-run-0', 'ext-run-4', 'ext-run-6']);
   });
 
   it('orderBy duration beyond the result window (nulls last, repeated values): the same rows as one plain page', async () => {
