@@ -18,7 +18,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'suites',
-          include: ['test/**/*.test.ts', 'server/*/test/**/*.test.ts', 'init-job/test/**/*.test.ts', 'console/test/**/*.test.ts', 'e2e/**/*.test.ts', 'fluent-bit/**/*.test.ts', 'manifests/**/*.test.ts', 'kustomize/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'server/*/test/**/*.test.ts', 'bench/test/**/*.test.ts', 'init-job/test/**/*.test.ts', 'console/test/**/*.test.ts', 'e2e/**/*.test.ts', 'fluent-bit/**/*.test.ts', 'manifests/**/*.test.ts', 'kustomize/**/*.test.ts'],
           exclude: ['**/node_modules/**', ...NODE_SETTINGS],
           sequence: { groupOrder: 0 },
         },

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresReachable } from '../../server/postgresql/test/support/test-database.js';
+import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { buildConsole } from './support/build-console.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
 import { startConsoleServer } from './support/console-server.js';

@@ -5,15 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_EVENTS } from '../../server/core/test/conformance/conformance-events.js';
-import { createApp } from '../../server/core/src/app.js';
-import { loadCoreConfig } from '../../server/core/src/config.js';
-import { startHttpServer, type RunningServer } from '../../server/core/src/http-server.js';
-import { createLogger } from '../../server/core/src/logger.js';
-import { createPool } from '../../server/postgresql/src/postgresql-pool.js';
-import { createPostgresqlReader } from '../../server/postgresql/src/postgresql-reader.js';
-import { loadEvents } from '../../server/postgresql/test/support/load-events.js';
-import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { CONFORMANCE_EVENTS } from '@workflow-index/testkit';
+import { createApp } from '@workflow-index/core';
+import { loadCoreConfig } from '@workflow-index/core';
+import { startHttpServer, type RunningServer } from '@workflow-index/core';
+import { createLogger } from '@workflow-index/core';
+import { createPool } from '@workflow-index/postgresql';
+import { createPostgresqlReader } from '@workflow-index/postgresql';
+import { loadEvents } from '@workflow-index/postgresql/testing';
+import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
 import { buildConsole } from './support/build-console.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
 

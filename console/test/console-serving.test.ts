@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP, loadConsoleAssets } from '../../server/core/src/console-assets.js';
-import { testApp } from '../../server/core/test/helpers.js';
+import { CONSOLE_CSP, loadConsoleAssets } from '@workflow-index/core';
+import { testApp } from '@workflow-index/testkit';
 import { buildConsole } from './support/build-console.js';
 
 const get = (app: ReturnType<typeof testApp>['app'], path: string, headers: Record<string, string> = {}): Promise<Response> =>

@@ -14,12 +14,12 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENSEARCH_URL, openSearchReachable } from '../../server/opensearch/test/support/test-node.js';
-import { loadFluentBitConfig } from '../../fluent-bit/model/load-config.js';
-import { createPipeline } from '../../fluent-bit/model/pipeline.js';
-import { bulkRequests, type BulkRequest } from '../../fluent-bit/model/opensearch-output.js';
-import { openSearchEnvironment } from '../../fluent-bit/test/support/opensearch-environment.js';
-import { containerLogPath, criLogFile } from '../support/container-runtime-log.js';
+import { OPENSEARCH_URL, openSearchReachable } from '@workflow-index/opensearch/testing';
+import { loadFluentBitConfig } from '@workflow-index/fluent-bit';
+import { createPipeline } from '@workflow-index/fluent-bit';
+import { bulkRequests, type BulkRequest } from '@workflow-index/fluent-bit';
+import { openSearchEnvironment } from '@workflow-index/fluent-bit/testing';
+import { containerLogPath, criLogFile } from '@workflow-index/testkit';
 import { eventsOf, workflowAppOutput } from '../support/workflow-app-output.js';
 import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
 import { expectServedIndexMatches, graphql, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';

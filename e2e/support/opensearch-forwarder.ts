@@ -3,7 +3,7 @@
 // one, and the per-item outcome the way the output reads it (201 created, 409 a document with that generated id
 // exists already: a re-delivery; anything else would make Fluent Bit retry the chunk).
 import type { Client } from '@opensearch-project/opensearch';
-import type { BulkRequest } from '../../fluent-bit/model/opensearch-output.js';
+import type { BulkRequest } from '@workflow-index/fluent-bit';
 
 export interface BulkOutcome {
   readonly created: number;

@@ -4,7 +4,7 @@
 // event-kubernetes-lua.test.ts runs the real script under luajit and holds both to the same bytes.
 // Works on bytes (a latin1 string: one character per byte), as the Lua script does.
 
-import { closingQuote, isSpace } from '@workflow-index/opensearch/opensearch-document';
+import { closingQuote, isSpace } from '@workflow-index/opensearch';
 
 /** The names a forwarder stage of ours adds at the top level (wi_record_time: the pgsql outputs' Timestamp_Key). */
 export const FORWARDER_NAMES: ReadonlySet<string> = new Set(['kubernetes', 'wi_record_time']);

@@ -13,7 +13,7 @@
 // Invalid UTF-8 in a byte string is printed here as \ufffd per WHATWG decoding; the binary's exact treatment
 // differs by version (replaced or skipped), which the line repair makes unreachable (R1 runs first).
 
-import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
+import { formatFluentBitDouble } from '@workflow-index/events';
 import { FluentMap, type FluentValue, textOf } from './fluent-value.js';
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };

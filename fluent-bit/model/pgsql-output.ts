@@ -10,7 +10,7 @@
 // statement's CAST or to_timestamp would fail on). The literal is escaped as PQescapeLiteral does (` E'…'` with
 // doubled backslashes as soon as the JSON holds one backslash).
 
-import { FLUENT_BIT_TIMESTAMP_KEY, escapeLiteral } from '@workflow-index/postgresql/fluent-bit-statement';
+import { FLUENT_BIT_TIMESTAMP_KEY, escapeLiteral } from '@workflow-index/postgresql';
 import { requiredProperty, property } from './classic-config.js';
 import { printFluentDouble, printFluentMap } from './flb-json-printer.js';
 import type { DeliveredRecord, FluentBitPipeline, OutputDefinition } from './pipeline.js';

@@ -28,7 +28,7 @@ import {
 } from './classic-config.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { repairEventLine } from '@workflow-index/core/event-line-repair';
+import { repairEventLine } from '@workflow-index/events';
 import { FLUENT_BIT_ROOT, configFilePath } from './load-config.js';
 import { opensearchDocumentLine } from './opensearch-document.js';
 import { eventKubernetesLine } from './event-kubernetes.js';

@@ -8,7 +8,7 @@ import { luajitAvailable, luaLogFilter, UNCHANGED_REST } from './support/lua-log
 import { FORWARDER_NAMES, eventKubernetesLine } from '../model/event-kubernetes.js';
 import { FLUENT_BIT_ROOT, loadFluentBitConfig } from '../model/load-config.js';
 import { property, sectionsOf } from '../model/classic-config.js';
-import { FLUENT_BIT_TIMESTAMP_KEY } from '@workflow-index/postgresql/fluent-bit-statement';
+import { FLUENT_BIT_TIMESTAMP_KEY } from '@workflow-index/postgresql';
 
 const SCRIPT = join(FLUENT_BIT_ROOT, 'postgresql', 'event-kubernetes.lua');
 const available = luajitAvailable('event-kubernetes.lua');

@@ -5,12 +5,12 @@
 // ingest_errors instead of being lost.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createForwarderDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '@workflow-index/postgresql/testing';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criTimestamp } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const available = await postgresReachable();

@@ -6,17 +6,17 @@
 // The line repair (R6: a bare value that is not a JSON number becomes a string of its text; R7: an unsigned exponent
 // without a `.` gets a `+`) makes every reader read the line alike: 4.0.13, 4.2.8 and JSON.parse (init-job ingest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
-import { repairEventLine } from '@workflow-index/core/event-line-repair';
+import { applyRawSchema } from '@workflow-index/opensearch';
+import { repairEventLine } from '@workflow-index/events';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';
 import { FLUENT_BIT_VERSIONS, parseFluentJson } from '../model/flb-json-parser.js';
 import { toPlain } from '../model/fluent-value.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criTimestamp } from '../../e2e/support/container-runtime-log.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from '../../server/opensearch/test/support/test-node.js';
-import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '@workflow-index/postgresql/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline, longestReadableLine } from '../model/pipeline.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
-import { containerLogPath, criTimestamp } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const { config, parsers } = loadFluentBitConfig('postgresql');

@@ -12,7 +12,7 @@ import { FLUENT_BIT_VERSIONS, packNumber, parseFluentJson } from '../model/flb-j
 import { printFluentDouble, printFluentJson } from '../model/flb-json-printer.js';
 import { FluentMap, toPlain } from '../model/fluent-value.js';
 import { luaRepack } from '../model/lua-filter.js';
-import { containerLogPath, criLogFile, criTimestamp } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criLogFile, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const { config, parsers, directory } = loadFluentBitConfig('postgresql');

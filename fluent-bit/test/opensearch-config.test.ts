@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexTemplate } from '@workflow-index/opensearch/raw-index-templates';
+import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexTemplate } from '@workflow-index/opensearch';
 import { environmentReferences, property, requiredProperty, sectionsOf } from '../model/classic-config.js';
 import { FLUENT_BIT_ROOT, loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';

@@ -5,15 +5,15 @@
 // opensearch-document.lua the node refuses such documents (some fail every item of the request, its good events
 // included), which the output retries without end, or silently rewrites them: the cases below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
-import { OpenSearchNormalizer } from '@workflow-index/opensearch/normalizer-job';
+import { applyRawSchema } from '@workflow-index/opensearch';
+import { OpenSearchNormalizer } from '@workflow-index/opensearch';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import type { LuaFunction } from '../model/lua-filter.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
-import { containerLogPath, criTimestamp } from '../../e2e/support/container-runtime-log.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from '../../server/opensearch/test/support/test-node.js';
+import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 
 const available = await openSearchReachable();

@@ -5,21 +5,21 @@
 // through fluent-bit/postgresql.
 import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
-import { OpenSearchNormalizer } from '@workflow-index/opensearch/normalizer-job';
-import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '@workflow-index/opensearch/raw-index-templates';
+import { applyRawSchema } from '@workflow-index/opensearch';
+import { OpenSearchNormalizer } from '@workflow-index/opensearch';
+import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '@workflow-index/opensearch';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { type PodMetadata, createPipeline } from '../model/pipeline.js';
 import { parseRfc3339 } from '../model/builtin-multiline.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
 import { flushStatements } from '../model/pgsql-output.js';
 import { workflowAppOutput } from '../../e2e/support/workflow-app-output.js';
-import { containerLogPath, criLogFile, criTimestamp } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criLogFile, criTimestamp } from '@workflow-index/testkit';
 import { EXPECTED_RAW_ROWS } from '../../e2e/support/expected-index.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from '../../server/opensearch/test/support/test-node.js';
-import { openSearchState } from '../../server/opensearch/test/support/opensearch-state.js';
-import { postgresqlState } from '../../server/opensearch/test/support/postgresql-twin.js';
-import { type ForwarderDatabase, createForwarderDatabase, postgresReachable } from '../../server/postgresql/test/support/test-database.js';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
+import { openSearchState } from '@workflow-index/opensearch/testing';
+import { postgresqlState } from '@workflow-index/cross-backend';
+import { type ForwarderDatabase, createForwarderDatabase, postgresReachable } from '@workflow-index/postgresql/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 

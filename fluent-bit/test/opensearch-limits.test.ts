@@ -10,15 +10,15 @@
 // So every line below is created (no chunk retried for ever), the events are normalized, and without the two
 // rules the node refuses exactly the lines beyond its limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
-import { OpenSearchNormalizer } from '@workflow-index/opensearch/normalizer-job';
+import { applyRawSchema } from '@workflow-index/opensearch';
+import { OpenSearchNormalizer } from '@workflow-index/opensearch';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import type { LuaFunction } from '../model/lua-filter.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
-import { containerLogPath, criLogFile } from '../../e2e/support/container-runtime-log.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from '../../server/opensearch/test/support/test-node.js';
+import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 
 const available = await openSearchReachable();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { type PodMetadata, createPipeline } from '../model/pipeline.js';
 import { printFluentJson } from '../model/flb-json-printer.js';
-import { containerLogPath, criLogFile } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criLogFile } from '@workflow-index/testkit';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 

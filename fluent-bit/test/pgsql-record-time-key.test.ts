@@ -8,14 +8,14 @@
 // time to a record whose value there the statement would fail on (any forwarder configuration).
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '@workflow-index/postgresql/testing';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, pgsqlTargets, startupStatements } from '../model/pgsql-output.js';
 import { printFluentDouble, printFluentString } from '../model/flb-json-printer.js';
 import { type FluentValue, FluentMap } from '../model/fluent-value.js';
-import { containerLogPath, criTimestamp } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const available = await postgresReachable();

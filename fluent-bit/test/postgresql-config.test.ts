@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLUENT_BIT_TIMESTAMP_KEY, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql/fluent-bit-statement';
+import { FLUENT_BIT_TIMESTAMP_KEY, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql';
 import { environmentReferences, properties, property, requiredProperty, sectionsOf } from '../model/classic-config.js';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';

@@ -5,12 +5,12 @@
 // filter's `kubernetes` comes later), and when the pod lookup fails an event claiming a pod_id passes the fail-closed
 // rule and the opt-out label of its pod.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '@workflow-index/postgresql/testing';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline, type PodMetadata, type PodReference } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criLogFile } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criLogFile } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const available = await postgresReachable();

@@ -3,12 +3,12 @@
 // normalize into the reference stream's 8 instances and 22 task executions.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createForwarderDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '@workflow-index/postgresql/testing';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
 import { LARGE_EVENT_INSTANCE, workflowAppOutput } from '../../e2e/support/workflow-app-output.js';
-import { containerLogPath, criLogFile } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criLogFile } from '@workflow-index/testkit';
 import { EXPECTED_RAW_ROWS } from '../../e2e/support/expected-index.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 

@@ -7,7 +7,7 @@ import { type PodMetadata, createPipeline } from '../model/pipeline.js';
 import { parseRfc3339 } from '../model/builtin-multiline.js';
 import { flushStatements } from '../model/pgsql-output.js';
 import { type AppLine, LARGE_EVENT_INSTANCE, asciiPackingNotes, workflowAppOutput } from '../../e2e/support/workflow-app-output.js';
-import { RUNTIME_MAX_LINE_BYTES, containerLogPath, criLogFile, criTimestamp, dockerJsonLogFile } from '../../e2e/support/container-runtime-log.js';
+import { RUNTIME_MAX_LINE_BYTES, containerLogPath, criLogFile, criTimestamp, dockerJsonLogFile } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const { config, parsers } = loadFluentBitConfig('postgresql');

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { repairEventLine } from '@workflow-index/core/event-line-repair';
+import { repairEventLine } from '@workflow-index/events';
 import { FLUENT_BIT_ROOT } from '../model/load-config.js';
 import { luajitAvailable, luaLogFilter, UNCHANGED_REST } from './support/lua-log-filter.js';
 

@@ -8,14 +8,14 @@
 // wrapped). The raw rows keep the text as printed, and a rebuild gives the same reasons.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '../../server/postgresql/test/support/test-database.js';
-import { rawFlushes, rawRecordText, type RawRecord } from '../../server/postgresql/test/support/raw-statement.js';
+import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '@workflow-index/postgresql/testing';
+import { rawFlushes, rawRecordText, type RawRecord } from '@workflow-index/postgresql/testing';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import type { LuaFunction } from '../model/lua-filter.js';
 import { flushStatements, pgsqlChunkJson, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criLogFile } from '../../e2e/support/container-runtime-log.js';
+import { containerLogPath, criLogFile } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 import { GOOD_INSTANCE, GOOD_LINES, RAW_RECORD_TIME, UNPARSABLE_LINES } from './support/unparsable-lines.js';
 

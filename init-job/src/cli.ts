@@ -4,10 +4,10 @@
 import type { Readable } from 'node:stream';
 import yargs from 'yargs';
 import type { Argv } from 'yargs';
-import { DEFAULT_EVENT_TYPE_PREFIX, DEFAULT_INGEST_BATCH_SIZE } from '@workflow-index/postgresql/event-log-ingest';
+import { DEFAULT_EVENT_TYPE_PREFIX, DEFAULT_INGEST_BATCH_SIZE } from '@workflow-index/postgresql';
 import { cliOutput, EXIT_OK, EXIT_USAGE, reasonOf, type CliIo } from './cli-output.js';
 import { runIngest } from './ingest-command.js';
-import type { LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
+import type { LoginRoleFlags } from '@workflow-index/postgresql';
 import type { ConnectionArgs } from './database-connection.js';
 import { runMigrate } from './migrate-command.js';
 import { INDEX_PREFIX_ENV } from './opensearch-connection.js';

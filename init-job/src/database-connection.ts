@@ -8,7 +8,7 @@ import {
   toPoolConfig,
   type PostgresConnectionFlags,
   type PostgresConnectionSettings,
-} from '@workflow-index/postgresql/connection-settings';
+} from '@workflow-index/postgresql';
 import { EXIT_FAILURE, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 
 export interface ConnectionArgs {

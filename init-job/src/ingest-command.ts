@@ -2,8 +2,8 @@
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
-import { toPoolConfig } from '@workflow-index/postgresql/connection-settings';
-import { ingestEventLogs, IngestError, type IngestSummary } from '@workflow-index/postgresql/event-log-ingest';
+import { toPoolConfig } from '@workflow-index/postgresql';
+import { ingestEventLogs, IngestError, type IngestSummary } from '@workflow-index/postgresql';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 

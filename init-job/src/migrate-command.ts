@@ -1,7 +1,7 @@
 // `migrate` (and `plan` = `migrate --dry-run`): wait for the database, apply pending migrations under the
 // migrator's advisory lock, then create or update the optional login roles.
-import { migrate, MigrationError, type MigrationStepResult, type NormalizerResult } from '@workflow-index/postgresql/migrator';
-import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql/login-roles';
+import { migrate, MigrationError, type MigrationStepResult, type NormalizerResult } from '@workflow-index/postgresql';
+import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 

@@ -11,18 +11,18 @@
 //   horizon explicitly, so an operator's edit of the document survives reruns.
 import type { Client } from '@opensearch-project/opensearch';
 import { isDeepStrictEqual } from 'node:util';
-import { applyRawSchema } from '@workflow-index/opensearch/apply-raw-schema';
+import { applyRawSchema } from '@workflow-index/opensearch';
 import {
   ingestErrorsIndex,
   normalizedIndexNames,
   normalizerStateIndex,
   taskExecutionsIndex,
   workflowInstancesIndex,
-} from '@workflow-index/opensearch/normalized-indices';
-import { readCheckpoint, STATUS_ID, type JobStatus, type NormalizerStatus } from '@workflow-index/opensearch/normalizer-checkpoint';
-import { NORMALIZER_JOBS, type NormalizerJob } from '@workflow-index/opensearch/normalizer-metrics';
-import { eventStoreIndex } from '@workflow-index/opensearch/event-store';
-import { DEFAULT_RETENTION_RULE, RETENTION_RULE_ID, type RetentionRule, readRetentionRule, writeRetentionRule } from '@workflow-index/opensearch/retention/retention-rule';
+} from '@workflow-index/opensearch';
+import { readCheckpoint, STATUS_ID, type JobStatus, type NormalizerStatus } from '@workflow-index/opensearch';
+import { NORMALIZER_JOBS, type NormalizerJob } from '@workflow-index/opensearch';
+import { eventStoreIndex } from '@workflow-index/opensearch';
+import { DEFAULT_RETENTION_RULE, RETENTION_RULE_ID, type RetentionRule, readRetentionRule, writeRetentionRule } from '@workflow-index/opensearch';
 
 export type ObjectAction = 'created' | 'updated' | 'unchanged';
 export type ObjectKind = 'ingest pipeline' | 'index template' | 'existing raw indices' | 'index' | 'normalization job' | 'retention rule';

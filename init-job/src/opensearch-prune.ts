@@ -4,9 +4,9 @@
 // and never deleted before the normalizer processed them; finished runs go with their executions and stored events.
 // Prints one line per raw index and per workflow, then a summary; --dry-run deletes nothing.
 import type { Client } from '@opensearch-project/opensearch';
-import { normalizedIndexNames } from '@workflow-index/opensearch/normalized-indices';
-import { DEFAULT_RETENTION_RULE, INSTANCE_RETENTION_ENV, RAW_RETENTION_ENV, type RetentionRule, readRetentionRule } from '@workflow-index/opensearch/retention/retention-rule';
-import { type RetentionRunResult, runRetention } from '@workflow-index/opensearch/retention/retention-run';
+import { normalizedIndexNames } from '@workflow-index/opensearch';
+import { DEFAULT_RETENTION_RULE, INSTANCE_RETENTION_ENV, RAW_RETENTION_ENV, type RetentionRule, readRetentionRule } from '@workflow-index/opensearch';
+import { type RetentionRunResult, runRetention } from '@workflow-index/opensearch';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
 import type { PruneFlags, PruneSettings } from './prune-command.js';

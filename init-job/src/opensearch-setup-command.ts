@@ -1,6 +1,6 @@
 // `opensearch-setup` (and `plan --backend opensearch` = `opensearch-setup --dry-run`): wait for the cluster, then
 // create or update every object of the OpenSearch backend, one line per object on stdout.
-import { retentionFromEnv } from '@workflow-index/opensearch/retention/retention-rule';
+import { retentionFromEnv } from '@workflow-index/opensearch';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, resolveOpenSearchTarget, scrub } from './opensearch-connection.js';
 import { applyOpenSearchObjects, type ObjectAction, type ObjectResult } from './opensearch-objects.js';

@@ -2,11 +2,11 @@
 // as its dry run), how many documents the indices hold, and the normalizer: its status document (holder, jobs,
 // lag as it last measured it), its checkpoint, and how many raw events arrived after that checkpoint.
 import type { Client } from '@opensearch-project/opensearch';
-import { normalizedIndexNames } from '@workflow-index/opensearch/normalized-indices';
-import { readCheckpoint, readStatus, type NormalizerStatus } from '@workflow-index/opensearch/normalizer-checkpoint';
-import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '@workflow-index/opensearch/raw-index-templates';
-import { NORMALIZER_JOBS } from '@workflow-index/opensearch/normalizer-metrics';
-import { type RetentionRule, readRetentionRule } from '@workflow-index/opensearch/retention/retention-rule';
+import { normalizedIndexNames } from '@workflow-index/opensearch';
+import { readCheckpoint, readStatus, type NormalizerStatus } from '@workflow-index/opensearch';
+import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '@workflow-index/opensearch';
+import { NORMALIZER_JOBS } from '@workflow-index/opensearch';
+import { type RetentionRule, readRetentionRule } from '@workflow-index/opensearch';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
 import { applyOpenSearchObjects, type ObjectAction, type ObjectKind } from './opensearch-objects.js';

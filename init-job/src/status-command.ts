@@ -2,8 +2,8 @@
 // database has the schema this release needs (what the server's readiness and wait-for-schema check). A database
 // migrated by a newer release is an error: this release's init job and server refuse it.
 import type pg from 'pg';
-import { loadMigrations, normalizerUpToDate as readNormalizerUpToDate, readApplied, requiredSchema } from '@workflow-index/postgresql/migrator';
-import { compareSchema, readSchemaState, schemaVersionOf } from '@workflow-index/postgresql/schema-version';
+import { loadMigrations, normalizerUpToDate as readNormalizerUpToDate, readApplied, requiredSchema } from '@workflow-index/postgresql';
+import { compareSchema, readSchemaState, schemaVersionOf } from '@workflow-index/postgresql';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import { migrationLabel } from './migrate-command.js';

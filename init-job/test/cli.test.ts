@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { scramSha256Verifier } from '@workflow-index/postgresql/login-roles';
-import { loadMigrations, migrate, THIS_RELEASE } from '@workflow-index/postgresql/migrator';
-import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
-import { FIXTURE_PATH } from '../../server/postgresql/test/support/fixtures.js';
-import { runInit } from './support/run-init.js';
+import { scramSha256Verifier } from '@workflow-index/postgresql';
+import { loadMigrations, migrate, THIS_RELEASE } from '@workflow-index/postgresql';
+import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { FIXTURE_PATH } from '@workflow-index/testkit';
+import { runInit } from '@workflow-index/testkit';
 
 // The migrations this release ships, as the CLI labels them (a new migration must not break these tests).
 const MIGRATIONS = loadMigrations();
@@ -294,7 +294,7 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
       expect(status.code).toBe(1);
       expect(status.stdout).toMatch(/^CHANGED 0001_initial_schema at /);
     } finally {
-      const { loadMigrations } = await import('@workflow-index/postgresql/migrator');
+      const { loadMigrations } = await import('@workflow-index/postgresql');
       const checksum = loadMigrations()[0]!.checksum;
       await scalar(db.url, `UPDATE workflow_index.schema_migrations SET checksum = '${checksum}' WHERE version = 1 RETURNING version`);
     }

@@ -9,8 +9,8 @@ import {
   loginRoleStatements,
   resolveLoginRoles,
   scramSha256Verifier,
-} from '@workflow-index/postgresql/login-roles';
-import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
+} from '@workflow-index/postgresql';
+import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
 
 const SQL_SCRIPT = fileURLToPath(new URL('../../server/postgresql/sql/create-login-roles.sql', import.meta.url));
 

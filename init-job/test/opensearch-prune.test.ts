@@ -4,10 +4,10 @@
 // workflow and deletes nothing, the real run deletes exactly that (never an index the normalizer has not processed,
 // never a RUNNING run), and a second run deletes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeEventLines } from '@workflow-index/opensearch/fluent-bit-bulk';
-import { DAY_ONE, DAY_TWO, FIXTURE_LINES as lines, leasedNormalizer, rawIndexNames, records } from '../../server/opensearch/test/support/leased-normalizer.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from '../../server/opensearch/test/support/test-node.js';
-import { runInit } from './support/run-init.js';
+import { writeEventLines } from '@workflow-index/opensearch';
+import { DAY_ONE, DAY_TWO, FIXTURE_LINES as lines, leasedNormalizer, rawIndexNames, records } from '@workflow-index/opensearch/testing';
+import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from '@workflow-index/opensearch/testing';
+import { runInit } from '@workflow-index/testkit';
 
 const available = await openSearchReachable();
 const node = new URL(OPENSEARCH_URL);

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE } from '@workflow-index/postgresql/fluent-bit-statement';
-import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } from '../../server/postgresql/test/support/test-database.js';
-import { snapshot, type Event } from '../../server/postgresql/test/support/load-events.js';
-import { fixtureEvents } from '../../server/postgresql/test/support/fixtures.js';
-import { runInit } from './support/run-init.js';
+import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE } from '@workflow-index/postgresql';
+import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { snapshot, type Event } from '@workflow-index/postgresql/testing';
+import { fixtureEvents } from '@workflow-index/testkit';
+import { runInit } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 const events = fixtureEvents();

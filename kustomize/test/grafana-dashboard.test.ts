@@ -9,7 +9,7 @@ import { createApp, loadCoreConfig, createLogger } from '@workflow-index/core';
 import type { IngestionStats, Reader } from '@workflow-index/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { DEFAULT_STATS, RecordingReader } from '../../server/core/test/recording-reader.js';
+import { DEFAULT_STATS, RecordingReader } from '@workflow-index/testkit';
 import { REPO_ROOT, kubectlAvailable, render } from './support/kustomize-render.js';
 import { promtool, promtoolAvailable } from './support/promtool.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createNormalizerMetrics } from '@workflow-index/opensearch/normalizer-metrics';
+import { createNormalizerMetrics } from '@workflow-index/opensearch';
 import { type K8sObject, kubectlAvailable, objectId, render, renderCombination } from './support/kustomize-render.js';
 import { promtool, promtoolAvailable } from './support/promtool.js';
 

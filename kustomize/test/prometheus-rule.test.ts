@@ -8,7 +8,7 @@ import { createApp, createLogger, loadCoreConfig } from '@workflow-index/core';
 import type { Reader } from '@workflow-index/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { RecordingReader } from '../../server/core/test/recording-reader.js';
+import { RecordingReader } from '@workflow-index/testkit';
 import { type K8sObject, kubectlAvailable, render } from './support/kustomize-render.js';
 import { promtool, promtoolAvailable } from './support/promtool.js';
 

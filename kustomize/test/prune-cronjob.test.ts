@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolvePruneSettings, DEFAULT_PRUNE_BATCH_SIZE } from '../../init-job/src/prune-command.js';
+import { DEFAULT_PRUNE_BATCH_SIZE, resolvePruneSettings } from '@workflow-index/init-job';
 import { type K8sObject, OVERLAYS, REPO_ROOT, kubectlAvailable, renderCombination } from './support/kustomize-render.js';
 import type { Container, PodSpec } from './support/pod-specs.js';
 

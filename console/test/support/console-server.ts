@@ -1,16 +1,16 @@
 // The server the browser suite talks to: the real app in-process on 127.0.0.1 (random port), the PostgreSQL
 // backend on a fresh test database loaded with the conformance events (the demo fixture plus the extra runs:
 // 122 instances, a loop, faults, a 105-run paging set) the way Fluent Bit writes them.
-import { CONFORMANCE_EVENTS } from '../../../server/core/test/conformance/conformance-events.js';
-import { createApp } from '../../../server/core/src/app.js';
-import { loadCoreConfig } from '../../../server/core/src/config.js';
-import { startHttpServer } from '../../../server/core/src/http-server.js';
-import { createLogger } from '../../../server/core/src/logger.js';
-import type { Reader } from '../../../server/core/src/reader.js';
-import { createPool } from '../../../server/postgresql/src/postgresql-pool.js';
-import { createPostgresqlReader } from '../../../server/postgresql/src/postgresql-reader.js';
-import { loadEvents } from '../../../server/postgresql/test/support/load-events.js';
-import { createTestDatabase } from '../../../server/postgresql/test/support/test-database.js';
+import { CONFORMANCE_EVENTS } from '@workflow-index/testkit';
+import { createApp } from '@workflow-index/core';
+import { loadCoreConfig } from '@workflow-index/core';
+import { startHttpServer } from '@workflow-index/core';
+import { createLogger } from '@workflow-index/core';
+import type { Reader } from '@workflow-index/core';
+import { createPool } from '@workflow-index/postgresql';
+import { createPostgresqlReader } from '@workflow-index/postgresql';
+import { loadEvents } from '@workflow-index/postgresql/testing';
+import { createTestDatabase } from '@workflow-index/postgresql/testing';
 
 export interface ConsoleServer {
   readonly baseUrl: string;

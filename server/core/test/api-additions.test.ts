@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { durationBoundMicros, durationMs } from '../src/duration.js';
 import type { Reader } from '../src/reader.js';
-import { ExtendedRecordingReader } from './extended-recording-reader.js';
-import { codes, postGraphQL, testApp } from './helpers.js';
-import { INSTANCE_A, RecordingReader, TASK_A0, TASK_B1 } from './recording-reader.js';
+import { ExtendedRecordingReader } from '@workflow-index/testkit';
+import { codes, postGraphQL, testApp } from '@workflow-index/testkit';
+import { INSTANCE_A, RecordingReader, TASK_A0, TASK_B1 } from '@workflow-index/testkit';
 
 const withExtended = (env?: Record<string, string>) => {
   const reader = new ExtendedRecordingReader();

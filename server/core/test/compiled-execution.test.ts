@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import { compiledExecutionStats, HOT_AFTER, MAX_COMPILED_FIELDS, MAX_COMPILED_OPERATIONS } from '../src/compiled-execution.js';
-import { testApp } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
+import { testApp } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 async function answer(app: App, query: string, variables?: Record<string, unknown>): Promise<{ status: number; text: string }> {
   const response = await app.fetch(new Request('http://localhost/graphql', {

@@ -8,9 +8,9 @@ import { ClientRequestLimit, clientKey } from '../src/client-limit.js';
 import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import type { Reader } from '../src/reader.js';
-import { MemoryLog, testApp, testConfig } from './helpers.js';
-import type { GraphQLResponseBody } from './helpers.js';
-import { INSTANCE_A, RecordingReader } from './recording-reader.js';
+import { MemoryLog, testApp, testConfig } from '@workflow-index/testkit';
+import type { GraphQLResponseBody } from '@workflow-index/testkit';
+import { INSTANCE_A, RecordingReader } from '@workflow-index/testkit';
 
 /** Counts reads in flight; each read finishes on a later turn of the event loop, after every read of the same tick has started. */
 function countingReader(): { reader: RecordingReader; maxInFlight: () => number } {

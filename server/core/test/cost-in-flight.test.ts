@@ -12,9 +12,9 @@ import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import type { InstanceFilter, InstanceSortField, ListQuery, Reader, WorkflowInstanceRecord } from '../src/reader.js';
 import { BackendUnavailableError } from '../src/reader.js';
-import { MemoryLog, get, testConfig } from './helpers.js';
-import type { GraphQLResponseBody } from './helpers.js';
-import { INSTANCE_A, RecordingReader } from './recording-reader.js';
+import { MemoryLog, get, testConfig } from '@workflow-index/testkit';
+import type { GraphQLResponseBody } from '@workflow-index/testkit';
+import { INSTANCE_A, RecordingReader } from '@workflow-index/testkit';
 
 /** Lets pending promise callbacks and I/O run (a turn of the event loop). */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

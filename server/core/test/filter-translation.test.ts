@@ -2,8 +2,8 @@
 // expansion, validation, coercion, resolvers), with a reader that records its calls.
 import { describe, expect, it } from 'vitest';
 import type { InstanceFilter, TaskFilter } from '../src/reader.js';
-import { codes, postGraphQL, testApp } from './helpers.js';
-import type { TestApp } from './helpers.js';
+import { codes, postGraphQL, testApp } from '@workflow-index/testkit';
+import type { TestApp } from '@workflow-index/testkit';
 
 async function instanceQuery(t: TestApp, args: string, variables?: Record<string, unknown>, varDecl = '') {
   const query = `query Q${varDecl} { getWorkflowInstances${args} { id } }`;

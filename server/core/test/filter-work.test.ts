@@ -7,8 +7,8 @@ import type { WorkPrices } from '../src/filter-work.js';
 import { buildSchema } from '../src/graphql-server.js';
 import { operationCost } from '../src/query-cost.js';
 import { loadSchemaSdl } from '../src/schema-sdl.js';
-import { codes, postGraphQL, testApp, testConfig } from './helpers.js';
-import { ExtendedRecordingReader } from './extended-recording-reader.js';
+import { codes, postGraphQL, testApp, testConfig } from '@workflow-index/testkit';
+import { ExtendedRecordingReader } from '@workflow-index/testkit';
 
 // Distinct powers of two, so every sum says which units it counted.
 const PRICES: WorkPrices = { statement: 1000, condition: 1, inValue: 2, pattern: 4, jsonLookup: 8, jsonTest: 16, jsonInValue: 32, relation: 64 };

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { buildSchema, getIntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { BackendUnavailableError } from '../src/reader.js';
-import { codes, get, postGraphQL, testApp } from './helpers.js';
-import { DEFAULT_STATS, INSTANCE_A, RecordingReader, TASK_A0 } from './recording-reader.js';
+import { codes, get, postGraphQL, testApp } from '@workflow-index/testkit';
+import { DEFAULT_STATS, INSTANCE_A, RecordingReader, TASK_A0 } from '@workflow-index/testkit';
 
 /** `__type { fields { type { ofType … { name } } } }` nested to exactly `depth` field levels. */
 function deepIntrospection(depth: number): string {

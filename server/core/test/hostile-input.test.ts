@@ -3,10 +3,10 @@
 // mutations and subscriptions. The listed cases, then fast-check over every filter input as variables.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReaderCall } from './recording-reader.js';
-import { ExtendedRecordingReader } from './extended-recording-reader.js';
-import { codes, postGraphQL, testApp } from './helpers.js';
-import type { TestApp } from './helpers.js';
+import type { ReaderCall } from '@workflow-index/testkit';
+import { ExtendedRecordingReader } from '@workflow-index/testkit';
+import { codes, postGraphQL, testApp } from '@workflow-index/testkit';
+import type { TestApp } from '@workflow-index/testkit';
 
 const INSTANCES = 'query ($f: WorkflowInstanceFilterInput) { getWorkflowInstances(filter: $f) { id } }';
 const TASKS = 'query ($f: TaskExecutionFilterInput) { getTaskExecutions(filter: $f) { id } }';

@@ -15,8 +15,8 @@ import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import { BackendUnavailableError } from '../src/reader.js';
 import type { Reader, WorkflowInstanceRecord } from '../src/reader.js';
-import { MemoryLog, testConfig } from './helpers.js';
-import { INSTANCE_A, INSTANCE_B, RecordingReader } from './recording-reader.js';
+import { MemoryLog, testConfig } from '@workflow-index/testkit';
+import { INSTANCE_A, INSTANCE_B, RecordingReader } from '@workflow-index/testkit';
 
 interface RawResponse {
   readonly status: number;

@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MonotonicTotal } from '../src/monotonic-total.js';
-import { get, postGraphQL, testApp } from './helpers.js';
-import { DEFAULT_STATS, RecordingReader } from './recording-reader.js';
+import { get, postGraphQL, testApp } from '@workflow-index/testkit';
+import { DEFAULT_STATS, RecordingReader } from '@workflow-index/testkit';
 import type { IngestionStats } from '../src/reader.js';
 
 function series(text: string, name: string): string[] {

@@ -13,8 +13,8 @@ import { createApp } from '../src/app.js';
 import { installGracefulShutdown, startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import type { Reader } from '../src/reader.js';
-import { MemoryLog, testConfig } from './helpers.js';
-import { INSTANCE_A, RecordingReader } from './recording-reader.js';
+import { MemoryLog, testConfig } from '@workflow-index/testkit';
+import { INSTANCE_A, RecordingReader } from '@workflow-index/testkit';
 
 interface RawResponse {
   readonly status: number;

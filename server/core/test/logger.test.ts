@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { get, testApp } from './helpers.js';
+import { get, testApp } from '@workflow-index/testkit';
 
 function capture(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];

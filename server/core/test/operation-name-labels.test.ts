@@ -5,8 +5,8 @@ import { createMetrics } from '../src/metrics.js';
 import { OperationNameLabels } from '../src/operation-name-labels.js';
 import type { Reader } from '../src/reader.js';
 import { WindowMax } from '../src/window-max.js';
-import { MemoryLog, testConfig } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
+import { MemoryLog, testConfig } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 const WINDOW = 600_000;
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../src/graphql-server.js';
 import { operationCost } from '../src/query-cost.js';
 import { loadSchemaSdl } from '../src/schema-sdl.js';
-import { codes, postGraphQL, testApp, testConfig } from './helpers.js';
+import { codes, postGraphQL, testApp, testConfig } from '@workflow-index/testkit';
 
 const config = testConfig();
 const schema = buildSchema(loadSchemaSdl(), config);

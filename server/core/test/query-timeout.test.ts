@@ -7,8 +7,8 @@ import { createApp } from '../src/app.js';
 import { HOT_AFTER } from '../src/compiled-execution.js';
 import { startHttpServer, type RunningServer } from '../src/http-server.js';
 import { BackendUnavailableError, QueryTimeoutError, type Reader } from '../src/reader.js';
-import { codes, MemoryLog, postGraphQL, testApp, testConfig } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
+import { codes, MemoryLog, postGraphQL, testApp, testConfig } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 const LIMIT = { ms: 5000, setting: 'DATABASE_QUERY_TIMEOUT_MS' };
 const PAGE = 'query Page($n: Int) { getWorkflowInstances(limit: $n) { id } }';

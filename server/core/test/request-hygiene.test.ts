@@ -9,8 +9,8 @@ import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import { LOG_QUERY_MAX_CHARS, LOG_VARIABLES_MAX_CHARS, REDACTED, queryExcerpt, variablesExcerpt } from '../src/log-excerpt.js';
 import type { Reader } from '../src/reader.js';
-import { MemoryLog, postGraphQL, testApp, testConfig } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
+import { MemoryLog, postGraphQL, testApp, testConfig } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 const failingReader = () =>
   new RecordingReader({

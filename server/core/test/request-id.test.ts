@@ -7,8 +7,8 @@ import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import type { Reader } from '../src/reader.js';
 import { requestIdOf } from '../src/request-context.js';
-import { MemoryLog, get, postGraphQL, testApp, testConfig } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
+import { MemoryLog, get, postGraphQL, testApp, testConfig } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -11,8 +11,8 @@ import type { App } from '../src/app.js';
 import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
 import type { Reader } from '../src/reader.js';
-import { MemoryLog, testConfig } from './helpers.js';
-import { RecordingReader } from './recording-reader.js';
+import { MemoryLog, testConfig } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 /** How much later than its deadline a connection may be closed before a test gives up on it. */
 const MARGIN_MS = 5000;

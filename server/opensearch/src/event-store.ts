@@ -10,8 +10,8 @@
 //        spellings of one task event the store keeps the one the normalization would (replacesSpelling).
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
-import { jsonbText } from './jsonb-text.js';
-import { JsonNumber, type JsonObject, type JsonValue, parseLosslessJson } from './lossless-json.js';
+import { jsonbText } from '@workflow-index/events';
+import { JsonNumber, type JsonObject, type JsonValue, parseLosslessJson } from '@workflow-index/events';
 import { replacesSpelling } from './normalize-instance.js';
 import { type ParsedEvent, parseRawEvent } from './raw-event-parse.js';
 import { hitsOf, requestLossless, sortValues } from './raw-event-source.js';

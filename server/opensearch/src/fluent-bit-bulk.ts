@@ -14,7 +14,7 @@
 // Everything that stands in for Fluent Bit (tests, init-job ingest, dev-mode demo data, benchmarks) writes here.
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
-import { fluentBitMembers, printFluentBitObject } from './fluent-bit-json.js';
+import { fluentBitMembers, printFluentBitObject } from '@workflow-index/events';
 import { opensearchDocumentLine } from './opensearch-document.js';
 import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, type RawPrefix } from './raw-index-templates.js';
 

@@ -8,9 +8,9 @@
 // separators would make ambiguous: an entry longer than the keyword limit (not indexed: `contains`, `gt`, `exists`…
 // would miss it), and an object key holding a separator (`{"a\u001fb": 1}` would read as the path a.b), whose
 // subtree gets no entry at all.
-import { numericText } from './jsonb-text.js';
+import { numericText } from '@workflow-index/events';
 import { KEYWORD_LIMIT } from './long-detail.js';
-import { JsonNumber, type JsonValue } from './lossless-json.js';
+import { JsonNumber, type JsonValue } from '@workflow-index/events';
 
 export const MAX_LEAVES = 1000;
 export const PATH_SEPARATOR = '\u001f';

@@ -10,7 +10,7 @@
 // json-leaves.ts.
 import { ambiguousKey, exactDecimal, MAX_LEAVES, PATH_SEPARATOR, VALUE_SEPARATOR } from './json-leaves.js';
 import { KEYWORD_LIMIT } from './long-detail.js';
-import { isJsonObject, JsonNumber, type JsonValue } from './lossless-json.js';
+import { isJsonObject, JsonNumber, type JsonValue } from '@workflow-index/events';
 
 /** Exponents are written with this offset in EXPONENT_WIDTH digits (|exponent| far beyond any payload's). */
 const EXPONENT_OFFSET = 5_000_000_000;

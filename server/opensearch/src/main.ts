@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Entry point of the OpenSearch server (`npm run serve:opensearch`, the container image's opensearch target).
 // Exit codes: 0 after a graceful shutdown, 1 when start-up fails, 2 for invalid configuration or flags.
-import { ConfigError } from '@workflow-index/core/config';
-import { tuneHeapGrowth } from '@workflow-index/core/heap-tuning';
-import { installGracefulShutdown } from '@workflow-index/core/http-server';
-import { createLogger } from '@workflow-index/core/logger';
-import { startTracing, tracingSettings } from '@workflow-index/core/tracing';
+import { ConfigError } from '@workflow-index/core';
+import { tuneHeapGrowth } from '@workflow-index/core';
+import { installGracefulShutdown } from '@workflow-index/core';
+import { createLogger } from '@workflow-index/core';
+import { startTracing, tracingSettings } from '@workflow-index/core';
 import { loadOpenSearchServerConfig, openSearchServerHelp, parseOpenSearchServerFlags } from './opensearch-server-config.js';
 import type { OpenSearchServerConfig } from './opensearch-server-config.js';
 import { startOpenSearchServer } from './opensearch-server.js';

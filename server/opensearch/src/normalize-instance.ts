@@ -2,14 +2,14 @@
 // and ids as the PostgreSQL normalizer (080-apply-events.sql for the instance, 070-task-executions.sql and
 // 045-event-identity.sql for the executions), recomputed from the whole event set, so any arrival order and any
 // re-delivery give the same documents.
-import { microsToIso } from './event-time.js';
+import { microsToIso } from '@workflow-index/events';
 import { executionIdBase } from './execution-ids.js';
-import { compareJsonb } from './jsonb-order.js';
-import { jsonbText } from './jsonb-text.js';
+import { compareJsonb } from '@workflow-index/events';
+import { jsonbText } from '@workflow-index/events';
 import { jsonLeaves } from './json-leaves.js';
 import { jsonPathEntries } from './json-paths.js';
 import { longDetailFields } from './long-detail.js';
-import { type JsonValue, toPlainJson } from './lossless-json.js';
+import { type JsonValue, toPlainJson } from '@workflow-index/events';
 import type { EventError, ParsedEvent, TaskEvent, WorkflowEvent } from './raw-event-parse.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
 import type { ErrorFields, PayloadFields, WorkflowInstanceDocument } from './workflow-instance-document.js';

@@ -3,8 +3,8 @@
 // of every part is reported in one ConfigError before anything connects; the result is frozen.
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, ConfigReader, deepFreeze, loadCoreConfig, readMode } from '@workflow-index/core/config';
-import type { ConfigKeyDoc, ConfigSource, CoreConfig } from '@workflow-index/core/config';
+import { ConfigError, ConfigReader, deepFreeze, loadCoreConfig, readMode } from '@workflow-index/core';
+import type { ConfigKeyDoc, ConfigSource, CoreConfig } from '@workflow-index/core';
 import { type OpenSearchConnectionSettings, openSearchConnectionSettings } from './opensearch-connection-settings.js';
 
 export const DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS = 10_000;

@@ -4,11 +4,11 @@
 // is DOWN, with the reason, while the cluster does not answer or the normalized indices do not exist, and comes UP by
 // itself once they do (every probe searches them).
 import type { Client } from '@opensearch-project/opensearch';
-import { createApp } from '@workflow-index/core/app';
-import type { App } from '@workflow-index/core/app';
-import { startHttpServer } from '@workflow-index/core/http-server';
-import type { RunningServer } from '@workflow-index/core/http-server';
-import type { Logger } from '@workflow-index/core/logger';
+import { createApp } from '@workflow-index/core';
+import type { App } from '@workflow-index/core';
+import { startHttpServer } from '@workflow-index/core';
+import type { RunningServer } from '@workflow-index/core';
+import type { Logger } from '@workflow-index/core';
 import { applyRawSchema } from './apply-raw-schema.js';
 import { applyNormalizedIndices } from './normalized-indices.js';
 import { openSearchClient } from './opensearch-connection-settings.js';

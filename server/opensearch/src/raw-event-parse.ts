@@ -1,12 +1,12 @@
 // One raw event (its `_source`) to everything the normalization reads, or the reason it is rejected: the rules of
 // PostgreSQL's parse_events (050-parse-events.sql), check for check and in the same order, so an event is accepted
 // by one backend exactly when it is accepted by the other. Never throws on content.
-import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
-import { jsonTextProblem } from '@workflow-index/core/json-text-fault';
-import { ImpossibleDateError, eventTimeMicros } from './event-time.js';
-import { taskEventContentHash } from './event-identity.js';
-import { jsonbText, numericText } from './jsonb-text.js';
-import { JsonNumber, type JsonObject, type JsonValue, jsonTypeOf } from './lossless-json.js';
+import { formatFluentBitDouble } from '@workflow-index/events';
+import { jsonTextProblem } from '@workflow-index/events';
+import { ImpossibleDateError, eventTimeMicros } from '@workflow-index/events';
+import { taskEventContentHash } from '@workflow-index/events';
+import { jsonbText, numericText } from '@workflow-index/events';
+import { JsonNumber, type JsonObject, type JsonValue, jsonTypeOf } from '@workflow-index/events';
 
 export type WorkflowAction = 'started' | 'completed' | 'faulted' | 'cancelled' | 'suspended' | 'resumed' | 'status-changed';
 export type TaskAction = 'started' | 'retried' | 'suspended' | 'resumed' | 'completed' | 'faulted' | 'cancelled';

@@ -2,7 +2,7 @@
 // because the documents the normalizer writes must carry payload numbers to the digit.
 import type { Client } from '@opensearch-project/opensearch';
 import type { Readable } from 'node:stream';
-import { JsonNumber, type JsonObject, type JsonValue, parseLosslessJson } from './lossless-json.js';
+import { JsonNumber, type JsonObject, type JsonValue, parseLosslessJson } from '@workflow-index/events';
 import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexPattern } from './raw-index-templates.js';
 
 export interface RawHit {

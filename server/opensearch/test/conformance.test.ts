@@ -3,7 +3,7 @@
 // normalizer, read by the OpenSearch Reader, all under a test prefix.
 import { Client } from '@opensearch-project/opensearch';
 import { describe } from 'vitest';
-import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '@workflow-index/testkit';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';

@@ -4,10 +4,10 @@
 // composite aggregation of the task index), with no second search of those runs: a served task's run is served, since
 // the task document repeats its run's placeholder flag. The count equals what the same filter lists, and a placeholder
 // run's matching task is not counted.
-import { translateInstanceFilter, type InstanceFilterArg } from '@workflow-index/core/filter-translation';
+import { translateInstanceFilter, type InstanceFilterArg } from '@workflow-index/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instanceEvents, writeDataset } from '../bench/query-dataset.js';
-import { parseLosslessJson } from '../src/lossless-json.js';
+import { instanceEvents, writeDataset } from './support/bench-dataset.js';
+import { parseLosslessJson } from '@workflow-index/events';
 import { normalizeInstance } from '../src/normalize-instance.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { documentId, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';

@@ -4,7 +4,7 @@
 // cross-backend.test.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LikeSegment } from '@workflow-index/core/reader';
+import type { LikeSegment } from '@workflow-index/core';
 import { CHUNK_OVERLAP, KEYWORD_LIMIT, keywordChunks, keywordHead, longDetailFields } from '../src/long-detail.js';
 import { likeMatches } from '../src/reader/long-detail-filter.js';
 

@@ -1,8 +1,8 @@
 // Reading `_source` without losing a digit, at any depth, and printing it as PostgreSQL's jsonb does.
 import { describe, expect, it } from 'vitest';
-import { numericText, jsonbText } from '../src/jsonb-text.js';
-import type { JsonNumber } from '../src/lossless-json.js';
-import { parseLosslessJson, toPlainJson } from '../src/lossless-json.js';
+import { numericText, jsonbText } from '@workflow-index/events';
+import type { JsonNumber } from '@workflow-index/events';
+import { parseLosslessJson, toPlainJson } from '@workflow-index/events';
 import { asForwarded } from '../src/raw-event-parse.js';
 import { documentId } from '../src/normalizer-recompute.js';
 

@@ -3,7 +3,7 @@
 // back-off without ever stopping, and a status document and metrics an operator can read.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FIXTURE_PATH } from '../../postgresql/test/support/fixtures.js';
+import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { readCheckpoint, readStatus } from '../src/normalizer-checkpoint.js';

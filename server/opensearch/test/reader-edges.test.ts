@@ -5,13 +5,13 @@
 import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendUnavailableError } from '@workflow-index/core/reader';
-import type { ExtendedInstanceFilter, InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core/reader';
+import { BackendUnavailableError } from '@workflow-index/core';
+import type { ExtendedInstanceFilter, InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { classifyResponse } from '../src/reader/search-requests.js';
 import { likeDsl } from '../src/reader/filter-dsl.js';
-import { parseLikePattern } from '@workflow-index/core/like-pattern';
+import { parseLikePattern } from '@workflow-index/core';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
 

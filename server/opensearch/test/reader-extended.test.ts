@@ -7,7 +7,7 @@
 import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter, JsonPredicate } from '@workflow-index/core/reader';
+import type { ExtendedInstanceFilter, JsonPredicate } from '@workflow-index/core';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { sortableNumber } from '../src/json-paths.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';

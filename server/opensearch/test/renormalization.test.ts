@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventStoreIndex, stringifyLossless } from '../src/event-store.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
-import { type JsonObject, parseLosslessJson } from '../src/lossless-json.js';
+import { type JsonObject, parseLosslessJson } from '@workflow-index/events';
 import { type NormalizedIndexNames, applyNormalizedIndices, ingestErrorsIndex, normalizedIndexNames, normalizerStateIndex, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@workflow-index/core/config';
+import { ConfigError } from '@workflow-index/core';
 import { loadOpenSearchServerConfig, parseOpenSearchServerFlags } from '../src/opensearch-server-config.js';
 
 function problemsOf(env: Record<string, string>, argv: string[] = []): string[] {

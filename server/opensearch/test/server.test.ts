@@ -5,14 +5,14 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNodeScript } from '../../core/test/node-script-process.js';
-import { attribute, OtlpReceiver } from '../../core/test/otlp-receiver.js';
+import { startNodeScript } from '@workflow-index/testkit';
+import { attribute, OtlpReceiver } from '@workflow-index/testkit';
 import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
 import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { startOutageProxy } from './support/outage-proxy.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
-import { CONFORMANCE_EVENTS } from '../../core/test/conformance/conformance-suite.js';
+import { CONFORMANCE_EVENTS } from '@workflow-index/testkit';
 
 const available = await openSearchReachable();
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));

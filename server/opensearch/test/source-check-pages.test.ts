@@ -5,7 +5,7 @@
 // whatever the budget.
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryTimeoutError, type ExtendedInstanceFilter, type InstanceFilter } from '@workflow-index/core/reader';
+import { QueryTimeoutError, type ExtendedInstanceFilter, type InstanceFilter } from '@workflow-index/core';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { INSTANCE_FIELDS } from '../src/reader/fields.js';
 import { resolveJsonFallback } from '../src/reader/json-fallback.js';

@@ -3,12 +3,12 @@
 // and counts as the two steps over the task index, for any such filter and its negation (fast-check).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core/reader';
+import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core';
 import { KEYWORD_LIMIT } from '../src/long-detail.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { recomputeInstances, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
-import { instanceEvents } from '../bench/query-dataset.js';
-import { parseLosslessJson } from '../src/lossless-json.js';
+import { instanceEvents } from './support/bench-dataset.js';
+import { parseLosslessJson } from '@workflow-index/events';
 import type { RawHit } from '../src/raw-event-source.js';
 import { MAX_TASK_STATES, taskStates } from '../src/task-states.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';

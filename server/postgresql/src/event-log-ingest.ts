@@ -16,7 +16,7 @@ import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { LINE_REPAIRS, repairEventLine, type LineRepair } from '@workflow-index/core/event-line-repair';
+import { LINE_REPAIRS, repairEventLine, type LineRepair } from '@workflow-index/events';
 import {
   fluentBitInsertStatementForTexts,
   rawTableFor,

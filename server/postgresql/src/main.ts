@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Entry point of the PostgreSQL server (`npm start`, `npm run serve:postgresql`, the container image).
 // Exit codes: 0 after a graceful shutdown, 1 when start-up fails, 2 for invalid configuration or flags.
-import { ConfigError } from '@workflow-index/core/config';
-import { installGracefulShutdown } from '@workflow-index/core/http-server';
-import { tuneHeapGrowth } from '@workflow-index/core/heap-tuning';
-import { createLogger } from '@workflow-index/core/logger';
-import { startTracing, tracingSettings } from '@workflow-index/core/tracing';
+import { ConfigError } from '@workflow-index/core';
+import { installGracefulShutdown } from '@workflow-index/core';
+import { tuneHeapGrowth } from '@workflow-index/core';
+import { createLogger } from '@workflow-index/core';
+import { startTracing, tracingSettings } from '@workflow-index/core';
 import { DevServicesError } from './dev-database.js';
 import { loadPostgresqlConfig, parseServerFlags, serverHelp } from './postgresql-config.js';
 import type { PostgresqlServerConfig } from './postgresql-config.js';

@@ -3,8 +3,8 @@
 // before anything connects; the result is frozen.
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
-import { ConfigError, ConfigReader, deepFreeze, loadCoreConfig, readMode } from '@workflow-index/core/config';
-import type { ConfigKeyDoc, ConfigSource, CoreConfig } from '@workflow-index/core/config';
+import { ConfigError, ConfigReader, deepFreeze, loadCoreConfig, readMode } from '@workflow-index/core';
+import type { ConfigKeyDoc, ConfigSource, CoreConfig } from '@workflow-index/core';
 import { resolvePostgresConnection } from './connection-settings.js';
 import type { PostgresConnectionSettings } from './connection-settings.js';
 

@@ -5,8 +5,8 @@
 // good for plain column filters and rough for payload and relation filters. Never reported below limit + 1 when that
 // many rows were seen; when the exact count was cut short by the timeout, the estimate alone.
 import type pg from 'pg';
-import { BackendUnavailableError, INSTANCE_STATUSES } from '@workflow-index/core/reader';
-import type { Count, WorkflowInstanceStatus } from '@workflow-index/core/reader';
+import { BackendUnavailableError, INSTANCE_STATUSES } from '@workflow-index/core';
+import type { Count, WorkflowInstanceStatus } from '@workflow-index/core';
 import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 
 /** GraphQL Int is 32-bit: an estimate beyond it is served as the largest Int. */

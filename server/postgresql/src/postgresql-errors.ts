@@ -1,6 +1,6 @@
 // Which failures mean "the database cannot be reached (now)" — served as SERVICE_UNAVAILABLE and retried by
 // clients — as opposed to bugs, which are masked as INTERNAL_SERVER_ERROR.
-import { BackendUnavailableError, QueryTimeoutError } from '@workflow-index/core/reader';
+import { BackendUnavailableError, QueryTimeoutError } from '@workflow-index/core';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',

@@ -6,7 +6,7 @@
 // can never make the whole condition true, so it acts as false. A negated leaf is emitted as
 // `(<pred>) IS NOT TRUE`, which is true for NULL — `not` matches exactly the rows its operand does not.
 // Wrapping every leaf in coalesce(…, false) would be equivalent but hides the column from the planner.
-import { durationBoundMicros } from '@workflow-index/core/duration';
+import { durationBoundMicros } from '@workflow-index/core';
 import type {
   Direction,
   DurationPredicate,
@@ -26,7 +26,7 @@ import type {
   TaskStringField,
   TaskTimeField,
   TimePredicate,
-} from '@workflow-index/core/reader';
+} from '@workflow-index/core';
 
 /** Collects bind parameters; `add` returns the placeholder (`$n`) to put into the SQL text. */
 export class SqlParams {

@@ -2,7 +2,7 @@
 // Placeholders (instances without workflow.started, and the tasks of any instance without a served row) are
 // excluded from every query. Timestamps are formatted in SQL because a JS Date would drop the microseconds.
 import type pg from 'pg';
-import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
+import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core';
 import type {
   Count,
   CountOptions,
@@ -19,7 +19,7 @@ import type {
   TaskExecutionRecord,
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
-} from '@workflow-index/core/reader';
+} from '@workflow-index/core';
 import { CountStatements } from './postgresql-counts.js';
 import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';

@@ -4,13 +4,13 @@
 // database. The server never changes the schema in production (the init job does); the gate keeps readiness DOWN,
 // with the reason, until the database has the schema this release needs.
 import type pg from 'pg';
-import { createApp } from '@workflow-index/core/app';
-import type { App } from '@workflow-index/core/app';
-import { startHttpServer } from '@workflow-index/core/http-server';
-import type { RunningServer } from '@workflow-index/core/http-server';
-import type { Logger } from '@workflow-index/core/logger';
-import { BackendUnavailableError } from '@workflow-index/core/reader';
-import type { Reader } from '@workflow-index/core/reader';
+import { createApp } from '@workflow-index/core';
+import type { App } from '@workflow-index/core';
+import { startHttpServer } from '@workflow-index/core';
+import type { RunningServer } from '@workflow-index/core';
+import type { Logger } from '@workflow-index/core';
+import { BackendUnavailableError } from '@workflow-index/core';
+import type { Reader } from '@workflow-index/core';
 import { describePostgresConnection, toPoolConfig } from './connection-settings.js';
 import { loadDemoEventsIfEmpty } from './demo-data.js';
 import { startContainerDatabase, startEmbeddedDatabase } from './dev-database.js';

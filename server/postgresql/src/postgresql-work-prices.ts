@@ -2,7 +2,7 @@
 // postgresql` at 100,000 runs with 10 task executions each (docs/query-cost.md has the table and how to measure it
 // again). Units that check every candidate row (JSON tests, like patterns, task filters of runs) grow with the
 // tables; the statement_timeout bounds them on larger ones.
-import type { WorkPrices } from '@workflow-index/core/reader';
+import type { WorkPrices } from '@workflow-index/core';
 
 export const POSTGRESQL_WORK_PRICES: WorkPrices = Object.freeze({
   statement: 25,

@@ -6,7 +6,7 @@ import { describe } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '../../core/test/conformance/conformance-suite.js';
+import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '@workflow-index/testkit';
 import { startEmbeddedDatabase } from '../src/dev-database.js';
 import { migrate } from '../src/migrator.js';
 import { createPool } from '../src/postgresql-pool.js';

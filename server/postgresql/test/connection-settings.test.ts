@@ -9,7 +9,7 @@ import {
   toPoolConfig,
   type Environment,
   type PostgresConnectionSettings,
-} from '@workflow-index/postgresql/connection-settings';
+} from '../src/connection-settings.js';
 import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 
 function settingsOf(env: Environment, flags = {}): PostgresConnectionSettings {

@@ -5,13 +5,13 @@
 // the Fluent Bit model and a filterless forwarder in any order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { canonicalJson, expectedIndex } from './support/expected-executions.js';
-import { criLog } from './support/cri-log.js';
+import { canonicalJson, expectedIndex } from '@workflow-index/testkit';
+import { criLog } from '@workflow-index/testkit';
 import { rawFlushes } from './support/raw-statement.js';
-import { seededRandom, shuffled } from './support/seeded-random.js';
+import { seededRandom, shuffled } from '@workflow-index/testkit';
 import { deliveryPaths, dropRole, lineTimeNanos, printedLines, recordTimeText, withSuffix, type DeliveryPaths, type Snapshot } from './support/delivery-paths.js';
-import { loopStream, uuidV3, type LoopStream, type ProducerTimeFormat } from './support/epoch-millis-stream.js';
-import { realFixture } from './support/real-fixtures.js';
+import { loopStream, uuidV3, type LoopStream, type ProducerTimeFormat } from '@workflow-index/testkit';
+import { realFixture } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 const FORMATS: readonly ProducerTimeFormat[] = ['epoch-millis', 'epoch-seconds', 'iso8601'];

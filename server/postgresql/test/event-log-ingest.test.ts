@@ -9,10 +9,10 @@ import {
   IngestError,
   type IngestSummary,
   type SqlExecutor,
-} from '@workflow-index/postgresql/event-log-ingest';
-import { fluentBitInsertStatementForTexts, withRecordTimeFirst } from '@workflow-index/postgresql/fluent-bit-statement';
+} from '../src/event-log-ingest.js';
+import { fluentBitInsertStatementForTexts, withRecordTimeFirst } from '../src/fluent-bit-statement.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { FIXTURE_PATH } from './support/fixtures.js';
+import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { snapshot } from './support/load-events.js';
 
 const available = await postgresReachable();

@@ -10,8 +10,8 @@ import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE } from '../src
 import { loadMigrations, loadNormalizer, migrate, type NormalizerResult } from '../src/migrator.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
-import { eventsByInstance, fixtureEvents } from './support/fixtures.js';
-import { realFixture } from './support/real-fixtures.js';
+import { eventsByInstance, fixtureEvents } from '@workflow-index/testkit';
+import { realFixture } from '@workflow-index/testkit';
 import { reprintNumbers } from './support/forwarder-reprint.js';
 import { rawFlushes } from './support/raw-statement.js';
 

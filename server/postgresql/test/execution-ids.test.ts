@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { expectedIndex } from './support/expected-executions.js';
+import { expectedIndex } from '@workflow-index/testkit';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 
 const available = await postgresReachable();

@@ -1,7 +1,7 @@
 // The test oracle (support/expected-executions.ts) on hand-written streams, before it judges the normalizer.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { distinctEvents, expectedIndex, microsToIso, timeMicros } from './support/expected-executions.js';
+import { distinctEvents, expectedIndex, microsToIso, timeMicros } from '@workflow-index/testkit';
 import type { Event } from './support/load-events.js';
 
 const P = 'io.serverlessworkflow.';

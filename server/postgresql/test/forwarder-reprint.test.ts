@@ -1,7 +1,7 @@
 // The test helpers that play a forwarder: Fluent Bit's number printing, key reordering, CRI time stamps.
 import { describe, expect, it } from 'vitest';
 import { flbDouble, reprintNumbers, rotateMembers, topLevelMembers } from './support/forwarder-reprint.js';
-import { criLog, rfc3339Nano } from './support/cri-log.js';
+import { criLog, rfc3339Nano } from '@workflow-index/testkit';
 
 describe('forwarder re-printing', () => {
   it('prints doubles as C printf %.16g and integral doubles as x.0', () => {

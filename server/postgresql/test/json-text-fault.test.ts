@@ -4,7 +4,7 @@
 // faults producers print (bare NaN/inf, raw control characters, bad escapes, cut texts, deep nesting).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTextProblem, readJsonText } from '@workflow-index/core/json-text-fault';
+import { jsonTextProblem, readJsonText } from '@workflow-index/events';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 
 const available = await postgresReachable();

@@ -1,7 +1,7 @@
 // The server's configuration: flags > env > defaults per mode, every problem reported at once, frozen result.
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { ConfigError } from '@workflow-index/core/config';
+import { ConfigError } from '@workflow-index/core';
 import {
   DEFAULT_DEMO_EVENTS,
   loadPostgresqlConfig,

@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
 const available = await postgresReachable();

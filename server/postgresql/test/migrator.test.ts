@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMigrations, migrate, migrationStatus, MigrationError } from '@workflow-index/postgresql/migrator';
+import { loadMigrations, migrate, migrationStatus, MigrationError } from '../src/migrator.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 
 const available = await postgresReachable();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { snapshot, type Event } from './support/load-events.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';

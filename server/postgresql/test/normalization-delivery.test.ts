@@ -8,14 +8,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { expectedIndex } from './support/expected-executions.js';
-import { criLog, rfc3339Nano } from './support/cri-log.js';
+import { expectedIndex } from '@workflow-index/testkit';
+import { criLog, rfc3339Nano } from '@workflow-index/testkit';
 import { rawFlushes, type RawRecord } from './support/raw-statement.js';
-import { seededRandom, shuffled } from './support/seeded-random.js';
+import { seededRandom, shuffled } from '@workflow-index/testkit';
 import { deliveryPaths, dropRole, lineTimeNanos, POD, printedLines, withSuffix, type DeliveryPaths, type Snapshot } from './support/delivery-paths.js';
 import { flbDouble, reprintNumbers, rotateMembers } from './support/forwarder-reprint.js';
-import { loopStream } from './support/epoch-millis-stream.js';
-import { realFixture } from './support/real-fixtures.js';
+import { loopStream } from '@workflow-index/testkit';
+import { realFixture } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 const real = realFixture('epoch-seconds');

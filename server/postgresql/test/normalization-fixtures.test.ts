@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot } from './support/load-events.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 const events = fixtureEvents();

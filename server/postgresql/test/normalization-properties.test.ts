@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 const events = fixtureEvents();

@@ -3,7 +3,7 @@
 // parameters, which the driver cannot encode — and must never make a client's request look like an outage.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { BackendUnavailableError } from '@workflow-index/core/reader';
+import { BackendUnavailableError } from '@workflow-index/core';
 import { classifyError, isUnavailable } from '../src/postgresql-errors.js';
 import { ADMIN_URL, postgresReachable } from './support/test-database.js';
 

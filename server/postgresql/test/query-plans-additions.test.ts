@@ -2,10 +2,11 @@
 // apart from test/query-plans.test.ts: the duration orderings (both tables, both directions, cursor, deep offset) and
 // the relation filters plan no sequential scan and no sort of a table; every count statement is bounded by its
 // LIMIT (COUNT_EXACT_LIMIT + 1) and the estimate is an EXPLAIN. The SQL is the reader's own, captured from its pool.
+import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, KeysetPosition } from '@workflow-index/core/reader';
-import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
+import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, KeysetPosition } from '@workflow-index/core';
+import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 

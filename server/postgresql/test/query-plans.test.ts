@@ -2,11 +2,12 @@
 // sequential scan, nor a sort of (a large part of) a table. The SQL is the reader's own (captured from its pool),
 // EXPLAINed with the same bind values, so a change to the statements or the indexes that loses an index path fails
 // here, before any benchmark. Plans, not timings: nothing here depends on the machine's speed.
+import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core/count-limit';
-import type { ExtendedReader, InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core/reader';
-import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
+import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core';
+import type { ExtendedReader, InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core';
+import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 

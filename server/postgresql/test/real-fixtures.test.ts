@@ -6,11 +6,11 @@
 // executions, errors and payloads the oracle (support/expected-executions.ts) derives from the events alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { REAL_FORMATS, realFixture, type RealFixture } from './support/real-fixtures.js';
-import { expectedIndex, tiedInstants, type ExpectedIndex } from './support/expected-executions.js';
-import { criLog, type PrintedLine } from './support/cri-log.js';
+import { REAL_FORMATS, realFixture, type RealFixture } from '@workflow-index/testkit';
+import { expectedIndex, tiedInstants, type ExpectedIndex } from '@workflow-index/testkit';
+import { criLog, type PrintedLine } from '@workflow-index/testkit';
 import { rawFlushes, type RawRecord } from './support/raw-statement.js';
-import { seededRandom as seeded, shuffled } from './support/seeded-random.js';
+import { seededRandom as seeded, shuffled } from '@workflow-index/testkit';
 import {
   POD, deliveryPaths, dropRole, lineTimeNanos, printedLines, recordTimeText, withSuffix as rename, type DeliveryPaths, type Snapshot,
 } from './support/delivery-paths.js';

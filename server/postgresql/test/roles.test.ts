@@ -4,7 +4,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 const FLUENT_BIT_STARTUP = 'CREATE TABLE IF NOT EXISTS workflow_events_raw (tag varchar, time timestamp, data jsonb)';

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import { loadMigrations, migrate, THIS_RELEASE } from '../src/migrator.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 import type { Event } from './support/load-events.js';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
-import { runInit } from '../../../init-job/test/support/run-init.js';
+import { runInit } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 

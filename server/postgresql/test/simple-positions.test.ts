@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { expectedIndex } from './support/expected-executions.js';
+import { expectedIndex } from '@workflow-index/testkit';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 
 const available = await postgresReachable();

@@ -3,7 +3,7 @@
 // (before or after the tasks, in any flush), following a run whose identity an earlier workflow.started replaces,
 // the same after rebuild_normalized(); the reader's workflowName/Namespace/Version task filters read them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core/reader';
+import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';

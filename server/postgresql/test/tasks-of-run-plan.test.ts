@@ -3,10 +3,11 @@
 // five times, then the session reuses one generic plan — re-planning each execution cost more than executing it —
 // and that plan reads the run's tasks by their instance_id, checking "not a placeholder" once, not per task.
 // Plans and plan counts, not timings.
+import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import type { Reader } from '@workflow-index/core/reader';
-import { benchInstanceId, generateDataset, recordStatements } from '../bench/query-dataset.js';
+import type { Reader } from '@workflow-index/core';
+import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { loadEvents } from './support/load-events.js';
 import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
-import { attribute, OtlpReceiver } from '../../core/test/otlp-receiver.js';
+import { attribute, OtlpReceiver } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 

@@ -7,7 +7,7 @@ import { loadMigrations, loadNormalizer, migrate, migrationStatus, type Normaliz
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
-import { fixtureEvents } from './support/fixtures.js';
+import { fixtureEvents } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 

@@ -5,8 +5,8 @@
 // reported all at once, as `npm start` does.
 import type { Client } from '@opensearch-project/opensearch';
 import type { Metric } from 'prom-client';
-import { ConfigError } from '@workflow-index/core/config';
-import { createLogger } from '@workflow-index/core/logger';
+import { ConfigError } from '@workflow-index/core';
+import { createLogger } from '@workflow-index/core';
 import type { OpenSearchNormalizer } from '../normalizer-job.js';
 import type { OpenSearchConnectionSettings } from '../opensearch-connection-settings.js';
 import { loadOpenSearchServerConfig } from '../opensearch-server-config.js';

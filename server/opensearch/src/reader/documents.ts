@@ -1,7 +1,7 @@
 // Normalized documents (workflow-instance-document.ts, task-execution-document.ts) as Reader records. Times are served
 // from the stored ISO text (six fractional digits, as PostgreSQL's to_char), payloads from the stored jsonb text,
 // so both backends serve the same characters.
-import type { ErrorRecord, TaskExecutionRecord, WorkflowInstanceRecord, WorkflowInstanceStatus } from '@workflow-index/core/reader';
+import type { ErrorRecord, TaskExecutionRecord, WorkflowInstanceRecord, WorkflowInstanceStatus } from '@workflow-index/core';
 
 const ERROR_SOURCE = ['error.type', 'error.title', 'error.detail', 'error.status', 'error.instance'];
 const PAYLOAD_SOURCE = ['input_json', 'output_json'];

@@ -10,7 +10,7 @@ import type {
   TaskSortField,
   TaskStringField,
   TaskTimeField,
-} from '@workflow-index/core/reader';
+} from '@workflow-index/core';
 import { DETAIL_CHUNKS_FIELD, DETAIL_HEAD_FIELD, DETAIL_LONG_FIELD, KEYWORD_LIMIT } from '../long-detail.js';
 
 export interface JsonFieldDoc {

@@ -2,8 +2,8 @@
 // Semantics of CONTRACT §2: a leaf on a missing value is false (`ne` needs the field present), `not` is the exact
 // complement (bool must_not), `in []` matches nothing, string matching is case-sensitive on keywords, `like` patterns
 // arrive parsed and become wildcard queries with every literal character escaped.
-import type { FilterNode, IntPredicate, JsonField, LikeSegment, StringPredicate, TimePredicate } from '@workflow-index/core/reader';
-import { parseDateTimeToMicros } from '@workflow-index/core/date-time';
+import type { FilterNode, IntPredicate, JsonField, LikeSegment, StringPredicate, TimePredicate } from '@workflow-index/core';
+import { parseDateTimeToMicros } from '@workflow-index/core';
 import { leafEntries } from '../json-leaves.js';
 import type { FilterFields } from './fields.js';
 import { type LongStringChecks, longStringDsl, NO_LONG_STRINGS } from './long-detail-filter.js';

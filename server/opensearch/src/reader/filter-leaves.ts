@@ -1,6 +1,6 @@
 // The leaves of a filter tree that a pre-search step needs (json-fallback.ts: JSON leaves; long-detail-filter.ts:
 // string leaves on a long-string field), in tree order, through and/or/not.
-import type { FilterNode } from '@workflow-index/core/reader';
+import type { FilterNode } from '@workflow-index/core';
 
 export type FilterLeaf<S extends string, T extends string> = Exclude<FilterNode<S, T>, { kind: 'and' | 'or' | 'not' }>;
 

@@ -4,10 +4,10 @@
 // with the rule of `payload #> path = ANY(candidates)`, and the filter then matches their ids besides the leaves.
 // Such payloads are rare; the check costs one extra search per JSON leaf of the filter, and reads only them
 // (source-check.ts).
-import type { FilterNode, JsonField } from '@workflow-index/core/reader';
+import type { FilterNode, JsonField } from '@workflow-index/core';
 import { exactDecimal, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../json-leaves.js';
 import { valueAtPath } from '../json-paths.js';
-import { JsonNumber, parseLosslessJson } from '../lossless-json.js';
+import { JsonNumber, parseLosslessJson } from '@workflow-index/events';
 import { type FilterFields, IGNORE_ABOVE } from './fields.js';
 import type { JsonFallbackIds } from './filter-dsl.js';
 import { filterLeaves } from './filter-leaves.js';

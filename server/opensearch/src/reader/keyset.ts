@@ -5,7 +5,7 @@
 // row without a value of a key come only rows without one), or a page that also skips an offset (search_after needs
 // `from` 0), is the same order as an explicit range query:
 //   after([k, …rest], [v, …]) = k beyond v (or k missing, when v has a value)  OR  (k = v AND after(rest, …))
-import { microsToIso } from '../event-time.js';
+import { microsToIso } from '@workflow-index/events';
 import { micros } from './filter-dsl.js';
 import type { OrderKey } from './sort-dsl.js';
 import { MATCH_NONE, type Query, and, exists, not, or, range, term } from './query-dsl.js';

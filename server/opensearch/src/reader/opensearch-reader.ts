@@ -3,7 +3,7 @@
 // instance) are excluded from every query. Filters: filter-dsl.ts; order: sort-dsl.ts; `after`: keyset.ts; pages and
 // deep offsets: paged-search.ts. The queries beyond the contract (issue 9) are `extended` (extended/).
 import type { Client } from '@opensearch-project/opensearch';
-import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core/reader';
+import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core';
 import type {
   ExtendedReader,
   FilterNode,
@@ -18,7 +18,7 @@ import type {
   TaskFilter,
   TaskSortField,
   WorkflowInstanceRecord,
-} from '@workflow-index/core/reader';
+} from '@workflow-index/core';
 import { type NormalizedIndexNames, normalizedIndexNames } from '../normalized-indices.js';
 import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '../raw-index-templates.js';
 import { instanceSource, taskSource, toInstance, toTask } from './documents.js';

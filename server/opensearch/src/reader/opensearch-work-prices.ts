@@ -3,7 +3,7 @@
 // measure it again). A served row costs this backend more than PostgreSQL's, so the same work is fewer rows here. A
 // taskExecutions filter is priced at its worst: resolving up to 65,536 runs (extended-filter.ts), about 60 ms at
 // 100,000 runs, where one matching a few runs costs 17 rows.
-import type { WorkPrices } from '@workflow-index/core/reader';
+import type { WorkPrices } from '@workflow-index/core';
 
 export const OPENSEARCH_WORK_PRICES: WorkPrices = Object.freeze({
   statement: 60,

@@ -6,8 +6,8 @@
 // reason); a wildcard pattern OpenSearch finds too complex, a query with too many clauses or a terms query with too
 // many values is BAD_USER_INPUT; anything else is an internal error with OpenSearch's reason.
 import { type Client, errors } from '@opensearch-project/opensearch';
-import { badUserInput } from '@workflow-index/core/errors';
-import { BackendUnavailableError, QueryTimeoutError } from '@workflow-index/core/reader';
+import { badUserInput } from '@workflow-index/core';
+import { BackendUnavailableError, QueryTimeoutError } from '@workflow-index/core';
 
 export interface SearchHit {
   readonly _id: string;

@@ -2,7 +2,7 @@
 // capped or unindexed JSON leaves (json-fallback.ts), the JSON operators' undecided payloads (extended/), a string
 // beyond the keyword limit (long-detail-filter.ts). They are read in pages by id, and the filter then matches the ids
 // that passed, besides what its keyword query matches.
-import { QueryTimeoutError } from '@workflow-index/core/reader';
+import { QueryTimeoutError } from '@workflow-index/core';
 import { type Query, and, MAX_TERMS_COUNT, or, terms } from './query-dsl.js';
 import type { Searcher, SearchHit } from './search-requests.js';
 

@@ -3,7 +3,7 @@
 // fixture's lines, written as Fluent Bit records on given days, with the raw indices they land in.
 import type { Client } from '@opensearch-project/opensearch';
 import { readFileSync } from 'node:fs';
-import { FIXTURE_PATH } from '../../../postgresql/test/support/fixtures.js';
+import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { applyRawSchema } from '../../src/apply-raw-schema.js';
 import type { FluentBitRecord } from '../../src/fluent-bit-bulk.js';
 import { type NormalizerOptions, OpenSearchNormalizer } from '../../src/normalizer-job.js';

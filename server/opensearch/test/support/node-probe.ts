@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BackendMemory } from '../../../core/test/bounded-work/outcomes.js';
+import { BackendMemory } from '@workflow-index/testkit';
 
 export interface BreakerTrips {
   readonly request: number;

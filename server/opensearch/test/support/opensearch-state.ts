@@ -1,9 +1,29 @@
-// The normalized documents of a test namespace in the comparable shape (see postgresql-twin.ts).
+// The normalized documents of a test namespace in a shape both backends can be read into (the cross-backend tests read
+// PostgreSQL's rows into it too), so they compare field by field.
 import type { Client } from '@opensearch-project/opensearch';
 import type { NormalizedIndexNames } from '../../src/normalized-indices.js';
 import type { TaskExecutionDocument } from '../../src/task-execution-document.js';
 import type { WorkflowInstanceDocument } from '../../src/workflow-instance-document.js';
-import type { ComparableExecution, ComparableInstance, ComparableState } from './postgresql-twin.js';
+
+export interface ComparableInstance {
+  id: string; name: string | null; namespace: string | null; version: string | null; status: string;
+  start_time: string | null; end_time: string | null; last_update: string | null;
+  input_json: string | null; output_json: string | null;
+  error: { type: string | null; title: string | null; detail: string | null; status: number | null; instance: string | null } | null;
+  placeholder: boolean;
+}
+export interface ComparableExecution {
+  id: string; instance_id: string; task_position: string; task_name: string; status: string;
+  start_time: string | null; end_time: string | null; input_json: string | null; output_json: string | null;
+  error: ComparableInstance['error']; execution_index: number; placeholder: boolean;
+}
+export interface ComparableState {
+  instances: ComparableInstance[];
+  executions: ComparableExecution[];
+  ingestErrors: number;
+  /** The reasons, sorted by code point. */
+  ingestErrorReasons: string[];
+}
 
 async function all<T>(client: Client, index: string): Promise<T[]> {
   await client.transport.request({ method: 'POST', path: `/${index}/_refresh` });

@@ -2,7 +2,7 @@
 // with %.16g (a 17-digit double loses its last digit) and integral doubles as `x.0`, and a forwarder (or a
 // re-configured parser) may emit the event's top-level fields in another order. Works on the printed text with a
 // small scanner (strings skipped), so everything else — escapes, integers, payload bytes — stays as printed.
-import { formatFluentBitDouble } from '@workflow-index/core/fluent-bit-double';
+import { formatFluentBitDouble } from '@workflow-index/events';
 
 /** C's printf("%.16g") of a finite double, as Fluent Bit prints doubles; integral values as `x.0`. */
 export const flbDouble = formatFluentBitDouble;

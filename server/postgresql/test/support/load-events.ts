@@ -3,7 +3,9 @@
 import type pg from 'pg';
 import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '../../src/fluent-bit-statement.js';
 
-export type Event = Record<string, unknown>;
+import type { Event, InstanceRow, TaskRow } from '@workflow-index/testkit';
+
+export type { Event, InstanceRow, TaskRow };
 
 export interface Queryable {
   query(sql: string): Promise<unknown>;
@@ -29,22 +31,6 @@ export async function loadEvents(db: Queryable, events: readonly Event[], option
       await db.query(fluentBitInsertStatement(name, tag, rows));
     }
   }
-}
-
-export interface InstanceRow {
-  id: string; namespace: string | null; name: string | null; version: string | null; status: string;
-  start_time: string | null; end_time: string | null; last_update: string | null;
-  input: unknown; output: unknown;
-  error_type: string | null; error_title: string | null; error_detail: string | null; error_status: number | null; error_instance: string | null;
-  placeholder: boolean;
-}
-export interface TaskRow {
-  id: string; instance_id: string; task_position: string; task_name: string; status: string;
-  start_time: string | null; end_time: string | null; input: unknown; output: unknown;
-  error_type: string | null; error_title: string | null; error_detail: string | null; error_status: number | null; error_instance: string | null;
-  execution_index: number;
-  /** The run's fields the task row carries (migrations/0011_task_run_fields.sql); absent from an older schema's snapshot. */
-  workflow_namespace?: string | null; workflow_name?: string | null; workflow_version?: string | null;
 }
 
 const ts = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${col}`;

@@ -1,8 +1,8 @@
 // The PostgreSQL server's main.ts as a child process, as `npm start`, `npm run serve:postgresql` and the image run it.
 import { fileURLToPath } from 'node:url';
-import { startNodeScript, type ServerProcess } from '../../../core/test/node-script-process.js';
+import { startNodeScript, type ServerProcess } from '@workflow-index/testkit';
 
-export { stop, type ServerProcess } from '../../../core/test/node-script-process.js';
+export { stop, type ServerProcess } from '@workflow-index/testkit';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 

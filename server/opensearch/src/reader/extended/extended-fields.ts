@@ -6,7 +6,7 @@ import type {
   ExtendedTaskSortField,
   InstanceStringField,
   JsonField,
-} from '@workflow-index/core/reader';
+} from '@workflow-index/core';
 import { INSTANCE_SORT, type SortFieldDoc, TASK_SORT } from '../fields.js';
 import type { JsonOperatorFields } from './json-operators.js';
 

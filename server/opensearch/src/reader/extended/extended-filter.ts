@@ -12,9 +12,9 @@
 //             most MAX_TASK_FILTER_RUNS runs (a terms query holds at most 65,536 values); beyond, the filter is refused
 //             with BAD_USER_INPUT asking for narrower ones. Resolved at once, 99 of them (the condition limit) over
 //             5,200 runs each put their ids in one search and filled the node's heap.
-import { badUserInput } from '@workflow-index/core/errors';
-import { durationBoundMicros } from '@workflow-index/core/duration';
-import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core/reader';
+import { badUserInput } from '@workflow-index/core';
+import { durationBoundMicros } from '@workflow-index/core';
+import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core';
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
 import { ambiguousKey, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
 import { type FilterFields, IGNORE_ABOVE, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';

@@ -6,7 +6,7 @@
 // while at most COUNT_EXACT_LIMIT match": above the limit it is false (the value is then still the exact count, not an
 // estimate, which the flag allows). Per-status counts are one search: a `filters` aggregation with one bucket per
 // status (doc counts of a filters aggregation are exact).
-import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from '@workflow-index/core/reader';
+import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from '@workflow-index/core';
 import type {
   Count,
   CountOptions,
@@ -20,7 +20,7 @@ import type {
   TaskExecutionRecord,
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
-} from '@workflow-index/core/reader';
+} from '@workflow-index/core';
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
 import { instanceSource, taskSource, toInstance, toTask } from '../documents.js';
 import type { SortFieldDoc } from '../fields.js';

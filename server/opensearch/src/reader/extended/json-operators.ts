@@ -8,10 +8,10 @@
 //           otherwise a keyword range inside the path's string leaves (UTF-8 byte order = code point order)
 // These queries only decide documents whose leaves and paths are complete (not capped, normalized with the paths);
 // for the others `jsonPredicateMatches` checks the payload text itself (the reader reads those few documents).
-import type { JsonPredicate } from '@workflow-index/core/reader';
+import type { JsonPredicate } from '@workflow-index/core';
 import { leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
 import { sortableNumber, valueAtPath } from '../../json-paths.js';
-import { JsonNumber, type JsonValue, parseLosslessJson } from '../../lossless-json.js';
+import { JsonNumber, type JsonValue, parseLosslessJson } from '@workflow-index/events';
 import { escapeWildcard } from '../filter-dsl.js';
 import { type Query, and, MATCH_NONE, not, range, term, terms } from '../query-dsl.js';
 

@@ -6,8 +6,8 @@
 // documents (a refused document marks its run incomplete, normalizer-recompute.ts). A run written before the states
 // existed, or whose states were capped, has no complete states; while any run is such, the two steps answer
 // (`everyRunHasTaskStates`, three counts of the runs, about 1 ms each).
-import { TASK_STATUSES } from '@workflow-index/core/filter-translation';
-import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core/reader';
+import { TASK_STATUSES } from '@workflow-index/core';
+import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core';
 import { taskState } from '../../task-states.js';
 import { type Query, MATCH_ALL, MATCH_NONE, MAX_TERMS_COUNT, or, term, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';

@@ -1,0 +1,3 @@
+export * from './deployed-environment.js';
+export * from './opensearch-environment.js';
+export * from './unparsable-lines.js';

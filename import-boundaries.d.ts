@@ -1,0 +1,3 @@
+// Types of import-boundaries.js (plain JavaScript: eslint.config.js loads it without a TypeScript loader).
+export declare function importProblem(file: string, spec: string): string | null;
+export declare const importBoundaries: readonly Record<string, unknown>[];

@@ -1,0 +1,6 @@
+export * from './bench-dataset.js';
+export * from './generated-events.js';
+export * from './leased-normalizer.js';
+export * from './normalized-store.js';
+export * from './opensearch-state.js';
+export * from './test-node.js';

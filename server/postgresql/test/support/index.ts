@@ -1,0 +1,4 @@
+export * from './bench-dataset.js';
+export * from './load-events.js';
+export * from './raw-statement.js';
+export * from './test-database.js';

@@ -1,0 +1,90 @@
+// The backend-neutral conformance suite (DESIGN.md, Boundaries): a backend loads CONFORMANCE_EVENTS through
+// its real ingestion path and hands back a Reader; the suite builds the real app around it and asserts the
+// public contract (CONTRACT.md section 2) through GraphQL over HTTP only. Every backend must pass it unchanged.
+//
+// A backend binding is one test file:
+//   describe('conformance: mybackend', () => runConformanceSuite({ name: 'mybackend', setup: async (events) => … }));
+import { afterAll, beforeAll, describe } from 'vitest';
+import { pino } from 'pino';
+import { createApp } from '@workflow-index/core';
+import type { App } from '@workflow-index/core';
+import { defaultCoreConfig } from '@workflow-index/core';
+import { withCountExactLimit } from '@workflow-index/core';
+import type { Reader } from '@workflow-index/core';
+import { DEFAULT_WORK_PRICES } from '@workflow-index/core';
+import { describeApiAdditions, ESTIMATING_COUNT_LIMIT } from './api-additions.js';
+import type { ConformanceFeature } from './api-additions.js';
+import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
+import { describeCursors } from './cursor-assertions.js';
+import { describeErrors } from './error-assertions.js';
+import { describeFilters } from './filter-assertions.js';
+import { GraphQLClient, type QueryRecorder } from './graphql-client.js';
+import { describeOperations } from './operation-assertions.js';
+import { describeOrdering } from './ordering-assertions.js';
+import { describePagination } from './pagination-assertions.js';
+import { describePlaceholders } from './placeholder-assertions.js';
+
+export interface ConformanceBackend {
+  readonly name: string;
+  /** Creates an empty store, loads the events through the backend's real ingestion path, returns a Reader over it. */
+  setup(events: readonly Record<string, unknown>[]): Promise<{ reader: Reader; teardown(): Promise<void> }>;
+  /** Optional: called with every GraphQL request the suite sends (query text and variables), in order. */
+  readonly recordQuery?: QueryRecorder;
+  /** The queries beyond the contract (issue 9) the backend implements; their assertions run only for these. */
+  readonly features?: readonly ConformanceFeature[];
+  /** How many times the client sends each request (graphql-client.ts); default 3. */
+  readonly executionsPerRequest?: 2 | 3;
+}
+
+export type { ConformanceFeature };
+export { ALL_CONFORMANCE_FEATURES } from './api-additions.js';
+
+/** The reference fixture events followed by the suite's extra events (see conformance-events.ts). */
+export const CONFORMANCE_EVENTS: readonly Record<string, unknown>[] = EVENTS;
+
+// Silent by default; CONFORMANCE_LOG_LEVEL=error shows why a query was answered INTERNAL_SERVER_ERROR.
+const LOG_LEVEL = process.env['CONFORMANCE_LOG_LEVEL'] ?? 'silent';
+
+/** Declares the suite's describe/it blocks; the store is loaded once, before the first test. */
+export function runConformanceSuite(backend: ConformanceBackend): void {
+  describe(`conformance suite (${backend.name})`, () => {
+    const client = new GraphQLClient(backend.recordQuery, backend.executionsPerRequest);
+    // The same reader behind an app whose COUNT_EXACT_LIMIT is below the data's size: counts above it are estimates.
+    const estimating = new GraphQLClient();
+    let app: App | null = null;
+    let estimatingApp: App | null = null;
+    let teardown: (() => Promise<void>) | null = null;
+    let statementPrice = DEFAULT_WORK_PRICES.statement;
+
+    beforeAll(async () => {
+      const store = await backend.setup(CONFORMANCE_EVENTS);
+      teardown = () => store.teardown();
+      statementPrice = (store.reader.workPrices ?? DEFAULT_WORK_PRICES).statement;
+      app = createApp({ config: defaultCoreConfig('production'), reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
+      client.attach(app);
+      const estimatingConfig = withCountExactLimit(defaultCoreConfig('production'), ESTIMATING_COUNT_LIMIT);
+      estimatingApp = createApp({ config: estimatingConfig, reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
+      estimating.attach(estimatingApp);
+    });
+
+    afterAll(async () => {
+      client.attach(null);
+      estimating.attach(null);
+      try {
+        await app?.dispose();
+        await estimatingApp?.dispose();
+      } finally {
+        await teardown?.();
+      }
+    });
+
+    describe('query operations and fields', () => describeOperations(client));
+    describe('filters', () => describeFilters(client));
+    describe('ordering', () => describeOrdering(client));
+    describe('pagination', () => describePagination(client, () => statementPrice));
+    describe('keyset pagination (after: cursor)', () => describeCursors(client));
+    describe('argument errors', () => describeErrors(client));
+    describe('placeholders', () => describePlaceholders(client));
+    describe('API additions (issue 9)', () => describeApiAdditions(client, estimating, backend.features ?? []));
+  });
+}
