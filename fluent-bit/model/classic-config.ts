@@ -114,3 +114,8 @@ export function expandEnvironment(config: ClassicConfig, env: Readonly<Record<st
     })),
   };
 }
+
+/** A boolean setting as Fluent Bit reads it (On, true, yes, 1; anything else is off). */
+export function isOn(value: string | undefined): boolean {
+  return value !== undefined && /^(on|true|yes|1)$/i.test(value);
+}

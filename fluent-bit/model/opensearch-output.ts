@@ -21,7 +21,7 @@
 
 import { createHash } from 'node:crypto';
 import type { DeliveredRecord, FluentBitPipeline } from './pipeline.js';
-import { ClassicConfigError, property } from './classic-config.js';
+import { ClassicConfigError, isOn, property } from './classic-config.js';
 import { parseRfc3339 } from './builtin-multiline.js';
 import { printFluentMap } from './flb-json-printer.js';
 
@@ -51,7 +51,6 @@ export interface BulkRequest {
   readonly body: string;
 }
 
-const isOn = (value: string | undefined): boolean => value !== undefined && /^(on|true|yes|1)$/i.test(value);
 
 const UNMODELLED = ['Replace_Dots', 'Include_Tag_Key', 'Current_Time_Index', 'Time_Key_Nanos'];
 const UNSUPPORTED = ['Id_Key', 'Logstash_Prefix_Key', 'Index'];
