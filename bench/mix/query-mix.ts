@@ -90,7 +90,7 @@ export function queryMix(instances: number, cursorRows: CursorRows): MixQuery[] 
         workflowInstanceStatusCounts(filter: {namespace: {eq: $namespace}}) { status count { value exact } } }`,
       variables: Array.from({ length: NAMESPACES }, (_, n) => ({ namespace: `com.acme.ns${n}` })),
     },
-    // Issue 9's additions beyond counts of runs: task counts, relation filters, durations, JSON operators (their
+    // Beyond counts of runs: task counts, relation filters, durations, JSON operators (their
     // filters are GraphQL variables).
     {
       // 100,000 tasks per name at 100,000 runs, 1,000,000 at 1,000,000: above COUNT_EXACT_LIMIT (exact: false).

@@ -12,7 +12,7 @@
 // the node alone delivers. Then the freshness figure: a workflow.started event sent in Fluent Bit's bulk shape, with
 // the production normalizer (normalizer-main.ts) running as a child process, until GraphQL serves its instance
 // (p50/p99). The last line printed is one JSON object.
-import { benchInstanceId } from '@workflow-index/testkit';
+import { benchInstanceId, graphqlData } from '@workflow-index/testkit';
 import { Client } from '@opensearch-project/opensearch';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -118,10 +118,6 @@ async function startChild(entry: string, env: Record<string, string>, readyUrl: 
   }
 }
 
-async function graphqlData(baseUrl: string, body: string): Promise<{ data?: Record<string, unknown>; errors?: unknown }> {
-  return (await (await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { data?: Record<string, unknown>; errors?: unknown };
-}
-
 /** Event sent in Fluent Bit's bulk shape → its instance served by GraphQL, with the production normalizer running. */
 async function freshness(baseUrl: string, samples: number): Promise<number[]> {
   const latencies: number[] = [];
@@ -132,10 +128,9 @@ async function freshness(baseUrl: string, samples: number): Promise<number[]> {
     const line = `{"instanceId":"${id}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":${seconds},"startTime":${seconds},"workflowNamespace":"bench","workflowName":"freshness","workflowVersion":"1.0.0","status":"RUNNING","input":{"n":${i}}}`;
     const result = await writeEventLines(client, [{ line, recordTimeMs: sent }], PREFIX);
     if (result.errors) throw new Error(`bulk failed: ${JSON.stringify(result.items)}`);
-    const body = JSON.stringify({ query: 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', variables: { id } });
     for (;;) {
-      const answer = await graphqlData(baseUrl, body);
-      if ((answer.data?.['getWorkflowInstance'] as { id?: string } | null | undefined)?.id === id) break;
+      const answer = await graphqlData<{ getWorkflowInstance: { id: string } | null }>(baseUrl, 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', { id });
+      if (answer.getWorkflowInstance?.id === id) break;
       if (Date.now() - sent > 60_000) throw new Error(`instance ${id} not served within 60 s`);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -214,9 +209,8 @@ async function main(): Promise<void> {
     for (const spec of specs) {
       let found = 0;
       for (const variables of spec.variables) {
-        const answer = await graphqlData(baseUrl, JSON.stringify({ query: spec.query, variables }));
-        if (answer.errors !== undefined || answer.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(answer).slice(0, 500)}`);
-        if (foundSomething(Object.values(answer.data)[0])) found++;
+        const data = await graphqlData(baseUrl, spec.query, variables);
+        if (foundSomething(Object.values(data)[0])) found++;
       }
       if (found === 0) throw new Error(`${spec.name}: no variant finds anything in this dataset (${JSON.stringify(spec.variables[0])})`);
       log(`${spec.name.padEnd(34)} ${found} of ${spec.variables.length} variants find rows`);

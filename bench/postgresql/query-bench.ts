@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, InstanceFilter, Reader, TaskFilter } from '@workflow-index/core';
+import type { InstanceFilter, TaskFilter, SimpleInstanceFilter, Reader, SimpleTaskFilter } from '@workflow-index/core';
 import { type InstanceFilterArg, type TaskFilterArg, translateInstanceFilter, translateTaskFilter } from '@workflow-index/core';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core';
 import { migrate } from '@workflow-index/postgresql';
@@ -96,7 +96,7 @@ function readerCallsOf(cursorRows: CursorRows): Readonly<Record<string, QuerySpe
       filter: { kind: 'and', nodes: [
         { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
         { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
-      ] } satisfies InstanceFilter,
+      ] } satisfies SimpleInstanceFilter,
       orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: 20, offset: 0, payloads: false,
     }),
     // One statement: the resolver asks for the instance with its tasks (taskExecutions is selected).
@@ -105,7 +105,7 @@ function readerCallsOf(cursorRows: CursorRows): Readonly<Record<string, QuerySpe
       filter: { kind: 'and', nodes: [
         { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: String(v['name']) } },
         { kind: 'time', field: 'startDate', predicate: { op: 'between', from: String(v['from']), to: String(v['to']) } },
-      ] } satisfies TaskFilter,
+      ] } satisfies SimpleTaskFilter,
       orderBy: [], limit: 20, offset: 0, payloads: false,
     }),
     'instances-oldest-first-offset': (reader, v) => reader.listInstances({ filter: null, orderBy: [{ field: 'startDate', direction: 'ASC' }], limit: 20, offset: Number(v['offset']), payloads: false }),
@@ -128,50 +128,50 @@ function readerCallsOf(cursorRows: CursorRows): Readonly<Record<string, QuerySpe
     }),
     // 0.5 % to 7 % of the runs match: above COUNT_EXACT_LIMIT for most pairs at 1,000,000 runs (the exact count
     // stops at the limit, then the planner's estimate answers), exact at 100,000 runs.
-    'count-instances': (reader, v) => extendedOf(reader).countInstances({ kind: 'and', nodes: [
+    'count-instances': (reader, v) => reader.countInstances({ kind: 'and', nodes: [
       { kind: 'string', field: 'status', predicate: { op: 'eq', value: String(v['status']) } },
       { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
     ] }, { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
-    'status-counts': (reader, v) => extendedOf(reader).countInstancesByStatus(
+    'status-counts': (reader, v) => reader.countInstancesByStatus(
       { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: String(v['namespace']) } },
       { exactLimit: DEFAULT_COUNT_EXACT_LIMIT },
     ),
     // 100,000 tasks per name at 100,000 runs, 1,000,000 at 1,000,000: above COUNT_EXACT_LIMIT, so the bounded count reads
     // 10,001 index entries, then the planner's estimate answers (exact: false).
-    'count-tasks-by-name': (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    'count-tasks-by-name': (reader, v) => reader.countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
     // The faulted tasks of one name: 1,000 at 100,000 runs, 10,000 at 1,000,000 (exact).
-    'count-tasks-faulted': (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    'count-tasks-faulted': (reader, v) => reader.countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
     // Runs where a task of one name faulted: 1 % of the runs each.
-    'instances-task-faulted': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-task-faulted': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // The faulted tasks of one workflow in one day (about 20 at 100,000 runs, 200 at 1,000,000), newest first.
-    'tasks-workflow-faulted-day': (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'tasks-workflow-faulted-day': (reader, v) => reader.listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // The tasks of one workflow and task name: 5,883 at 100,000 runs (exact, an index-only count), 58,824 at
     // 1,000,000 (the bounded count reads 10,001 index entries, then the estimate).
-    'count-tasks-by-workflow-and-name': (reader, v) => extendedOf(reader).countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    'count-tasks-by-workflow-and-name': (reader, v) => reader.countTasks(taskFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
     // "Faulted chargeCard tasks of payment-capture this week": one workflow, one task name, FAULTED, one week, newest
     // first (about 14 at 100,000 runs, 140 at 1,000,000).
-    'tasks-workflow-name-faulted-week': (reader, v) => extendedOf(reader).listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'tasks-workflow-name-faulted-week': (reader, v) => reader.listTasks({ filter: taskFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // How many runs faulted at a task of one name: 1,000 at 100,000 runs (exact), 10,000 at 1,000,000.
-    'count-instances-task-faulted': (reader, v) => extendedOf(reader).countInstances(instanceFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
+    'count-instances-task-faulted': (reader, v) => reader.countInstances(instanceFilterOf(v), { exactLimit: DEFAULT_COUNT_EXACT_LIMIT }),
     // Runs longer than 4 to 55 s, newest first: 1.5 % to 0.2 % of the runs (the dataset's slow tail).
-    'instances-duration-gt': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-duration-gt': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // The slowest runs of one workflow.
-    'instances-slowest': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [{ field: 'duration', direction: 'DESC' }], limit: 20, offset: 0, payloads: false }),
+    'instances-slowest': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [{ field: 'duration', direction: 'DESC' }], limit: 20, offset: 0, payloads: false }),
     // input.amount > 900 … 989 (amounts are g % 1000 + 0.5): 10 % to 1 % of the runs, so a page reads 200 to 2,000
     // rows of the start index (no index serves a JSON comparison; a rarer value reads proportionally more).
-    'instances-json-gt': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-json-gt': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // input.customer.id contains "C-10" … "C-49": 111 of the 5,000 customers each (C-10, C-100…109, C-1000…1099),
     // 2.2 % of the runs, about 900 rows of the start index per page ("C-50" … "C-99" match 11 customers, 0.22 %:
     // ten times as many rows; a text that matches nothing reads the whole table).
-    'instances-json-contains': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-json-contains': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // input.customer.tier ne "std" or "gold": the other tier's runs, 1/3 or 2/3 (a page reads 30 to 60 rows of the
     // start index; ne is the complement of a value, so it is never selective on its own).
-    'instances-json-ne': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-json-ne': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // input.customer.id in three customers: 0.06 % of the runs (60 at 100,000), pre-selected by the GIN index like eq.
-    'instances-json-in': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-json-in': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // input.coupon exists: 2 % of the runs (about 1,000 rows of the start index per page; no index answers whether a
     // key exists, see docs/benchmarks.md), and exists: false (98 %).
-    'instances-json-exists': (reader, v) => extendedOf(reader).listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
+    'instances-json-exists': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
   };
 }
 
@@ -184,8 +184,8 @@ function querySpecs(instances: number, cursorRows: CursorRows): QuerySpec[] {
   });
 }
 
-const instanceFilterOf = (v: Record<string, unknown>): ExtendedInstanceFilter | null => translateInstanceFilter(v['filter'] as InstanceFilterArg);
-const taskFilterOf = (v: Record<string, unknown>): ExtendedTaskFilter | null => translateTaskFilter(v['filter'] as TaskFilterArg);
+const instanceFilterOf = (v: Record<string, unknown>): InstanceFilter | null => translateInstanceFilter(v['filter'] as InstanceFilterArg);
+const taskFilterOf = (v: Record<string, unknown>): TaskFilter | null => translateTaskFilter(v['filter'] as TaskFilterArg);
 
 /**
  * The heaviest request the default limits accept: 20 aliases × limit 1000 with both payloads = GRAPHQL_MAX_COST
@@ -210,10 +210,6 @@ function heaviestSpec(): QuerySpec {
   };
 }
 
-function extendedOf(reader: Reader): ExtendedReader {
-  if (reader.extended === undefined) throw new Error('the PostgreSQL reader has no extended queries (counts)');
-  return reader.extended;
-}
 
 /** Runs each spec's reader calls once on an instrumented pool, recording the statements of every variant. */
 async function captureVariants(url: string, specs: readonly QuerySpec[]): Promise<Map<string, Variant[]>> {

@@ -3,15 +3,12 @@
 // finds something in the dataset (the population the PostgreSQL benchmark generates: coupons, the slow tail of
 // durations, faults at every task name), and each floor finds exactly what the production server answers over
 // GraphQL (the same ids in the same order, the same counts), so the ratio compares the same work.
-import { benchInstanceId } from '@workflow-index/testkit';
+import { benchInstanceId, postGraphQL } from '@workflow-index/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSearchFloors, type CursorRow, type FloorAnswer } from '../opensearch/query-floors.js';
-import { writeDataset } from '@workflow-index/opensearch/testing';
-import { applyNormalizedIndices, normalizedIndexNames } from '@workflow-index/opensearch';
-import { loadOpenSearchServerConfig } from '@workflow-index/opensearch';
-import { type OpenSearchServer, startOpenSearchServer } from '@workflow-index/opensearch';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from '@workflow-index/opensearch/testing';
+import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace, writeDataset } from '@workflow-index/opensearch/testing';
+import { applyNormalizedIndices, loadOpenSearchServerConfig, normalizedIndexNames, type OpenSearchServer, startOpenSearchServer } from '@workflow-index/opensearch';
 
 const available = await openSearchReachable();
 const INSTANCES = 2000;
@@ -79,8 +76,7 @@ describe.skipIf(!available)('bench:query --backend opensearch: its rows and floo
     for (const spec of specs) {
       let finds = 0;
       for (const variables of spec.variables.slice(0, VARIANTS)) {
-        const response = await fetch(`${server.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: spec.query, variables }) });
-        const body = (await response.json()) as { data?: Record<string, unknown>; errors?: unknown };
+        const { body } = await postGraphQL(server.baseUrl, spec.query, variables);
         expect(body.errors, `${spec.name} ${JSON.stringify(variables)}`).toBeUndefined();
         const answer = answerOf(body.data!);
         expect(await runFloor(spec.floor(variables)), `${spec.name}'s floor for ${JSON.stringify(variables)}`).toEqual(answer);

@@ -14,22 +14,9 @@ export class GraphQLRequestError extends Error {
     super(message);
   }
 
-  /**
-   * The server cannot answer a field the console asked for: an older server does not know it (validation error), or
-   * its backend does not implement it yet (BAD_USER_INPUT "… not supported by the <backend> backend yet"). The
-   * console then uses the contract-only fallback.
-   */
   /** The server stopped the query at its time limit (QUERY_TIMEOUT): the same query would time out again. */
   get timedOut(): boolean {
     return this.errors.some((e) => e.extensions?.code === 'QUERY_TIMEOUT');
-  }
-
-  get unavailable(): boolean {
-    return this.errors.some(
-      (e) =>
-        (e.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' && /Cannot query field|Unknown argument|Unknown type|is not defined by type|Unknown field/.test(e.message)) ||
-        (e.extensions?.code === 'BAD_USER_INPUT' && /not supported by .*backend yet/.test(e.message)),
-    );
   }
 }
 
@@ -51,26 +38,4 @@ export async function graphql<T>(query: string, variables: Record<string, unknow
   }
   if (body.data === undefined || body.data === null) throw new GraphQLRequestError(`The server answered ${response.status} without data.`, []);
   return body.data;
-}
-
-/**
- * Runs `preferred` (fields newer servers have), and on a server that does not know them runs `fallback` from then
- * on. The choice is remembered per feature for the page's life.
- */
-const unsupported = new Set<string>();
-export async function withFallback<T>(feature: string, preferred: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
-  if (unsupported.has(feature)) return fallback();
-  try {
-    return await preferred();
-  } catch (error) {
-    if (error instanceof GraphQLRequestError && error.unavailable) {
-      unsupported.add(feature);
-      return fallback();
-    }
-    throw error;
-  }
-}
-
-export function supports(feature: string): boolean {
-  return !unsupported.has(feature);
 }

@@ -5,7 +5,6 @@ import { listRuns } from './api.ts';
 import type { Count, RunRow } from './api.ts';
 import { parsePayloadPair } from './filters.ts';
 import { durationOf, formatDuration, formatTime } from './format.ts';
-import { supports } from './graphql.ts';
 import { hrefOf, navigate, onLinkClick } from './navigation.ts';
 import { StatusBadge } from './status-badge.tsx';
 import { useQuery } from './use-query.ts';
@@ -99,8 +98,6 @@ function RunLine({ view, row }: { view: ViewState; row: RunRow }) {
 function SortHeader({ view, column }: { view: ViewState; column: { key: SortKey; label: string } }) {
   const list = view.list;
   const active = list.sort === column.key;
-  // Sorting by duration needs the server's durationMs ordering (issue 9); older servers cannot sort by it.
-  if (column.key === 'duration' && !supports('counts')) return <th scope="col">{column.label}</th>;
   const next = active && list.direction === 'DESC' ? 'ASC' : active ? 'DESC' : column.key.endsWith('Date') || column.key === 'lastUpdate' || column.key === 'duration' ? 'DESC' : 'ASC';
   return (
     <th scope="col" aria-sort={active ? (list.direction === 'ASC' ? 'ascending' : 'descending') : 'none'}>

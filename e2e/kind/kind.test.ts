@@ -73,7 +73,7 @@ describe.skipIf(!check.ok)('kind: the PostgreSQL bundle end to end', () => {
   const cut = Math.floor(app.length / 2);
   const startedInPart1 = new Set(eventsOf(app.slice(0, cut)).filter((e) => e.eventType.endsWith('.workflow.started.v1')).map((e) => e.instanceId));
   let cluster: KindCluster;
-  let graphqlUrl: string;
+  let baseUrl: string;
 
   const psql = async (sql: string): Promise<string> => {
     const pod = await cluster.readyPod(NS, DATABASE, 60_000);
@@ -105,16 +105,16 @@ describe.skipIf(!check.ok)('kind: the PostgreSQL bundle end to end', () => {
     const gate = server.status?.initContainerStatuses?.find((s) => s.name === 'wait-for-schema');
     expect(gate?.state?.terminated?.exitCode).toBe(0);
     expect(await psql('SELECT count(*) FROM workflow_index.schema_migrations')).toBe('1');
-    graphqlUrl = `${await cluster.portForward(NS, server.metadata!.name!, 8080)}/graphql`;
-    const ready = await fetch(graphqlUrl.replace('/graphql', '/q/health/ready'));
+    baseUrl = await cluster.portForward(NS, server.metadata!.name!, 8080);
+    const ready = await fetch(`${baseUrl}/q/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await readServedIndex(graphqlUrl)).toEqual({ instances: [], tasks: [] });
+    expect(await readServedIndex(baseUrl)).toEqual({ instances: [], tasks: [] });
   });
 
   it('indexes what a workflow pod prints in the watched namespace within 60 s', async () => {
     cluster.kubectl(['apply', '-f', '-'], appManifests(script(app.slice(0, cut)), script(app.slice(cut))));
     await cluster.readyPod(APP_NS, 'app=order-app', 3 * 60_000);
-    const index = await waitForServedIndex(graphqlUrl, 60_000, (i) => i.instances.length >= startedInPart1.size);
+    const index = await waitForServedIndex(baseUrl, 60_000, (i) => i.instances.length >= startedInPart1.size);
     expect(index.instances.map((i) => i.id)).toEqual([...startedInPart1].sort());
   });
 
@@ -127,7 +127,7 @@ describe.skipIf(!check.ok)('kind: the PostgreSQL bundle end to end', () => {
     const replacement = await cluster.readyPod('logging', FLUENT_BIT, 60_000);
     expect(replacement.metadata!.name).not.toBe(fluentBit!.metadata!.name);
 
-    const index = await waitForServedIndex(graphqlUrl, 60_000);
+    const index = await waitForServedIndex(baseUrl, 60_000);
     expectServedIndexMatches(index, events);
     const [workflowRaw, taskRaw, errors] = (await psql(`SELECT (SELECT count(*) FROM workflow_raw.workflow_events_raw) || ',' || (SELECT count(*) FROM workflow_raw.task_events_raw) || ',' || (SELECT count(*) FROM workflow_index.ingest_errors)`)).split(',').map(Number);
     // At least once into the raw tables (a chunk in flight at the restart may be written twice), exactly once
@@ -147,7 +147,7 @@ describe.skipIf(!check.ok)('kind: the OpenSearch bundle end to end', () => {
   const cut = Math.floor(app.length / 2);
   const startedInPart1 = new Set(eventsOf(app.slice(0, cut)).filter((e) => e.eventType.endsWith('.workflow.started.v1')).map((e) => e.instanceId));
   let cluster: KindCluster;
-  let graphqlUrl: string;
+  let baseUrl: string;
   let openSearchUrl: string;
 
   const count = async (indices: string): Promise<number> => {
@@ -180,15 +180,15 @@ describe.skipIf(!check.ok)('kind: the OpenSearch bundle end to end', () => {
     const metrics = await (await fetch(`${await cluster.portForward(NS, normalizer.metadata!.name!, 9464)}/q/metrics`)).text();
     expect(metrics).toContain('workflow_index_normalizer_lag_seconds');
     const server = await cluster.readyPod(NS, SERVER, 60_000);
-    graphqlUrl = `${await cluster.portForward(NS, server.metadata!.name!, 8080)}/graphql`;
-    expect((await fetch(graphqlUrl.replace('/graphql', '/q/health/ready'))).status).toBe(200);
-    expect(await readServedIndex(graphqlUrl)).toEqual({ instances: [], tasks: [] });
+    baseUrl = await cluster.portForward(NS, server.metadata!.name!, 8080);
+    expect((await fetch(`${baseUrl}/q/health/ready`)).status).toBe(200);
+    expect(await readServedIndex(baseUrl)).toEqual({ instances: [], tasks: [] });
   });
 
   it('indexes what a workflow pod prints in the watched namespace within 60 s', async () => {
     cluster.kubectl(['apply', '-f', '-'], appManifests(script(app.slice(0, cut)), script(app.slice(cut))));
     await cluster.readyPod(APP_NS, 'app=order-app', 3 * 60_000);
-    const index = await waitForServedIndex(graphqlUrl, 60_000, (i) => i.instances.length >= startedInPart1.size);
+    const index = await waitForServedIndex(baseUrl, 60_000, (i) => i.instances.length >= startedInPart1.size);
     expect(index.instances.map((i) => i.id)).toEqual([...startedInPart1].sort());
   });
 
@@ -200,7 +200,7 @@ describe.skipIf(!check.ok)('kind: the OpenSearch bundle end to end', () => {
     const replacement = await cluster.readyPod('logging', FLUENT_BIT, 60_000);
     expect(replacement.metadata!.name).not.toBe(fluentBit!.metadata!.name);
 
-    const index = await waitForServedIndex(graphqlUrl, 60_000);
+    const index = await waitForServedIndex(baseUrl, 60_000);
     expectServedIndexMatches(index, events);
     // Generate_ID: a chunk re-sent after the restart is answered 409, so the raw indices hold each line once.
     expect(await count('workflow-instance-events-raw-*')).toBe(EXPECTED_RAW_ROWS.workflow);

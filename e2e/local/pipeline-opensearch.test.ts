@@ -15,14 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENSEARCH_URL, openSearchReachable } from '@workflow-index/opensearch/testing';
-import { loadFluentBitConfig } from '@workflow-index/fluent-bit';
-import { createPipeline } from '@workflow-index/fluent-bit';
-import { bulkRequests, type BulkRequest } from '@workflow-index/fluent-bit';
+import { type BulkRequest, bulkRequests, createPipeline, loadFluentBitConfig } from '@workflow-index/fluent-bit';
 import { openSearchEnvironment } from '@workflow-index/fluent-bit/testing';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { containerLogPath, criLogFile, graphqlData } from '@workflow-index/testkit';
 import { eventsOf, workflowAppOutput } from '../support/workflow-app-output.js';
 import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
-import { expectServedIndexMatches, graphql, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
+import { expectServedIndexMatches, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
 import { sendBulkRequests } from '../support/opensearch-forwarder.js';
 import { SOURCE_NODE_ARGS, runProcess } from '../support/processes.js';
 import { type ServiceProcess, startService } from '../support/service-processes.js';
@@ -60,7 +58,7 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
   let logFile: string;
   let normalizer: ServiceProcess | undefined;
   let server: ServiceProcess | undefined;
-  let graphqlUrl: string;
+  let baseUrl: string;
   let sentBeforeRestart: BulkRequest[] = [];
 
   /** What the container runtime has written so far, read like tail does: the whole file from its head. */
@@ -107,11 +105,11 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
   it('starts the normalizer and the production server, both ready, serving nothing yet', async () => {
     normalizer = await startNormalizer();
     server = await startService(join('server', 'opensearch', 'src', 'main.ts'), { ...OPENSEARCH_ENV, NODE_ENV: 'production', HTTP_HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, { portVariable: 'HTTP_PORT' });
-    graphqlUrl = `${server.baseUrl}/graphql`;
+    baseUrl = server.baseUrl;
     const ready = await fetch(`${server.baseUrl}/q/health/ready`);
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { status: string }).status).toBe('UP');
-    expect(await readServedIndex(graphqlUrl)).toEqual({ instances: [], tasks: [] });
+    expect(await readServedIndex(baseUrl)).toEqual({ instances: [], tasks: [] });
   }, 180_000);
 
   it('serves what the forwarder shipped of the first half, and nothing of the rest', async () => {
@@ -129,10 +127,10 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
     expect(started.length).toBeGreaterThan(0);
     // The normalizer works in cycles and backs off (up to 30 s) while fresh indices are not searchable yet on a busy
     // node: wait until it has served every started instance of what was shipped.
-    const index = await waitForServedIndex(graphqlUrl, 120_000, (i) => i.instances.length >= started.length);
+    const index = await waitForServedIndex(baseUrl, 120_000, (i) => i.instances.length >= started.length);
     expect(index.instances.map((i) => i.id), normalizer!.output()).toEqual(started);
     const notYet = events.find((e) => !started.includes(e.instanceId))!.instanceId;
-    expect(await graphql(graphqlUrl, 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', { id: notYet })).toEqual({ getWorkflowInstance: null });
+    expect(await graphqlData(baseUrl, 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', { id: notYet })).toEqual({ getWorkflowInstance: null });
     expect(await counts()).toEqual({ raw: shipped, errors: 0 });
   }, 180_000);
 
@@ -147,7 +145,7 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
     expect(alreadySent).toBeGreaterThan(20);
     normalizer = await startNormalizer();
 
-    const index = await waitForServedIndex(graphqlUrl, 120_000);
+    const index = await waitForServedIndex(baseUrl, 120_000);
     expectServedIndexMatches(index, events);
     expect(await counts()).toEqual({ raw: EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task, errors: 0 });
   }, 180_000);

@@ -11,15 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
-import { loadFluentBitConfig } from '@workflow-index/fluent-bit';
-import { createPipeline } from '@workflow-index/fluent-bit';
-import { type PgsqlFlush, flushStatements, startupStatements } from '@workflow-index/fluent-bit';
+import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { createPipeline, flushStatements, loadFluentBitConfig, type PgsqlFlush, startupStatements } from '@workflow-index/fluent-bit';
 import { deployedEnvironment } from '@workflow-index/fluent-bit/testing';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { containerLogPath, criLogFile, graphqlData } from '@workflow-index/testkit';
 import { eventsOf, workflowAppOutput } from '../support/workflow-app-output.js';
 import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
-import { expectServedIndexMatches, graphql, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
+import { expectServedIndexMatches, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
 import { REPO_ROOT, type RunningServer, SOURCE_NODE_ARGS, runProcess, startServer } from '../support/processes.js';
 
 const available = await postgresReachable();
@@ -49,7 +47,7 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
   let nodeDir: string;
   let logFile: string;
   let server: RunningServer | undefined;
-  let graphqlUrl: string;
+  let baseUrl: string;
   let sentBeforeRestart: PgsqlFlush[] = [];
   const serverDatabaseUrl = (): string => {
     const u = new URL(db.url);
@@ -89,13 +87,7 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
   afterAll(async () => {
     await server?.stop();
     await db?.drop();
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    try {
-      for (const role of [READER.user, FORWARDER.user]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
-    } finally {
-      await admin.end();
-    }
+    await dropLoginRoles(...[READER.user, FORWARDER.user]);
     if (nodeDir) rmSync(nodeDir, { recursive: true, force: true });
   });
 
@@ -136,11 +128,11 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
       DATABASE_PASSWORD: READER.password,
       LOG_LEVEL: 'warn',
     });
-    graphqlUrl = `${server.baseUrl}/graphql`;
+    baseUrl = server.baseUrl;
     const ready = await fetch(`${server.baseUrl}/q/health/ready`);
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { status: string }).status).toBe('UP');
-    expect(await readServedIndex(graphqlUrl)).toEqual({ instances: [], tasks: [] });
+    expect(await readServedIndex(baseUrl)).toEqual({ instances: [], tasks: [] });
   }, 90_000);
 
   it('serves what the forwarder shipped of the first half, and nothing of the rest', async () => {
@@ -154,10 +146,10 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
     const started = new Set(sentBeforeRestart.flatMap((f) => f.records)
       .filter((r) => String(r.record['eventType']).endsWith('.workflow.started.v1'))
       .map((r) => String(r.record['instanceId'])));
-    const index = await readServedIndex(graphqlUrl);
+    const index = await readServedIndex(baseUrl);
     expect(index.instances.map((i) => i.id)).toEqual([...started].sort());
     const notYet = events.find((e) => !started.has(e.instanceId))!.instanceId;
-    expect(await graphql(graphqlUrl, 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', { id: notYet })).toEqual({ getWorkflowInstance: null });
+    expect(await graphqlData(baseUrl, 'query ($id: ID!) { getWorkflowInstance(id: $id) { id } }', { id: notYet })).toEqual({ getWorkflowInstance: null });
     expect(await counts()).toEqual({ raw: sentBeforeRestart.reduce((n, f) => n + f.records.length, 0), errors: 0 });
   }, 60_000);
 
@@ -167,7 +159,7 @@ describe.skipIf(!available)('local pipeline: app stdout â†’ Fluent Bit routing â
     const resent = forwardFromHead();
     await asForwarder(resent.map((f) => f.sql));
 
-    const index = await waitForServedIndex(graphqlUrl, 60_000);
+    const index = await waitForServedIndex(baseUrl, 60_000);
     expectServedIndexMatches(index, events);
     const alreadySent = sentBeforeRestart.reduce((n, f) => n + f.records.length, 0);
     // Everything was really written twice up to the crash, and the normalizer made nothing of the duplicates.

@@ -2,6 +2,7 @@
 // with what the printed events imply. Both the kind suite and the local pipeline suite use these, so the two
 // assert exactly the same things.
 import { expect } from 'vitest';
+import { graphqlData } from '@workflow-index/testkit';
 import { EXPECTED_INSTANCES, EXPECTED_TASKS } from './expected-index.js';
 import type { WorkflowEvent } from './workflow-app-output.js';
 
@@ -57,33 +58,19 @@ export interface ServedIndex {
   readonly tasks: readonly ServedTask[];
 }
 
-export async function graphql<T>(url: string, query: string, variables?: Record<string, unknown>): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query, variables }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const body = (await response.json()) as { data?: T; errors?: unknown[] };
-  if (response.status !== 200 || body.errors || !body.data) {
-    throw new Error(`GraphQL answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
-  }
-  return body.data;
-}
-
-export async function readServedIndex(graphqlUrl: string): Promise<ServedIndex> {
-  const data = await graphql<{ getWorkflowInstances: ServedInstance[]; getTaskExecutions: ServedTask[] }>(graphqlUrl, INDEX_QUERY);
+export async function readServedIndex(baseUrl: string): Promise<ServedIndex> {
+  const data = await graphqlData<{ getWorkflowInstances: ServedInstance[]; getTaskExecutions: ServedTask[] }>(baseUrl, INDEX_QUERY, undefined, AbortSignal.timeout(10_000));
   return { instances: data.getWorkflowInstances, tasks: data.getTaskExecutions };
 }
 
 /** Polls until the served index has the expected numbers of instances and tasks (or the time is up). */
-export async function waitForServedIndex(graphqlUrl: string, timeoutMs: number, done: (index: ServedIndex) => boolean = isComplete): Promise<ServedIndex> {
+export async function waitForServedIndex(baseUrl: string, timeoutMs: number, done: (index: ServedIndex) => boolean = isComplete): Promise<ServedIndex> {
   const deadline = Date.now() + timeoutMs;
   let last: ServedIndex | undefined;
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      last = await readServedIndex(graphqlUrl);
+      last = await readServedIndex(baseUrl);
       if (done(last)) return last;
     } catch (error) {
       lastError = error;
@@ -91,7 +78,7 @@ export async function waitForServedIndex(graphqlUrl: string, timeoutMs: number, 
     await new Promise((r) => setTimeout(r, 500));
   }
   if (last) return last;
-  throw new Error(`no answer from ${graphqlUrl} within ${timeoutMs} ms: ${String(lastError)}`);
+  throw new Error(`no answer from ${baseUrl} within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
 export function isComplete(index: ServedIndex): boolean {

@@ -1,4 +1,4 @@
-// Every hostile producer line of issue 7 printed by a workflow pod between good events, through the model of
+// Every hostile producer line printed by a workflow pod between good events, through the model of
 // fluent-bit/postgresql (join, repair, parse, route; both Fluent Bit versions), flushed as ONE statement per
 // table exactly as the pgsql output sends it, as the forwarder login into a migrated database: the statement
 // succeeds, the good events are normalized, and every line that cannot be an event is recorded in
@@ -34,7 +34,7 @@ const GOOD_LINES = [
 
 const deep = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 
-/** Issue 7's hostile lines (and their families), each as the raw bytes the pod prints. */
+/** The hostile lines (and their families), each as the raw bytes the pod prints. */
 const HOSTILE_LINES: readonly [string, Buffer][] = [
   ['NUL escape in a key', Buffer.from(wf('status-changed', ',"status":"RUNNING","in\\u0000put":1', HOSTILE))],
   ['NUL escape in a value', Buffer.from(wf('status-changed', ',"status":"RUN\\u0000NING"', HOSTILE))],

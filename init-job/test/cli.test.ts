@@ -3,7 +3,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { scramSha256Verifier } from '@workflow-index/postgresql';
 import { loadMigrations, migrate, THIS_RELEASE } from '@workflow-index/postgresql';
-import { createTestDatabase, postgresReachable, ADMIN_URL, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { ADMIN_URL, createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
 import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { runInit } from '@workflow-index/testkit';
 
@@ -137,13 +137,7 @@ describe.skipIf(!available)('init-job against a fresh, un-migrated database', ()
   });
   afterAll(async () => {
     await db?.drop();
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    try {
-      for (const role of [reader, forwarder, pruner]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
-    } finally {
-      await admin.end();
-    }
+    await dropLoginRoles(...[reader, forwarder, pruner]);
   });
 
   it('status lists the pending migration before anything is applied', async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +9,7 @@ import {
   resolveLoginRoles,
   scramSha256Verifier,
 } from '@workflow-index/postgresql';
-import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
 
 const SQL_SCRIPT = fileURLToPath(new URL('../../server/postgresql/sql/create-login-roles.sql', import.meta.url));
 
@@ -133,13 +132,7 @@ describe.skipIf(!available)('login roles on the real server', () => {
   });
   afterAll(async () => {
     await db?.drop();
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    try {
-      for (const role of [oddReader, scriptReader, scriptForwarder, scriptPruner]) await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(role)}`);
-    } finally {
-      await admin.end();
-    }
+    await dropLoginRoles(oddReader, scriptReader, scriptForwarder, scriptPruner);
   });
 
   it('creates a role whose name needs quoting, then rotates its password', async () => {

@@ -1,7 +1,7 @@
 // One request's view of the Reader: its data reads run at most GRAPHQL_MAX_CONCURRENT_READS at a time.
 // graphql-js starts every root field of a request at once, so 30 aliases would otherwise take 30 pool
 // connections together and leave none to other clients; the rest of the request's reads wait their turn.
-import type { ExtendedReader, Reader } from './reader.js';
+import type { Reader } from './reader.js';
 
 /** At most `limit` tasks running; the others start in arrival order as running ones settle. */
 export class ConcurrencyLimit {
@@ -33,22 +33,14 @@ export function boundedReader(reader: Reader, limit: number): Reader {
     getTask: (id, options) => slots.run(() => reader.getTask(id, options)),
     listTasks: (query) => slots.run(() => reader.listTasks(query)),
     tasksOfInstances: (ids, options) => slots.run(() => reader.tasksOfInstances(ids, options)),
+    countInstances: (filter, options) => slots.run(() => reader.countInstances(filter, options)),
+    countTasks: (filter, options) => slots.run(() => reader.countTasks(filter, options)),
+    countInstancesByStatus: (filter, options) => slots.run(() => reader.countInstancesByStatus(filter, options)),
     ping: (timeoutMs) => reader.ping(timeoutMs),
     ingestionStats: () => reader.ingestionStats(),
     poolStats: () => reader.poolStats(),
     close: () => reader.close(),
-    ...(reader.backendName === undefined ? {} : { backendName: reader.backendName }),
-    ...(reader.extended === undefined ? {} : { extended: boundedExtended(reader.extended, slots) }),
-  };
-}
-
-/** The extended queries (issue 9) behind the same slots. */
-function boundedExtended(extended: ExtendedReader, slots: ConcurrencyLimit): ExtendedReader {
-  return {
-    listInstances: (query) => slots.run(() => extended.listInstances(query)),
-    listTasks: (query) => slots.run(() => extended.listTasks(query)),
-    countInstances: (filter, options) => slots.run(() => extended.countInstances(filter, options)),
-    countTasks: (filter, options) => slots.run(() => extended.countTasks(filter, options)),
-    countInstancesByStatus: (filter, options) => slots.run(() => extended.countInstancesByStatus(filter, options)),
+    backendName: reader.backendName,
+    workPrices: reader.workPrices,
   };
 }

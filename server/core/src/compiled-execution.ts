@@ -1,4 +1,4 @@
-// Compiled execution (issue 11: the page query's CPU). graphql-jit turns an operation into one generated function
+// Compiled execution, for the page query's CPU. graphql-jit turns an operation into one generated function
 // that resolves, completes and serializes its fields without graphql-js's per-field machinery; for a page of 20
 // runs that is most of the server's execution time. It is used only where its answers are graphql-js's answers:
 //

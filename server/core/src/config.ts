@@ -295,7 +295,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
   const maxCost = r.int('GRAPHQL_MAX_COST', 20_000, { min: 1, max: 1_000_000_000 });
   // Below it, a list at the maximum limit could never run.
   if (maxCost < maxLimit) r.problem(`GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit})`);
-  // One request at the maximum cost at a time (its rows and response are what the memory peaks with, issue 11),
+  // One request at the maximum cost at a time (its rows and response are what the memory peaks with),
   // and half of it left for everyone else's requests meanwhile.
   const maxCostInFlight = r.int('GRAPHQL_MAX_COST_IN_FLIGHT', maxCost + Math.floor(maxCost / 2), { min: 0, max: 1_000_000_000 });
   // Below it, a request at the maximum cost could never be admitted.

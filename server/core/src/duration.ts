@@ -1,4 +1,4 @@
-// Durations (issue 9): endDate − startDate of a served row, computed from the two served timestamps so that every
+// Durations: endDate − startDate of a served row, computed from the two served timestamps so that every
 // backend answers the same value. Timestamps carry microseconds; a double of milliseconds holds them exactly up to
 // about 285 years, so `durationMs` is a Float with microsecond precision (3.572 = 3 ms 572 µs).
 import type { Timestamp } from './reader.js';

@@ -6,9 +6,9 @@ import { badUserInput } from './errors.js';
 import { parseLikePattern } from './like-pattern.js';
 import type {
   DurationPredicate,
-  ExtendedFilterNode,
-  ExtendedInstanceFilter,
-  ExtendedTaskFilter,
+  FilterNode,
+  InstanceFilter,
+  TaskFilter,
   InstanceStringField,
   InstanceTimeField,
   IntPredicate,
@@ -131,7 +131,7 @@ export interface TaskFilterArg {
 /** Task statuses a filter may name; FAILED (what producers emit) is stored and served as FAULTED. */
 export const TASK_STATUSES = ['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED'] as const;
 
-type Node<S extends string, T extends string> = ExtendedFilterNode<S, T>;
+type Node<S extends string, T extends string> = FilterNode<S, T>;
 
 function all<S extends string, T extends string>(nodes: Node<S, T>[]): Node<S, T> {
   return nodes.length === 1 && nodes[0] !== undefined ? nodes[0] : { kind: 'and', nodes };
@@ -365,7 +365,7 @@ function nested(walk: Walk, suffix: string): Walk {
   return { path: `${path}${suffix}.`, depth: depth + 1, limits };
 }
 
-function instanceNode(arg: InstanceFilterArg, walk: Walk): ExtendedInstanceFilter {
+function instanceNode(arg: InstanceFilterArg, walk: Walk): InstanceFilter {
   type N = Node<InstanceStringField, InstanceTimeField>;
   const { path } = walk;
   const maxIn = walk.limits.maxInValues;
@@ -418,7 +418,7 @@ function taskStatus(path: string): (value: string, op: string) => string {
   };
 }
 
-function taskNode(arg: TaskFilterArg, walk: Walk): ExtendedTaskFilter {
+function taskNode(arg: TaskFilterArg, walk: Walk): TaskFilter {
   type N = Node<TaskStringField, TaskTimeField>;
   const { path } = walk;
   const maxIn = walk.limits.maxInValues;
@@ -452,7 +452,7 @@ function orNull<S extends string, T extends string>(node: Node<S, T>): Node<S, T
 }
 
 /** The conditions of a translated filter: its leaves and its `not`s (a nested relation filter's included). */
-export function countConditions(node: ExtendedFilterNode<string, string>): number {
+export function countConditions(node: FilterNode<string, string>): number {
   switch (node.kind) {
     case 'and':
     case 'or':
@@ -461,7 +461,7 @@ export function countConditions(node: ExtendedFilterNode<string, string>): numbe
       return 1 + countConditions(node.node);
     case 'tasks':
     case 'instance':
-      return countConditions(node.node as ExtendedFilterNode<string, string>);
+      return countConditions(node.node as FilterNode<string, string>);
     default:
       return 1;
   }
@@ -472,7 +472,7 @@ export function countConditions(node: ExtendedFilterNode<string, string>): numbe
  * clauses (indices.query.bool.max_clause_count) and 65,536 terms (index.max_terms_count). The schema and the token
  * limit do not bound a filter passed in variables, so its width is bounded here, the same on every backend.
  */
-function checkWidth<N extends ExtendedFilterNode<string, string>>(node: N, limits: FilterLimits): N {
+function checkWidth<N extends FilterNode<string, string>>(node: N, limits: FilterLimits): N {
   const conditions = countConditions(node);
   if (conditions > limits.maxConditions) {
     throw badUserInput(
@@ -485,12 +485,12 @@ function checkWidth<N extends ExtendedFilterNode<string, string>>(node: N, limit
 }
 
 /** null when the filter places no condition. Explicit nulls inside a filter mean "no condition". */
-export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, limits: FilterLimits = DEFAULT_FILTER_LIMITS): ExtendedInstanceFilter | null {
+export function translateInstanceFilter(arg: Maybe<InstanceFilterArg>, limits: FilterLimits = DEFAULT_FILTER_LIMITS): InstanceFilter | null {
   if (!isSet(arg)) return null;
   return orNull(checkWidth(instanceNode(arg, { path: 'filter.', depth: 0, limits }), limits));
 }
 
-export function translateTaskFilter(arg: Maybe<TaskFilterArg>, limits: FilterLimits = DEFAULT_FILTER_LIMITS): ExtendedTaskFilter | null {
+export function translateTaskFilter(arg: Maybe<TaskFilterArg>, limits: FilterLimits = DEFAULT_FILTER_LIMITS): TaskFilter | null {
   if (!isSet(arg)) return null;
   return orNull(checkWidth(taskNode(arg, { path: 'filter.', depth: 0, limits }), limits));
 }

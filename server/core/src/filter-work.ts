@@ -106,19 +106,3 @@ function isFilterType(type: GraphQLInputObjectType): boolean {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-/**
- * The prices of a reader that states none (a backend without a calibration of its own, test doubles): each the higher
- * of the two backends' measured prices (docs/query-cost.md), so such a reader is never priced below what the known
- * backends cost.
- */
-export const DEFAULT_WORK_PRICES: WorkPrices = Object.freeze({
-  statement: 60,
-  condition: 1,
-  inValue: 0.3,
-  pattern: 140,
-  jsonLookup: 27,
-  jsonTest: 3800,
-  jsonInValue: 1.1,
-  relation: 2200,
-});

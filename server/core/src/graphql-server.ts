@@ -10,7 +10,6 @@ import type { HotAnswer } from './hot-operations.js';
 import { useRootFieldOrder } from './root-field-order.js';
 import { UNEXPECTED_ERROR_MESSAGE } from './errors.js';
 import type { CostBudget } from './cost-budget.js';
-import { DEFAULT_WORK_PRICES } from './filter-work.js';
 import type { CostSettings } from './query-cost.js';
 import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
@@ -51,11 +50,11 @@ function yogaLogger(logger: Logger): YogaLogger {
  * the budget with its statement, or it could never run.
  */
 function costSettingsOf(config: CoreConfig, reader: Reader): CoreConfig['graphql'] & CostSettings {
-  const prices = reader.workPrices ?? DEFAULT_WORK_PRICES;
+  const prices = reader.workPrices;
   const { maxCost, maxLimit } = config.graphql;
   if (maxCost < maxLimit + prices.statement) {
     throw new ConfigError([
-      `GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit}) plus what a statement costs on the ${reader.backendName ?? 'configured'} backend (${prices.statement}), ${maxLimit + prices.statement}: below it a page at the maximum limit could never run`,
+      `GRAPHQL_MAX_COST (${maxCost}) must be at least GRAPHQL_MAX_LIMIT (${maxLimit}) plus what a statement costs on the ${reader.backendName} backend (${prices.statement}), ${maxLimit + prices.statement}: below it a page at the maximum limit could never run`,
     ]);
   }
   return { ...config.graphql, prices };
@@ -80,7 +79,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
   const introspectionOff = config.graphql.introspection !== 'DEFAULT';
   // Tracing is decided once, at start-up: with it off, requests run without a span plugin or a wrapped reader.
   const tracer = activeTracing();
-  const backendReader = tracer === null ? reader : tracedReader(reader, tracer, reader.backendName ?? 'backend');
+  const backendReader = tracer === null ? reader : tracedReader(reader, tracer, reader.backendName);
   const context = (): Omit<ResolverContext, 'params'> => {
     const bounded = boundedReader(backendReader, config.graphql.maxConcurrentReads);
     return { reader: bounded, loaders: new TaskLoaders(bounded) };

@@ -1,5 +1,5 @@
-// How far V8 lets the old generation grow past what survived the last full collection (issue 11: peak RSS under
-// 200 MiB at saturation and under the heaviest legal request). V8 picks the factor itself, between 1.1 and 4,
+// How far V8 lets the old generation grow past what survived the last full collection: it bounds the peak RSS at
+// saturation and under the heaviest legal request. V8 picks the factor itself, between 1.1 and 4,
 // from how fast it collects compared with how fast the program allocates; a server whose requests each build a
 // large short-lived response is "fast to collect", so V8 lets the heap grow to several times what is alive and
 // the process keeps that memory (the resident high-water mark is what a container limit and the bench see).

@@ -1,4 +1,4 @@
-// Hot requests (issue 11: the page query's CPU). A POST /graphql whose document and operation already ran compiled
+// Hot requests, for the page query's CPU. A POST /graphql whose document and operation already ran compiled
 // without errors (compiled-execution.ts registers them here) is answered straight from node:http: body bytes →
 // JSON.parse → the same per-request checks yoga's plugins make → the compiled operation → JSON.stringify. No fetch
 // Request/Response objects, no envelop hook chain, no parse/validate cache lookups: what only depends on the

@@ -1,5 +1,5 @@
-// indexStatus (issue 9): how fresh the answers are, from the reader's ingestion statistics (a contract method, so
-// every backend answers it). lagSeconds is measured on the server's clock: now − newest indexed event time.
+// indexStatus: how fresh the answers are, from the reader's ingestion statistics. lagSeconds is measured on the
+// server's clock: now − newest indexed event time.
 import { epochMicros } from './duration.js';
 import { formatTimestampForOutput } from './date-time.js';
 import type { IngestionStats } from './reader.js';

@@ -3,9 +3,9 @@
 // from the raw variables JSON (JSON.parse keeps key order).
 import { Kind } from 'graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Direction, ExtendedInstanceSortField, ExtendedTaskSortField, SortKey } from './reader.js';
+import type { Direction, InstanceSortField, TaskSortField, SortKey } from './reader.js';
 
-export const INSTANCE_SORT_FIELDS: Readonly<Record<string, ExtendedInstanceSortField>> = Object.freeze({
+export const INSTANCE_SORT_FIELDS: Readonly<Record<string, InstanceSortField>> = Object.freeze({
   id: 'id',
   name: 'name',
   namespace: 'namespace',
@@ -19,7 +19,7 @@ export const INSTANCE_SORT_FIELDS: Readonly<Record<string, ExtendedInstanceSortF
   duration: 'duration',
 });
 
-export const TASK_SORT_FIELDS: Readonly<Record<string, ExtendedTaskSortField>> = Object.freeze({
+export const TASK_SORT_FIELDS: Readonly<Record<string, TaskSortField>> = Object.freeze({
   id: 'id',
   taskName: 'taskName',
   taskPosition: 'taskPosition',

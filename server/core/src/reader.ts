@@ -89,8 +89,8 @@ export type IntPredicate =
   | { readonly op: 'in'; readonly values: readonly number[] };
 
 /**
- * A filter tree whose leaves are the contract's kinds plus `X`. The contract's tree (`FilterNode`) has no extra
- * kinds; `ExtendedFilterNode` adds the kinds of issue 9, which only a backend with `Reader.extended` receives.
+ * A filter tree whose leaves are the field conditions plus `X`. `FilterNode`, what a Reader receives, adds every
+ * ComplexLeaf; `SimpleFilterNode` has none (a backend may answer such a tree on a faster path of its own).
  */
 export type FilterTree<S extends string, T extends string, X> =
   | { readonly kind: 'and'; readonly nodes: readonly FilterTree<S, T, X>[] } // empty: matches everything
@@ -107,14 +107,14 @@ export type FilterTree<S extends string, T extends string, X> =
    */
   | { readonly kind: 'json'; readonly field: JsonField; readonly path: readonly string[]; readonly value: string };
 
-/** The contract's filter tree: what every backend translates. */
-export type FilterNode<S extends string, T extends string> = FilterTree<S, T, never>;
+/** A filter of field conditions only: no JSON operator beyond equality, no duration, no relation. */
+export type SimpleFilterNode<S extends string, T extends string> = FilterTree<S, T, never>;
 
-export type InstanceFilter = FilterNode<InstanceStringField, InstanceTimeField>;
-export type TaskFilter = FilterNode<TaskStringField, TaskTimeField>;
+export type SimpleInstanceFilter = SimpleFilterNode<InstanceStringField, InstanceTimeField>;
+export type SimpleTaskFilter = SimpleFilterNode<TaskStringField, TaskTimeField>;
 
 /**
- * Operators on a JSON path beyond equality (issue 9). `ne`: the path exists and does not equal (as `json`);
+ * Operators on a JSON path beyond equality. `ne`: the path exists and does not equal (as `json`);
  * `gt`…`lte`: numerically when `value` is a JSON number (only numbers match), otherwise as text by code point
  * against strings only; `in`: equals one of (as `json`; empty matches nothing); `contains`: a JSON string containing
  * `value` literally; `exists`: the path is present (any value, JSON null included) / absent.
@@ -130,28 +130,28 @@ export type DurationPredicate =
   | { readonly op: 'isNull'; readonly value: boolean };
 
 /**
- * The leaf kinds beyond the contract (issue 9), in ExtendedFilterNode trees only:
+ * The leaf kinds beyond field conditions:
  *  - `jsonOp`: a JsonPredicate on a payload path.
  *  - `duration`: a DurationPredicate on endDate − startDate.
  *  - `tasks` (instance filters only): at least one task execution of the instance matches `node`.
  *  - `instance` (task filters only): the task's workflow instance matches `node` (its name, namespace, version).
  */
-export type ExtensionNode =
+export type ComplexLeaf =
   | { readonly kind: 'jsonOp'; readonly field: JsonField; readonly path: readonly string[]; readonly predicate: JsonPredicate }
   | { readonly kind: 'duration'; readonly predicate: DurationPredicate }
-  | { readonly kind: 'tasks'; readonly node: ExtendedTaskFilter }
-  | { readonly kind: 'instance'; readonly node: ExtendedInstanceFilter };
+  | { readonly kind: 'tasks'; readonly node: TaskFilter }
+  | { readonly kind: 'instance'; readonly node: InstanceFilter };
 
-export type ExtendedFilterNode<S extends string, T extends string> = FilterTree<S, T, ExtensionNode>;
-export type ExtendedInstanceFilter = ExtendedFilterNode<InstanceStringField, InstanceTimeField>;
-export type ExtendedTaskFilter = ExtendedFilterNode<TaskStringField, TaskTimeField>;
+export type FilterNode<S extends string, T extends string> = FilterTree<S, T, ComplexLeaf>;
+export type InstanceFilter = FilterNode<InstanceStringField, InstanceTimeField>;
+export type TaskFilter = FilterNode<TaskStringField, TaskTimeField>;
 
 export type Direction = 'ASC' | 'DESC';
-export type InstanceSortField = 'id' | 'name' | 'namespace' | 'version' | 'status' | 'startDate' | 'endDate' | 'lastUpdate';
-export type TaskSortField = 'id' | 'taskName' | 'taskPosition' | 'status' | 'startDate' | 'endDate';
-/** `duration` (endDate − startDate, nulls last) is beyond the contract: only `Reader.extended` is asked for it. */
-export type ExtendedInstanceSortField = InstanceSortField | 'duration';
-export type ExtendedTaskSortField = TaskSortField | 'duration';
+export type SimpleInstanceSortField = 'id' | 'name' | 'namespace' | 'version' | 'status' | 'startDate' | 'endDate' | 'lastUpdate';
+export type SimpleTaskSortField = 'id' | 'taskName' | 'taskPosition' | 'status' | 'startDate' | 'endDate';
+/** `duration`: endDate − startDate, nulls last. */
+export type InstanceSortField = SimpleInstanceSortField | 'duration';
+export type TaskSortField = SimpleTaskSortField | 'duration';
 export interface SortKey<F extends string> { readonly field: F; readonly direction: Direction }
 
 /** The default order of both list queries when orderBy is empty (then `id ASC`). */
@@ -216,19 +216,6 @@ export interface CountOptions {
 /** The statuses in the order of the GraphQL enum (and of workflowInstanceStatusCounts). */
 export const INSTANCE_STATUSES: readonly WorkflowInstanceStatus[] = Object.freeze(['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED']);
 
-/**
- * The queries beyond the contract (issue 9): the lists with the extended filter kinds and the `duration` order, and
- * the counts. Same semantics as the Reader's lists otherwise (placeholders never returned nor counted).
- */
-export interface ExtendedReader {
-  listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]>;
-  listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]>;
-  countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count>;
-  countTasks(filter: ExtendedTaskFilter | null, options: CountOptions): Promise<Count>;
-  /** Per status (every status a key, exactness per status), in one round trip where the backend can. */
-  countInstancesByStatus(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>>;
-}
-
 /** Pool gauges for metrics; a backend without a pool returns null. */
 export interface PoolStats { readonly total: number; readonly idle: number; readonly waiting: number }
 
@@ -267,6 +254,11 @@ export interface Reader {
   getTask(id: string, options: { payloads: boolean }): Promise<TaskExecutionRecord | null>;
   /** Default order when orderBy is empty: startDate DESC, id ASC. Tasks of placeholders never returned. */
   listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]>;
+  /** How many match: exact up to `exactLimit`, the backend's estimate above it. Placeholders never counted. */
+  countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count>;
+  countTasks(filter: TaskFilter | null, options: CountOptions): Promise<Count>;
+  /** Per status (every status a key, exactness per status), in one round trip where the backend can. */
+  countInstancesByStatus(filter: InstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>>;
   /**
    * Task executions of many instances in one round trip, each list chronological
    * (startDate ASC nulls last, then endDate, then id). Every requested id is a key of the result
@@ -278,13 +270,8 @@ export interface Reader {
   ingestionStats(): Promise<IngestionStats>;
   poolStats(): PoolStats | null;
   close(): Promise<void>;
-  /** The backend's name as served in `indexStatus.backend` (e.g. `postgresql`); optional until every backend sets it. */
-  readonly backendName?: string;
-  /** What the backend's work costs in the query cost (its calibration, docs/query-cost.md); without it DEFAULT_WORK_PRICES. */
-  readonly workPrices?: WorkPrices;
-  /**
-   * The queries beyond the contract (issue 9). Optional until every backend implements them: without it the GraphQL
-   * layer answers the queries that need it with BAD_USER_INPUT "… not supported by the <backend> backend yet".
-   */
-  readonly extended?: ExtendedReader;
+  /** The backend's name as served in `indexStatus.backend` (e.g. `postgresql`). */
+  readonly backendName: string;
+  /** What the backend's work costs in the query cost (its calibration, docs/query-cost.md). */
+  readonly workPrices: WorkPrices;
 }

@@ -13,7 +13,6 @@ import { resolvePage } from './pagination.js';
 import { selectsPayloads } from './payload-selection.js';
 import { countExactLimitOf } from './count-limit.js';
 import { durationMs } from './duration.js';
-import { asContractFilter, asContractOrder, extendedFeatureOf, requireExtended } from './extended-queries.js';
 import { indexStatusOf } from './index-status.js';
 import type { IndexStatus } from './index-status.js';
 import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from './reader.js';
@@ -106,14 +105,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
         const after = args.after === null || args.after === undefined ? null : decodeCursor('instances', args.after, order);
         if (page.limit === 0) return [];
-        const query = { after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) };
-        // The contract's method when the query needs nothing more (every backend), the extended one otherwise.
-        const contractFilter = asContractFilter(filter);
-        const contractOrder = asContractOrder(orderBy);
-        const rows =
-          contractFilter !== undefined && contractOrder !== undefined
-            ? await ctx.reader.listInstances({ ...query, filter: contractFilter, orderBy: contractOrder })
-            : await requireExtended(ctx.reader, extendedFeatureOf(filter) ?? 'orderBy: {duration}').listInstances({ ...query, filter, orderBy });
+        const rows = await ctx.reader.listInstances({ filter, orderBy, after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
         // Cursors are made from what the rows remember: only when the query asks for them.
         if (selectedFields(info, 'cursor').length > 0) rememberOrder(rows, 'instances', order);
         return rows;
@@ -136,13 +128,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         const order = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);
         const after = args.after === null || args.after === undefined ? null : decodeCursor('tasks', args.after, order);
         if (page.limit === 0) return [];
-        const query = { after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) };
-        const contractFilter = asContractFilter(filter);
-        const contractOrder = asContractOrder(orderBy);
-        const rows =
-          contractFilter !== undefined && contractOrder !== undefined
-            ? await ctx.reader.listTasks({ ...query, filter: contractFilter, orderBy: contractOrder })
-            : await requireExtended(ctx.reader, extendedFeatureOf(filter) ?? 'orderBy: {duration}').listTasks({ ...query, filter, orderBy });
+        const rows = await ctx.reader.listTasks({ filter, orderBy, after, limit: page.limit, offset: page.offset, payloads: selectsPayloads(info) });
         if (selectedFields(info, 'cursor').length > 0) rememberOrder(rows, 'tasks', order);
         return rows;
       },
@@ -154,11 +140,11 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       },
       async countWorkflowInstances(_: unknown, args: { readonly filter?: InstanceFilterArg | null }, ctx: ResolverContext): Promise<Count> {
         const filter = translateInstanceFilter(args.filter, filterLimits);
-        return requireExtended(ctx.reader, 'countWorkflowInstances').countInstances(filter, { exactLimit: countExactLimitOf(config) });
+        return ctx.reader.countInstances(filter, { exactLimit: countExactLimitOf(config) });
       },
       async countTaskExecutions(_: unknown, args: { readonly filter?: TaskFilterArg | null }, ctx: ResolverContext): Promise<Count> {
         const filter = translateTaskFilter(args.filter, filterLimits);
-        return requireExtended(ctx.reader, 'countTaskExecutions').countTasks(filter, { exactLimit: countExactLimitOf(config) });
+        return ctx.reader.countTasks(filter, { exactLimit: countExactLimitOf(config) });
       },
       async workflowInstanceStatusCounts(
         _: unknown,
@@ -166,11 +152,11 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         ctx: ResolverContext,
       ): Promise<{ status: WorkflowInstanceStatus; count: Count }[]> {
         const filter = translateInstanceFilter(args.filter, filterLimits);
-        const counts = await requireExtended(ctx.reader, 'workflowInstanceStatusCounts').countInstancesByStatus(filter, { exactLimit: countExactLimitOf(config) });
+        const counts = await ctx.reader.countInstancesByStatus(filter, { exactLimit: countExactLimitOf(config) });
         return INSTANCE_STATUSES.map((status) => ({ status, count: counts[status] }));
       },
       async indexStatus(_: unknown, __: unknown, ctx: ResolverContext): Promise<IndexStatus> {
-        return indexStatusOf(await ctx.reader.ingestionStats(), ctx.reader.backendName ?? 'unknown', Date.now());
+        return indexStatusOf(await ctx.reader.ingestionStats(), ctx.reader.backendName, Date.now());
       },
     },
     WorkflowInstance: {

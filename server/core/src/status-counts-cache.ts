@@ -24,13 +24,11 @@ export class StatusCountsCache {
     private readonly options: StatusCountsOptions,
   ) {}
 
-  /** The counts by status; null when the backend cannot count (no Reader.extended) or never answered yet. */
+  /** The counts by status; null until the backend has answered once. */
   async get(): Promise<Readonly<Record<string, number>> | null> {
-    const extended = this.reader.extended;
-    if (extended === undefined) return null;
     const now = this.options.now ?? Date.now;
     if (this.last === null || now() - this.last.at >= (this.options.maxAgeMs ?? STATUS_COUNTS_MAX_AGE_MS)) {
-      this.inflight ??= withTimeout(extended.countInstancesByStatus(null, { exactLimit: this.options.exactLimit }), this.options.timeoutMs, 'instances by status')
+      this.inflight ??= withTimeout(this.reader.countInstancesByStatus(null, { exactLimit: this.options.exactLimit }), this.options.timeoutMs, 'instances by status')
         .then((counts) => {
           this.last = { at: now(), counts: Object.fromEntries(Object.entries(counts).map(([status, count]) => [status, count.value])) };
         })

@@ -1,7 +1,6 @@
 // A CLIENT span around every backend query the GraphQL layer makes (tracing on only, see tracing.ts): a child of
 // the request's span, named after the Reader method (`postgresql listInstances`), failed when the query fails.
-// A proxy rather than a class, so every present and future query method of the Reader (and of its `extended`
-// queries) is traced. Health checks and the metrics' reads (ping, ingestionStats, poolStats) are left out: they
+// A proxy rather than a class, so every present and future query method of the Reader is traced. Health checks and the metrics' reads (ping, ingestionStats, poolStats) are left out: they
 // are not part of a request.
 import type { Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -17,7 +16,6 @@ function traced<T extends object>(target: T, tracer: Tracer, backend: string): T
   return new Proxy(target, {
     get(object, property) {
       const value: unknown = Reflect.get(object, property, object);
-      if (property === 'extended' && typeof value === 'object' && value !== null) return traced(value, tracer, backend);
       if (typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => unknown;
       // Bound to the reader itself: its methods use private fields, which a proxy as `this` does not have.

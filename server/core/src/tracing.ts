@@ -1,4 +1,4 @@
-// OpenTelemetry tracing, opt-in (issue 10): off unless the standard OTLP environment asks for it, so a server
+// OpenTelemetry tracing, opt-in: off unless the standard OTLP environment asks for it, so a server
 // nobody configured for tracing pays nothing (no provider, no plugin, no wrapped reader). On, it exports over
 // OTLP/HTTP (JSON) with the official SDK, registered globally: the W3C `traceparent` propagator and an
 // AsyncLocalStorage context manager, which carries the request's span into the reader's spans.

@@ -10,7 +10,7 @@ import type { App } from '../src/app.js';
 import { CostBudget, CostQueueTimeout } from '../src/cost-budget.js';
 import { startHttpServer } from '../src/http-server.js';
 import type { RunningServer } from '../src/http-server.js';
-import type { InstanceFilter, InstanceSortField, ListQuery, Reader, WorkflowInstanceRecord } from '../src/reader.js';
+import type { SimpleInstanceFilter, SimpleInstanceSortField, ListQuery, Reader, WorkflowInstanceRecord } from '../src/reader.js';
 import { BackendUnavailableError } from '../src/reader.js';
 import { MemoryLog, get, testConfig } from '@workflow-index/testkit';
 import type { GraphQLResponseBody } from '@workflow-index/testkit';
@@ -39,7 +39,7 @@ class GatedListReader extends RecordingReader {
     super({ instances: Array.from({ length: 100 }, (_, i): WorkflowInstanceRecord => ({ ...INSTANCE_A, id: `i${i}` })) });
   }
 
-  override async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+  override async listInstances(query: ListQuery<SimpleInstanceFilter, SimpleInstanceSortField>): Promise<WorkflowInstanceRecord[]> {
     const filter = query.filter;
     const name = filter?.kind === 'string' && filter.predicate.op === 'eq' ? Number(String(filter.predicate.value).replace('request-', '')) : Number.NaN;
     if (Number.isNaN(name)) throw new Error(`not a gated request: ${JSON.stringify(filter)}`);

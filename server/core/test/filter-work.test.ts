@@ -8,7 +8,7 @@ import { buildSchema } from '../src/graphql-server.js';
 import { operationCost } from '../src/query-cost.js';
 import { loadSchemaSdl } from '../src/schema-sdl.js';
 import { codes, postGraphQL, testApp, testConfig } from '@workflow-index/testkit';
-import { ExtendedRecordingReader } from '@workflow-index/testkit';
+import { RecordingReader } from '@workflow-index/testkit';
 
 // Distinct powers of two, so every sum says which units it counted.
 const PRICES: WorkPrices = { statement: 1000, condition: 1, inValue: 2, pattern: 4, jsonLookup: 8, jsonTest: 16, jsonInValue: 32, relation: 64 };
@@ -104,7 +104,7 @@ describe('filterWork', () => {
 
 describe('filter work over HTTP', () => {
   it('a JSON in of 2,500 values in 30 aliases is refused before any read, naming its work; in one alias it runs', async () => {
-    const reader = new ExtendedRecordingReader({ workPrices: { ...PRICES, statement: 25, jsonInValue: 1.1, jsonLookup: 27 } });
+    const reader = new RecordingReader({ workPrices: { ...PRICES, statement: 25, jsonInValue: 1.1, jsonLookup: 27 } });
     const { app } = testApp({ reader });
     const values = Array.from({ length: 2500 }, (_, i) => `nobody-${i}`);
     const filter = { input: { in: [{ key: 'customer.name', values }] } };
@@ -115,9 +115,9 @@ describe('filter work over HTTP', () => {
     expect(refused.body.errors?.[0]?.message).toContain(`Query cost ${30 * perAlias} exceeds the budget of 20000 rows`);
     expect(refused.body.errors?.[0]?.message).toContain(`a0 (${perAlias}, of which ${perAlias - 5} its statement and filter)`);
     expect(refused.body.errors?.[0]?.message).toContain('1.1 per JSON in value');
-    expect(reader.extendedCalls).toEqual([]);
+    expect(reader.calls).toEqual([]);
     const one = await postGraphQL(app, aliases(1), { f: filter });
     expect(one.body.errors).toBeUndefined();
-    expect(reader.extendedCalls.map((c) => c.method)).toEqual(['listInstances']);
+    expect(reader.calls.map((c) => c.method)).toEqual(['listInstances']);
   });
 });

@@ -268,7 +268,6 @@ describe('UI, SDL, docs', () => {
       'getTaskExecutions',
       'getTaskExecution',
       'getTaskExecutionsByWorkflowInstance',
-      // beyond the contract (issue 9)
       'countWorkflowInstances',
       'countTaskExecutions',
       'workflowInstanceStatusCounts',

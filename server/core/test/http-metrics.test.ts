@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { MonotonicTotal } from '../src/monotonic-total.js';
 import { get, postGraphQL, testApp } from '@workflow-index/testkit';
 import { DEFAULT_STATS, RecordingReader } from '@workflow-index/testkit';
-import type { IngestionStats } from '../src/reader.js';
 
 function series(text: string, name: string): string[] {
   return text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
@@ -108,18 +107,21 @@ describe('workflow_index_ingest_errors_total', () => {
 });
 
 describe('workflow_index_instances_by_status', () => {
-  it('one series per status when the backend reports them', async () => {
-    const stats = { ...DEFAULT_STATS, instancesByStatus: { RUNNING: 3, COMPLETED: 4, FAULTED: 1 } } as IngestionStats;
-    const { app } = testApp({ reader: new RecordingReader({ ingestionStats: () => Promise.resolve(stats) }) });
+  it('one series per status, from the backend\'s counts by status', async () => {
+    const { app } = testApp({ reader: new RecordingReader() });
     expect(series(await (await get(app, '/q/metrics')).text(), 'workflow_index_instances_by_status')).toEqual([
-      'workflow_index_instances_by_status{status="RUNNING",backend="test"} 3',
-      'workflow_index_instances_by_status{status="COMPLETED",backend="test"} 4',
-      'workflow_index_instances_by_status{status="FAULTED",backend="test"} 1',
+      'workflow_index_instances_by_status{status="RUNNING",backend="test"} 0',
+      'workflow_index_instances_by_status{status="COMPLETED",backend="test"} 1',
+      'workflow_index_instances_by_status{status="FAULTED",backend="test"} 2',
+      'workflow_index_instances_by_status{status="CANCELLED",backend="test"} 3',
+      'workflow_index_instances_by_status{status="SUSPENDED",backend="test"} 4',
     ]);
   });
 
-  it('no series when the backend does not report them', async () => {
-    const { app } = testApp();
+  it('no series while the backend has not answered the counts once', async () => {
+    const reader = new RecordingReader();
+    Object.assign(reader, { countInstancesByStatus: () => Promise.reject(new Error('down')) });
+    const { app } = testApp({ reader });
     expect(series(await (await get(app, '/q/metrics')).text(), 'workflow_index_instances_by_status')).toEqual([]);
   });
 });

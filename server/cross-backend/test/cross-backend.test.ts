@@ -7,18 +7,13 @@
 //      loop stream and a generated event set.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_CONFORMANCE_FEATURES, CONFORMANCE_EVENTS, runConformanceSuite } from '@workflow-index/testkit';
+import { CONFORMANCE_EVENTS, type GraphQLClient, loopStream, REAL_FORMATS, realFixture, runConformanceSuite, type Variables } from '@workflow-index/testkit';
 import { defaultCoreConfig } from '@workflow-index/core';
-import type { GraphQLClient, Variables } from '@workflow-index/testkit';
-import { loopStream } from '@workflow-index/testkit';
-import { REAL_FORMATS, realFixture } from '@workflow-index/testkit';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { type Pair, loadPair, side } from './support/backend-pair.js';
-import { generatedEventLines } from '@workflow-index/opensearch/testing';
-import { EXTENDED_INSTANCE_ORDER_FIELDS, EXTENDED_TASK_ORDER_FIELDS, extendedInstanceFilter, extendedTaskFilter } from './support/generated-extended-queries.js';
+import { createTestNamespace, eventLines, generatedEventLines, openSearchReachable, type TestNamespace } from '@workflow-index/opensearch/testing';
+import { LOOKUP_INSTANCE_ORDER_FIELDS, LOOKUP_TASK_ORDER_FIELDS, lookupInstanceFilter, lookupTaskFilter } from './support/generated-lookup-queries.js';
 import { INSTANCE_ORDER_FIELDS, TASK_ORDER_FIELDS, instanceFilter, orderBy, taskFilter, valuePools } from './support/generated-queries.js';
-import { eventLines } from '@workflow-index/opensearch/testing';
-import { createTestNamespace, openSearchReachable, type TestNamespace } from '@workflow-index/opensearch/testing';
 
 const available = (await openSearchReachable()) && (await postgresReachable());
 
@@ -69,13 +64,13 @@ const TASKS = `query ($filter: TaskExecutionFilterInput, $orderBy: TaskExecution
   getTaskExecutions(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) { ${TASK_FIELDS} cursor }
 }`;
 
-// The API additions (issue 9): durations, the run of each task, and the counts of the same filter.
-const EXTENDED_INSTANCES = `query ($filter: WorkflowInstanceFilterInput, $orderBy: WorkflowInstanceOrderByInput, $limit: Int, $offset: Int, $after: String) {
+// Durations, the run of each task, and the counts of the same filter.
+const LOOKUP_INSTANCES = `query ($filter: WorkflowInstanceFilterInput, $orderBy: WorkflowInstanceOrderByInput, $limit: Int, $offset: Int, $after: String) {
   getWorkflowInstances(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) {
     id status startDate endDate durationMs inputData outputData cursor taskExecutions { id status durationMs }
   }
 }`;
-const EXTENDED_TASKS = `query ($filter: TaskExecutionFilterInput, $orderBy: TaskExecutionOrderByInput, $limit: Int, $offset: Int, $after: String) {
+const LOOKUP_TASKS = `query ($filter: TaskExecutionFilterInput, $orderBy: TaskExecutionOrderByInput, $limit: Int, $offset: Int, $after: String) {
   getTaskExecutions(filter: $filter, orderBy: $orderBy, limit: $limit, offset: $offset, after: $after) {
     id taskName status durationMs inputData outputData cursor workflowInstance { id name namespace version }
   }
@@ -102,7 +97,6 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
   describe('the conformance suite on OpenSearch (its requests recorded)', () => {
     runConformanceSuite({
       name: 'opensearch',
-      features: ALL_CONFORMANCE_FEATURES,
       // twice per request, as conformance.test.ts (see there)
       executionsPerRequest: 2,
       setup: async () => ({ reader: conformance!.opensearch.reader, teardown: async () => undefined }),
@@ -112,7 +106,6 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
   it('every request of the conformance suite gets the same answer from both backends', async () => {
     expect(recorded.size).toBeGreaterThan(300);
-    // The queries beyond the contract (issue 9) included: OpenSearch implements Reader.extended, nothing is skipped.
     let compared = 0;
     for (const { query, variables } of recorded.values()) {
       await expectSame(conformance!, query, variables);
@@ -125,8 +118,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
     let mixed: Pair | undefined;
     let instanceArb: fc.Arbitrary<Record<string, unknown>>;
     let taskArb: fc.Arbitrary<Record<string, unknown>>;
-    let extendedInstanceArb: fc.Arbitrary<Record<string, unknown>>;
-    let extendedTaskArb: fc.Arbitrary<Record<string, unknown>>;
+    let lookupInstanceArb: fc.Arbitrary<Record<string, unknown>>;
+    let lookupTaskArb: fc.Arbitrary<Record<string, unknown>>;
 
     beforeAll(async () => {
       const lines = [
@@ -141,8 +134,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
       expect(all.data.getWorkflowInstances.length).toBeGreaterThan(200);
       const pools = valuePools(all.data.getWorkflowInstances, tasks.data.getTaskExecutions);
       instanceArb = fc.record({ filter: instanceFilter(pools), orderBy: orderBy(INSTANCE_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
-      extendedInstanceArb = fc.record({ filter: extendedInstanceFilter(pools), orderBy: orderBy(EXTENDED_INSTANCE_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
-      extendedTaskArb = fc.record({ filter: extendedTaskFilter(pools), orderBy: orderBy(EXTENDED_TASK_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
+      lookupInstanceArb = fc.record({ filter: lookupInstanceFilter(pools), orderBy: orderBy(LOOKUP_INSTANCE_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
+      lookupTaskArb = fc.record({ filter: lookupTaskFilter(pools), orderBy: orderBy(LOOKUP_TASK_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
       taskArb = fc.record({ filter: taskFilter(pools), orderBy: orderBy(TASK_ORDER_FIELDS), limit: fc.integer({ min: 0, max: 40 }), offset: fc.integer({ min: 0, max: 60 }) }, { requiredKeys: ['limit'] });
     }, 300_000);
 
@@ -168,8 +161,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
     it('API additions, instances: durations, JSON operators, taskExecutions (nested, negated), orderBy duration, counts', async () => {
       await generated(() => fc.assert(
-        fc.asyncProperty(extendedInstanceArb, async (variables) => {
-          await expectSame(mixed!, EXTENDED_INSTANCES, variables);
+        fc.asyncProperty(lookupInstanceArb, async (variables) => {
+          await expectSame(mixed!, LOOKUP_INSTANCES, variables);
           const filter = variables['filter'] === undefined ? {} : { filter: variables['filter'] };
           await expectSame(mixed!, INSTANCE_COUNTS, filter);
           await expectSame(mixed!, STATUS_COUNTS, filter);
@@ -180,8 +173,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
     it('API additions, task executions: durations, JSON operators, the run\'s name/namespace/version, workflowInstance, counts', async () => {
       await generated(() => fc.assert(
-        fc.asyncProperty(extendedTaskArb, async (variables) => {
-          await expectSame(mixed!, EXTENDED_TASKS, variables);
+        fc.asyncProperty(lookupTaskArb, async (variables) => {
+          await expectSame(mixed!, LOOKUP_TASKS, variables);
           await expectSame(mixed!, TASK_COUNTS, variables['filter'] === undefined ? {} : { filter: variables['filter'] });
         }),
         { numRuns: 200, seed: 5 },
@@ -190,8 +183,8 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
 
     it('API additions: keyset pages in duration order continue the same on both backends', async () => {
       await generated(() => fc.assert(
-        fc.asyncProperty(extendedInstanceArb, extendedTaskArb, fc.nat(), async (instances, tasks, pick) => {
-          for (const [query, field, variables] of [[EXTENDED_INSTANCES, 'getWorkflowInstances', instances], [EXTENDED_TASKS, 'getTaskExecutions', tasks]] as const) {
+        fc.asyncProperty(lookupInstanceArb, lookupTaskArb, fc.nat(), async (instances, tasks, pick) => {
+          for (const [query, field, variables] of [[LOOKUP_INSTANCES, 'getWorkflowInstances', instances], [LOOKUP_TASKS, 'getTaskExecutions', tasks]] as const) {
             const first = JSON.parse(await expectSame(mixed!, query, { ...variables, limit: 50, offset: 0 })) as { data: Record<string, { cursor: string }[]> | null };
             const rows = first.data?.[field] ?? [];
             if (rows.length === 0) continue;

@@ -1,4 +1,4 @@
-// What the JSON operators beyond `eq` (issue 9: ne, gt…lte, in, contains, exists) need besides the leaves
+// What the JSON operators beyond `eq` (ne, gt…lte, in, contains, exists) need besides the leaves
 // (json-leaves.ts), as keywords a reader can query without scripts:
 //  - `paths`: every path present in the payload, whatever its value (object, array, scalar or JSON null), segments
 //    joined as in the leaves: `exists` is a term on it, `ne` needs it (present and not equal).
@@ -75,7 +75,7 @@ export function jsonPathEntries(value: JsonValue): JsonPathEntries {
 /**
  * The value at `path` as PostgreSQL's `#>` reads it (object keys; a segment of digits indexes an array); undefined:
  * missing. What the reader checks a payload's text with when the keywords cannot decide (reader/json-fallback.ts,
- * reader/extended/json-operators.ts).
+ * reader/lookups/json-operators.ts).
  */
 export function valueAtPath(value: JsonValue, path: readonly string[]): JsonValue | undefined {
   let v: JsonValue | undefined = value;

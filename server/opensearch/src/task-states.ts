@@ -5,7 +5,7 @@
 // name, 70 req/s). The status is one of a fixed set without '/', so the first '/' ends it.
 // Capped like the payload leaves: a run with more than MAX_TASK_STATES distinct states, or a state longer than the
 // keyword limit, is marked incomplete (`task_states_complete: false`) and the reader resolves such filters in two
-// steps while any served run is incomplete (reader/extended/task-states-filter.ts).
+// steps while any served run is incomplete (reader/lookups/task-states-filter.ts).
 import { KEYWORD_LIMIT } from './long-detail.js';
 import type { TaskExecutionDocument } from './task-execution-document.js';
 

@@ -3,7 +3,7 @@
 // normalizer, read by the OpenSearch Reader, all under a test prefix.
 import { Client } from '@opensearch-project/opensearch';
 import { describe } from 'vitest';
-import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '@workflow-index/testkit';
+import { runConformanceSuite } from '@workflow-index/testkit';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
@@ -13,8 +13,6 @@ const available = await openSearchReachable();
 describe.skipIf(!available)('conformance: OpenSearch', () => {
   runConformanceSuite({
     name: 'opensearch',
-    // Every query beyond the contract (issue 9): Reader.extended (src/reader/extended/).
-    features: ALL_CONFORMANCE_FEATURES,
     // Each request twice, not three times: the hot path sits above the Reader (the PostgreSQL and PGlite suites send
     // three), and a third round of the whole suite tripped the 512 MiB test node's parent circuit breaker once in CI.
     executionsPerRequest: 2,

@@ -54,8 +54,8 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     let listed: { id: string }[] = [];
     let count: unknown;
     const paths = await requestPathsOf(ns, async () => {
-      listed = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
-      count = await reader.extended.countInstances(validateFaulted, { exactLimit: 10_000 });
+      listed = await reader.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
+      count = await reader.countInstances(validateFaulted, { exactLimit: 10_000 });
     });
     // Runs 1…200 fault at their first task (position (g / 200) % 10 = 0) when g % 20 is 17 or 18: 20 runs.
     expect(listed.map((run) => run.id)).not.toContain('placeholder-17');
@@ -68,10 +68,10 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     const names = normalizedIndexNames(ns.prefix);
     const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
     const filter = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' }, taskPosition: { startsWith: 'do/' } } } as InstanceFilterArg);
-    const listed = await reader.extended.listInstances({ filter, orderBy: [], limit: 1000, offset: 0, payloads: false });
+    const listed = await reader.listInstances({ filter, orderBy: [], limit: 1000, offset: 0, payloads: false });
     let count: unknown;
     const paths = await requestPathsOf(ns, async () => {
-      count = await reader.extended.countInstances(filter, { exactLimit: 10_000 });
+      count = await reader.countInstances(filter, { exactLimit: 10_000 });
     });
     expect(listed).toHaveLength(20);
     expect(count).toEqual({ value: 20, exact: true });
@@ -81,7 +81,7 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
   it('a served run without task states (written by an earlier release): both answer from the task index, the same runs', async () => {
     const names = normalizedIndexNames(ns.prefix);
     const reader = createOpenSearchReader({ client: ns.client, prefix: ns.prefix });
-    const before = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
+    const before = await reader.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
     // One of the 20 runs, as a release before the task states wrote it.
     const old = before[0]!.id;
     const source = ((await ns.client.get({ index: names.workflowInstances, id: old })).body as { _source: Record<string, unknown> })._source;
@@ -92,8 +92,8 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
       let listed: { id: string }[] = [];
       let count: unknown;
       const paths = await requestPathsOf(ns, async () => {
-        listed = await reader.extended.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
-        count = await reader.extended.countInstances(validateFaulted, { exactLimit: 10_000 });
+        listed = await reader.listInstances({ filter: validateFaulted, orderBy: [], limit: 1000, offset: 0, payloads: false });
+        count = await reader.countInstances(validateFaulted, { exactLimit: 10_000 });
       });
       expect(listed.map((run) => run.id)).toEqual(before.map((run) => run.id));
       expect(count).toEqual({ value: 20, exact: true });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localNodePaths, runningPid } from '../src/local-node.js';
 import { localNodeDir } from '../src/dev/dev-node.js';
 import { OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
+import { graphqlData } from '@workflow-index/testkit';
 
 const available = await openSearchReachable();
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -65,12 +66,6 @@ async function interrupt(dev: DevProcess): Promise<number | null> {
   return dev.exited;
 }
 
-async function graphql(baseUrl: string, query: string): Promise<unknown> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-  expect(response.status).toBe(200);
-  return response.json();
-}
-
 const configured = { OPENSEARCH_HOST: node.hostname, OPENSEARCH_PORT: node.port || '9200', OPENSEARCH_PROTOCOL: node.protocol.replace(':', '') };
 
 describe.skipIf(!available)('development mode on OpenSearch (npm run start:opensearch)', () => {
@@ -107,17 +102,15 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
       [`${PREFIX}workflow-instance-events-raw-2026.05.12`, '36'],
     ]);
 
-    expect(await graphql(baseUrl, '{ getWorkflowInstances { id } }')).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
-    expect(await graphql(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
+    expect(await graphqlData(baseUrl, '{ getWorkflowInstances { id } }')).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
+    expect(await graphqlData(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
       name namespace status startDate error { status title } taskExecutions { id status } } }`)).toEqual({
-      data: {
-        getWorkflowInstance: {
-          name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
-          error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
-            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
-            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
-          ],
-        },
+      getWorkflowInstance: {
+        name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
+        error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
+          { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
+          { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
+        ],
       },
     });
     const page = await fetch(`${baseUrl}/q/graphql-ui`);
@@ -138,7 +131,7 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     const ui = await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
     expect(dev.output()).toContain('demo events not loaded: the node already holds workflow events');
     expect(dev.output()).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: unchanged`);
-    expect(await graphql(ui[1]!, '{ getWorkflowInstances { id } }')).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
+    expect(await graphqlData(ui[1]!, '{ getWorkflowInstances { id } }')).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
     const count = await client.transport.request({ method: 'GET', path: `/${PREFIX}*-events-raw-*/_count` });
     expect((count.body as { count: number }).count).toBe(80);
     dev.child.kill('SIGTERM');

@@ -1,4 +1,4 @@
-// Least privilege (issue #8), proven on a real node with the security plugin: the roles platform teams apply
+// Least privilege, proven on a real node with the security plugin: the roles platform teams apply
 // (kustomize/overlays/opensearch/security/roles.json, through apply.sh beside it, exactly as docs/deployment.md says)
 // let each of our components do its work and nothing else:
 //   admin       init-job opensearch-setup (twice: created, then unchanged), status, prune --dry-run
@@ -18,9 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_EVENTS } from '@workflow-index/testkit';
-import { type ServerProcess, startNodeScript, stop } from '@workflow-index/testkit';
-import { runInit } from '@workflow-index/testkit';
+import { CONFORMANCE_EVENTS, graphqlData, runInit, type ServerProcess, startNodeScript, stop } from '@workflow-index/testkit';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { eventLines, RECORD_TIME_MS } from './support/normalized-store.js';
@@ -249,15 +247,9 @@ describe.skipIf(!available)('least privilege: the shipped OpenSearch roles on a 
     const base = `http://127.0.0.1:${port}`;
     const ready = await fetch(`${base}/q/health/ready`);
     expect(ready.status, await ready.text()).toBe(200);
-    const response = await fetch(`${base}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id taskExecutions { id } } getWorkflowInstance(id: "conformance-suspended") { id status } }' }),
-    });
-    const answer = (await response.json()) as { data?: { getWorkflowInstances: { id: string }[]; getWorkflowInstance: { status: string } | null }; errors?: unknown[] };
-    expect(answer.errors).toBeUndefined();
-    expect(answer.data?.getWorkflowInstances).toHaveLength(3);
-    expect(answer.data?.getWorkflowInstance?.status).toBe('SUSPENDED');
+    const data = await graphqlData<{ getWorkflowInstances: { id: string }[]; getWorkflowInstance: { status: string } | null }>(base, '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id taskExecutions { id } } getWorkflowInstance(id: "conformance-suspended") { id status } }');
+    expect(data.getWorkflowInstances).toHaveLength(3);
+    expect(data.getWorkflowInstance?.status).toBe('SUSPENDED');
     const metrics = await (await fetch(`${base}/q/metrics`)).text();
     expect(metrics).toMatch(/^workflow_index_raw_events\{store="task"[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^workflow_index_raw_events\{store="workflow"[^}]*\} [1-9]/m);

@@ -11,8 +11,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SERVICE_UNAVAILABLE_MESSAGE } from '@workflow-index/core';
-import { type ServerProcess, startNodeScript, stop } from '@workflow-index/testkit';
-import { CONFORMANCE_EVENTS } from '@workflow-index/testkit';
+import { CONFORMANCE_EVENTS, postGraphQL, type ServerProcess, startNodeScript, stop } from '@workflow-index/testkit';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
@@ -28,15 +27,6 @@ const OUTAGES: readonly Exclude<ProxyState, 'forward'>[] = ['refuse', 'unavailab
 /** Bounded polling: generous, since the machine is shared; nothing asserts how fast. */
 const WAIT = { timeout: 90_000, interval: 200 };
 
-interface GraphQLAnswer {
-  readonly status: number;
-  readonly body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] };
-}
-
-async function graphql(baseUrl: string, query: string): Promise<GraphQLAnswer> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-  return { status: response.status, body: (await response.json()) as GraphQLAnswer['body'] };
-}
 
 async function health(baseUrl: string, which: 'ready' | 'live'): Promise<{ status: number; body: { status: string; checks: { name: string; status: string; data?: { error?: string } }[] } }> {
   const response = await fetch(`${baseUrl}/q/health/${which}`);
@@ -94,14 +84,14 @@ describe.skipIf(!available)('OpenSearch outage and recovery (server and normaliz
     expect(server.output()).toMatch(/"heapGrowth":"--heap-growing-percent=20"[^\n]*"starting"|"starting"[^\n]*"heapGrowth":"--heap-growing-percent=20"/);
     const baseUrl = `http://127.0.0.1:${port}`;
     await vi.waitFor(async () => expect((await health(baseUrl, 'ready')).status).toBe(200), WAIT);
-    const served = await graphql(baseUrl, LIST);
+    const served = await postGraphQL(baseUrl, LIST);
     expect(served.body.errors).toBeUndefined();
     const rows = served.body.data?.['getWorkflowInstances'];
     expect(rows).toHaveLength(5);
 
     for (const outage of OUTAGES) {
       await proxy.set(outage);
-      const failed = await graphql(baseUrl, LIST);
+      const failed = await postGraphQL(baseUrl, LIST);
       expect(failed.status).toBe(200);
       expect(failed.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
       // the public message only: neither the address, the connection error nor the node's own reason reaches clients
@@ -115,7 +105,7 @@ describe.skipIf(!available)('OpenSearch outage and recovery (server and normaliz
 
       await proxy.set('forward');
       await vi.waitFor(async () => expect((await health(baseUrl, 'ready')).status).toBe(200), WAIT);
-      await vi.waitFor(async () => expect((await graphql(baseUrl, LIST)).body.data?.['getWorkflowInstances']).toEqual(rows), WAIT);
+      await vi.waitFor(async () => expect((await postGraphQL(baseUrl, LIST)).body.data?.['getWorkflowInstances']).toEqual(rows), WAIT);
     }
     expect(server.child.exitCode).toBeNull(); // the same process all along
     expect(server.output()).not.toMatch(/"level":"(?:fatal)"/);

@@ -6,7 +6,7 @@ import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendUnavailableError } from '@workflow-index/core';
-import type { ExtendedInstanceFilter, InstanceFilter, InstanceSortField, ListQuery, SortKey } from '@workflow-index/core';
+import type { InstanceFilter, SimpleInstanceFilter, SimpleInstanceSortField, ListQuery, SortKey } from '@workflow-index/core';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { classifyResponse } from '../src/reader/search-requests.js';
@@ -59,7 +59,7 @@ const EVENTS = [
   ...run('rd-astral-two', 45, { workflowName: 'a😀😀b', workflowNamespace: 'xAyBz\\w[.]' }),
 ];
 
-const query = (over: Partial<ListQuery<InstanceFilter, InstanceSortField>>): ListQuery<InstanceFilter, InstanceSortField> => ({
+const query = (over: Partial<ListQuery<SimpleInstanceFilter, SimpleInstanceSortField>>): ListQuery<SimpleInstanceFilter, SimpleInstanceSortField> => ({
   filter: null, orderBy: [], limit: 1000, offset: 0, payloads: false, ...over,
 });
 
@@ -81,7 +81,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     await ns?.drop();
   });
 
-  const ORDERS: readonly SortKey<InstanceSortField>[][] = [
+  const ORDERS: readonly SortKey<SimpleInstanceSortField>[][] = [
     [],
     [{ field: 'name', direction: 'ASC' }],
     [{ field: 'endDate', direction: 'ASC' }],
@@ -104,7 +104,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
   });
 
   it('continues after a keyset position and an offset beyond the window', async () => {
-    const orderBy: SortKey<InstanceSortField>[] = [{ field: 'endDate', direction: 'DESC' }];
+    const orderBy: SortKey<SimpleInstanceSortField>[] = [{ field: 'endDate', direction: 'DESC' }];
     const all = await reader.listInstances(query({ orderBy }));
     // The position of row 5 (endDate, id): nulls come last, so walking past them must work too.
     const position = { values: [all[5]!.endDate, all[5]!.id] };
@@ -121,7 +121,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
     let requests = 0;
     client.on('response', () => requests++);
     try {
-      for (const orderBy of [...ORDERS, [{ field: 'startDate', direction: 'DESC' }, { field: 'name', direction: 'ASC' }]] as SortKey<InstanceSortField>[][]) {
+      for (const orderBy of [...ORDERS, [{ field: 'startDate', direction: 'DESC' }, { field: 'name', direction: 'ASC' }]] as SortKey<SimpleInstanceSortField>[][]) {
         const all = await reader.listInstances(query({ orderBy }));
         const keys = [...(orderBy.length === 0 ? [{ field: 'startDate' as const }] : orderBy), { field: 'id' as const }];
         for (const [i, row] of all.entries()) {
@@ -141,7 +141,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
       expect(page.map((x) => x.id)).toEqual((await reader.listInstances(query({ offset: 1, limit: 30 }))).map((x) => x.id));
       expect(requests).toBeGreaterThan(1);
       // Oldest first after the oldest run: the mirror image, windows after the position.
-      const oldestFirst: SortKey<InstanceSortField>[] = [{ field: 'startDate', direction: 'ASC' }];
+      const oldestFirst: SortKey<SimpleInstanceSortField>[] = [{ field: 'startDate', direction: 'ASC' }];
       const oldest = (await reader.listInstances(query({ orderBy: oldestFirst, limit: 1 })))[0]!;
       requests = 0;
       const ascending = await windowed.listInstances(query({ orderBy: oldestFirst, after: { values: [oldest.startDate, oldest.id] }, limit: 30 }));
@@ -162,8 +162,8 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
   });
 
   it('matches JSON filters beyond the capped leaves and on leaves too long to index, and their negation', async () => {
-    const json = (path: string[], value: string): InstanceFilter => ({ kind: 'json', field: 'input', path, value });
-    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);
+    const json = (path: string[], value: string): SimpleInstanceFilter => ({ kind: 'json', field: 'input', path, value });
+    const ids = async (filter: SimpleInstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);
     expect(await ids(json(['k5'], '5'))).toEqual(['rd-big-payload']); // indexed leaf
     expect(await ids(json([`k${MAX_LEAVES + 150}`], `${MAX_LEAVES + 150}.0`))).toEqual(['rd-big-payload']); // beyond the cap
     expect(await ids(json([`k${MAX_LEAVES + 150}`], '7'))).toEqual([]);
@@ -184,19 +184,19 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
       const rows = await list();
       return [rows.map((r) => r.id), requests];
     };
-    const byId: SortKey<InstanceSortField>[] = [{ field: 'id', direction: 'ASC' }];
+    const byId: SortKey<SimpleInstanceSortField>[] = [{ field: 'id', direction: 'ASC' }];
     try {
       // Only the input of rd-big-payload is capped: a filter on the outputs has nothing to check.
-      const output: InstanceFilter = { kind: 'json', field: 'output', path: ['k5'], value: '5' };
+      const output: SimpleInstanceFilter = { kind: 'json', field: 'output', path: ['k5'], value: '5' };
       expect(await idsAndRequests(() => counted.listInstances(query({ filter: output, orderBy: byId })))).toEqual([[], 1]);
-      const outputExists: ExtendedInstanceFilter = { kind: 'jsonOp', field: 'output', path: ['k5'], predicate: { op: 'exists', value: false } };
-      const [none, one] = await idsAndRequests(() => counted.extended.listInstances({ ...query({ orderBy: byId, limit: 3 }), filter: outputExists }));
+      const outputExists: InstanceFilter = { kind: 'jsonOp', field: 'output', path: ['k5'], predicate: { op: 'exists', value: false } };
+      const [none, one] = await idsAndRequests(() => counted.listInstances({ ...query({ orderBy: byId, limit: 3 }), filter: outputExists }));
       expect([none.length, one]).toEqual([3, 1]);
       // The input's check reads rd-big-payload (capped, and no indexed leaf says it has k…=7), then the page.
-      const input: InstanceFilter = { kind: 'json', field: 'input', path: [`k${MAX_LEAVES + 150}`], value: '7' };
+      const input: SimpleInstanceFilter = { kind: 'json', field: 'input', path: [`k${MAX_LEAVES + 150}`], value: '7' };
       expect(await idsAndRequests(() => counted.listInstances(query({ filter: input, orderBy: byId })))).toEqual([[], 3]);
-      const inputExists: ExtendedInstanceFilter = { kind: 'jsonOp', field: 'input', path: [`k${MAX_LEAVES + 150}`], predicate: { op: 'exists', value: true } };
-      expect(await idsAndRequests(() => counted.extended.listInstances({ ...query({ orderBy: byId }), filter: inputExists }))).toEqual([['rd-big-payload'], 3]);
+      const inputExists: InstanceFilter = { kind: 'jsonOp', field: 'input', path: [`k${MAX_LEAVES + 150}`], predicate: { op: 'exists', value: true } };
+      expect(await idsAndRequests(() => counted.listInstances({ ...query({ orderBy: byId }), filter: inputExists }))).toEqual([['rd-big-payload'], 3]);
     } finally {
       await counted.close();
     }
@@ -204,7 +204,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
 
   it('like patterns: wildcard syntax in literals is literal, ? is one code point (astral too)', async () => {
     const like = likeFilter;
-    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);
+    const ids = async (filter: SimpleInstanceFilter): Promise<string[]> => (await reader.listInstances(query({ filter, orderBy: [{ field: 'id', direction: 'ASC' }] }))).map((r) => r.id);
     expect(await ids(like('name', [{ kind: 'literal', text: 'a' }, { kind: 'one' }, { kind: 'literal', text: 'b' }]))).toEqual(['rd-astral']);
     expect(await ids(like('name', [{ kind: 'literal', text: 'a' }, { kind: 'one' }, { kind: 'one' }, { kind: 'literal', text: 'b' }]))).toEqual(['rd-astral-two']);
     expect(await ids(like('namespace', [{ kind: 'literal', text: 'x*y?z\\w[.]' }]))).toEqual(['rd-astral']);
@@ -288,7 +288,7 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
   });
 });
 
-function likeFilter(field: 'name' | 'namespace' | 'error.detail', pattern: readonly ({ kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' })[]): InstanceFilter {
+function likeFilter(field: 'name' | 'namespace' | 'error.detail', pattern: readonly ({ kind: 'literal'; text: string } | { kind: 'any' } | { kind: 'one' })[]): SimpleInstanceFilter {
   return { kind: 'string', field, predicate: { op: 'like', pattern } };
 }
 

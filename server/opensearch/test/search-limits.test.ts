@@ -19,7 +19,7 @@ import { createApp, type App } from '@workflow-index/core';
 import { loadCoreConfig } from '@workflow-index/core';
 import { parseLikePattern } from '@workflow-index/core';
 import { createLogger } from '@workflow-index/core';
-import { BackendUnavailableError, QueryTimeoutError, type TaskFilter } from '@workflow-index/core';
+import { BackendUnavailableError, QueryTimeoutError, type SimpleTaskFilter } from '@workflow-index/core';
 import { writeDataset } from './support/bench-dataset.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
@@ -45,7 +45,7 @@ const TINY_REQUEST_LIMIT = '1kb';
  */
 const SCRIPTED = Array.from({ length: 99 }, (_, i) => `*${'?'.repeat(201 + i)}`);
 const PREFILTERED = Array.from({ length: 99 }, (_, i) => `*bench-????????zz${i}*`);
-const likeFilter = (patterns: readonly string[]): TaskFilter => ({
+const likeFilter = (patterns: readonly string[]): SimpleTaskFilter => ({
   kind: 'or',
   nodes: patterns.map((p) => ({ kind: 'string', field: 'id', predicate: { op: 'like', pattern: parseLikePattern(p) } })),
 });
@@ -150,7 +150,7 @@ describe.skipIf(!available)('search limits on the OpenSearch node', () => {
    * then rightly says SERVICE_UNAVAILABLE (the fourth test), and such an attempt tells nothing here; it is set aside,
    * at most `wanted` times.
    */
-  const listAtOneMs = async (filter: TaskFilter, wanted: number): Promise<{ attempts: { failure: unknown; search: Exchange }[]; unanswered: number }> => {
+  const listAtOneMs = async (filter: SimpleTaskFilter, wanted: number): Promise<{ attempts: { failure: unknown; search: Exchange }[]; unanswered: number }> => {
     const { reader, sent } = readerAt(1);
     const attempts: { failure: unknown; search: Exchange }[] = [];
     let unanswered = 0;

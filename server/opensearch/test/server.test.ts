@@ -5,14 +5,12 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNodeScript } from '@workflow-index/testkit';
-import { attribute, OtlpReceiver } from '@workflow-index/testkit';
+import { attribute, CONFORMANCE_EVENTS, OtlpReceiver, postGraphQL, startNodeScript } from '@workflow-index/testkit';
 import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
 import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { startOutageProxy } from './support/outage-proxy.js';
 import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
-import { CONFORMANCE_EVENTS } from '@workflow-index/testkit';
 
 const available = await openSearchReachable();
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -26,11 +24,6 @@ const connectionEnv = (prefix: string): Record<string, string> => ({
   HTTP_PORT: '0',
   HEALTH_DISK_MIN_FREE_BYTES: '0',
 });
-
-async function graphql(baseUrl: string, query: string): Promise<{ status: number; body: { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] } }> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-  return { status: response.status, body: (await response.json()) as never };
-}
 
 async function ready(baseUrl: string): Promise<{ status: number; body: { status: string; checks: { name: string; status: string; data?: { error?: string } }[] } }> {
   const response = await fetch(`${baseUrl}/q/health/ready`);
@@ -58,13 +51,13 @@ describe.skipIf(!available)('OpenSearch production server', () => {
       const backend = down.body.checks.find((c) => c.name === 'backend')!;
       expect(backend.status).toBe('DOWN');
       expect(backend.data?.error).toMatch(/does not exist.*opensearch-setup/);
-      const unavailable = await graphql(server.baseUrl, '{ getWorkflowInstances { id } }');
+      const unavailable = await postGraphQL(server.baseUrl, '{ getWorkflowInstances { id } }');
       expect(unavailable.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
 
       await loadNormalized(ns.client, prefix, eventLines(CONFORMANCE_EVENTS));
       const up = await ready(server.baseUrl);
       expect(up.status).toBe(200);
-      const answer = await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id status taskExecutions { id } } getWorkflowInstance(id: "conformance-placeholder-1") { id } }');
+      const answer = await postGraphQL(server.baseUrl, '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id status taskExecutions { id } } getWorkflowInstance(id: "conformance-placeholder-1") { id } }');
       expect(answer.status).toBe(200);
       const rows = answer.body.data?.['getWorkflowInstances'] as { id: string }[];
       expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
@@ -85,7 +78,7 @@ describe.skipIf(!available)('OpenSearch production server', () => {
     const server = await startOpenSearchServer(config, pino({ level: 'silent' }));
     try {
       expect((await ready(server.baseUrl)).status).toBe(503);
-      const answer = await graphql(server.baseUrl, '{ getWorkflowInstances { id } }');
+      const answer = await postGraphQL(server.baseUrl, '{ getWorkflowInstances { id } }');
       expect(answer.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
     } finally {
       await server.close();
@@ -100,16 +93,16 @@ describe.skipIf(!available)('OpenSearch production server', () => {
     const server = await startOpenSearchServer(config, pino({ level: 'silent' }));
     try {
       expect((await ready(server.baseUrl)).status).toBe(200);
-      expect((await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }')).body.errors).toBeUndefined();
+      expect((await postGraphQL(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }')).body.errors).toBeUndefined();
       await proxy.set('refuse');
       const down = await ready(server.baseUrl);
       expect(down.status).toBe(503);
       expect(down.body.checks.find((c) => c.name === 'backend')?.data?.error).toMatch(/OpenSearch unavailable/);
-      const failed = await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }');
+      const failed = await postGraphQL(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }');
       expect(failed.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
       await proxy.set('forward');
       expect((await ready(server.baseUrl)).status).toBe(200);
-      const back = await graphql(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }');
+      const back = await postGraphQL(server.baseUrl, '{ getWorkflowInstances(limit: 1) { id } }');
       expect(back.body.errors).toBeUndefined();
       expect(back.body.data?.['getWorkflowInstances']).toHaveLength(1);
     } finally {
@@ -137,7 +130,7 @@ describe.skipIf(!available)('OpenSearch production server', () => {
       const port = Number((await run.waitFor(/"httpPort":(\d+)[^\n]*server started/))[1]);
       const baseUrl = `http://127.0.0.1:${port}`;
       expect((await ready(baseUrl)).status).toBe(200);
-      const answer = await graphql(baseUrl, 'query Completed { getWorkflowInstances(filter: {status: COMPLETED}) { id status } }');
+      const answer = await postGraphQL(baseUrl, 'query Completed { getWorkflowInstances(filter: {status: COMPLETED}) { id status } }');
       expect(answer.status).toBe(200);
       const rows = answer.body.data?.['getWorkflowInstances'] as { status: string }[];
       expect(rows.length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
 // whatever the budget.
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryTimeoutError, type ExtendedInstanceFilter, type InstanceFilter } from '@workflow-index/core';
+import { QueryTimeoutError, type InstanceFilter, type SimpleInstanceFilter } from '@workflow-index/core';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { INSTANCE_FIELDS } from '../src/reader/fields.js';
 import { resolveJsonFallback } from '../src/reader/json-fallback.js';
@@ -128,7 +128,7 @@ describe.skipIf(!available)('checks on the stored text read batches bounded by t
       now += 400;
     });
     const long = (c: string): string => c.repeat(9_000);
-    const filter: InstanceFilter = { kind: 'or', nodes: ['a', 'b', 'c', 'd'].map((c) => ({ kind: 'json' as const, field: 'input' as const, path: ['customer', 'id'], value: long(c) })) };
+    const filter: SimpleInstanceFilter = { kind: 'or', nodes: ['a', 'b', 'c', 'd'].map((c) => ({ kind: 'json' as const, field: 'input' as const, path: ['customer', 'id'], value: long(c) })) };
     const failure = resolveJsonFallback(new LookupDeadline(searcher, () => now), index, filter, INSTANCE_FIELDS, MATCH_ALL);
     await expect(failure).rejects.toThrow(QueryTimeoutError);
     await expect(failure).rejects.toThrow(/was not done within 1000 ms \(OPENSEARCH_QUERY_TIMEOUT_MS bounds a filter's lookups together\)/);
@@ -138,7 +138,7 @@ describe.skipIf(!available)('checks on the stored text read batches bounded by t
   it('a JSON filter through the reader answers the runs whose unindexed payload matches', async () => {
     const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
     try {
-      const filter: ExtendedInstanceFilter = { kind: 'json', field: 'input', path: ['customer', 'id'], value: 'gold' };
+      const filter: InstanceFilter = { kind: 'json', field: 'input', path: ['customer', 'id'], value: 'gold' };
       const rows = await reader.listInstances({ filter, orderBy: [{ field: 'id', direction: 'ASC' }], limit: 100, offset: 0, payloads: false });
       expect(rows.map((r) => r.id)).toEqual(gold);
     } finally {

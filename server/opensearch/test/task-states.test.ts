@@ -1,9 +1,9 @@
 // The runs' task states (src/task-states.ts) and the instance filter `taskExecutions` on status and name that reads
-// them (src/reader/extended/task-states-filter.ts): the states of generated runs, and on the real node the same runs
+// them (src/reader/lookups/task-states-filter.ts): the states of generated runs, and on the real node the same runs
 // and counts as the two steps over the task index, for any such filter and its negation (fast-check).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core';
+import type { InstanceFilter, TaskFilter } from '@workflow-index/core';
 import { KEYWORD_LIMIT } from '../src/long-detail.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { recomputeInstances, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
@@ -12,7 +12,7 @@ import { parseLosslessJson } from '@workflow-index/events';
 import type { RawHit } from '../src/raw-event-source.js';
 import { MAX_TASK_STATES, taskStates } from '../src/task-states.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
-import { taskStatesQuery } from '../src/reader/extended/task-states-filter.js';
+import { taskStatesQuery } from '../src/reader/lookups/task-states-filter.js';
 import { createTestNamespace, openSearchReachable, requestPathsOf, type TestNamespace } from './support/test-node.js';
 
 const STATUSES = ['RUNNING', 'COMPLETED', 'FAULTED', 'CANCELLED', 'SUSPENDED'] as const;
@@ -37,8 +37,8 @@ describe('task states of a run', () => {
   });
 
   it('only status (and name) conditions, eq or in, are read from them', () => {
-    const status: ExtendedTaskFilter = { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } };
-    const name: ExtendedTaskFilter = { kind: 'string', field: 'taskName', predicate: { op: 'in', values: ['a', 'b'] } };
+    const status: TaskFilter = { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } };
+    const name: TaskFilter = { kind: 'string', field: 'taskName', predicate: { op: 'in', values: ['a', 'b'] } };
     expect(taskStatesQuery(status)).not.toBeNull();
     expect(taskStatesQuery({ kind: 'and', nodes: [name, status] })).toEqual({ terms: { task_states: ['FAULTED/a', 'FAULTED/b'] } });
     expect(taskStatesQuery(name)).toBeNull(); // a name alone: any status, left to the task index
@@ -48,8 +48,8 @@ describe('task states of a run', () => {
     expect(taskStatesQuery({ kind: 'and', nodes: [status, { kind: 'string', field: 'taskName', predicate: { op: 'startsWith', value: 'a' } }] })).toBeNull();
     // a status a task document cannot hold, or more pairs than one terms query takes: left to the task index
     expect(taskStatesQuery({ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED/a' } })).toBeNull();
-    const manyNames: ExtendedTaskFilter = { kind: 'string', field: 'taskName', predicate: { op: 'in', values: Array.from({ length: 32_769 }, (_, i) => `t${i}`) } };
-    const twoStatuses: ExtendedTaskFilter = { kind: 'string', field: 'status', predicate: { op: 'in', values: ['FAULTED', 'CANCELLED'] } };
+    const manyNames: TaskFilter = { kind: 'string', field: 'taskName', predicate: { op: 'in', values: Array.from({ length: 32_769 }, (_, i) => `t${i}`) } };
+    const twoStatuses: TaskFilter = { kind: 'string', field: 'status', predicate: { op: 'in', values: ['FAULTED', 'CANCELLED'] } };
     expect(taskStatesQuery({ kind: 'and', nodes: [twoStatuses, manyNames] })).toBeNull();
     expect(taskStatesQuery({ kind: 'and', nodes: [status, manyNames] })).not.toBeNull();
   });
@@ -90,26 +90,26 @@ describe.skipIf(!available)('taskExecutions on status and name: the task states 
     await ns?.drop();
   });
 
-  const ids = async (filter: ExtendedInstanceFilter): Promise<string[]> =>
-    (await reader.extended.listInstances({ filter, orderBy: [{ field: 'id', direction: 'ASC' }], limit: 1000, offset: 0, payloads: false })).map((i) => i.id);
+  const ids = async (filter: InstanceFilter): Promise<string[]> =>
+    (await reader.listInstances({ filter, orderBy: [{ field: 'id', direction: 'ASC' }], limit: 1000, offset: 0, payloads: false })).map((i) => i.id);
   const values = <T extends string>(items: readonly T[]) => fc.uniqueArray(fc.constantFrom(...items), { minLength: 1, maxLength: 3 });
-  const leaf = (field: 'status' | 'taskName', vs: string[]): ExtendedTaskFilter =>
+  const leaf = (field: 'status' | 'taskName', vs: string[]): TaskFilter =>
     ({ kind: 'string', field, predicate: vs.length === 1 ? { op: 'eq', value: vs[0]! } : { op: 'in', values: vs } });
   // Always true for these runs' tasks: the same filter, but not one the task states can answer (two steps).
-  const anyPosition: ExtendedTaskFilter = { kind: 'string', field: 'taskPosition', predicate: { op: 'contains', value: '/' } };
+  const anyPosition: TaskFilter = { kind: 'string', field: 'taskPosition', predicate: { op: 'contains', value: '/' } };
 
   const filters = fc.tuple(values(STATUSES), fc.option(values([...NAMES, 'absent']), { nil: undefined }), fc.boolean());
   /** Checks one filter both ways; whether the states' answer read the task index. */
   const sameBothWays = async ([statuses, names, negated]: [string[], string[] | undefined, boolean]): Promise<boolean> => {
     const nodes = [leaf('status', statuses), ...(names === undefined ? [] : [leaf('taskName', names)])];
-    const inner: ExtendedTaskFilter = nodes.length === 1 ? nodes[0]! : { kind: 'and', nodes };
+    const inner: TaskFilter = nodes.length === 1 ? nodes[0]! : { kind: 'and', nodes };
     expect(taskStatesQuery(inner)).not.toBeNull();
-    const wrap = (node: ExtendedTaskFilter): ExtendedInstanceFilter => (negated ? { kind: 'not', node: { kind: 'tasks', node } } : { kind: 'tasks', node });
+    const wrap = (node: TaskFilter): InstanceFilter => (negated ? { kind: 'not', node: { kind: 'tasks', node } } : { kind: 'tasks', node });
     let fromStates: string[] = [];
     let counted: unknown;
     const paths = await requestPathsOf(ns, async () => {
       fromStates = await ids(wrap(inner));
-      counted = await reader.extended.countInstances(wrap(inner), { exactLimit: 1000 });
+      counted = await reader.countInstances(wrap(inner), { exactLimit: 1000 });
     });
     const fromTasks = await ids(wrap({ kind: 'and', nodes: [...nodes, anyPosition] }));
     expect(fromStates).toEqual(fromTasks);

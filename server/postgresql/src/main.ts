@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  // Before anything large is allocated: the old generation grows by a fixed factor (heap-tuning.ts, issue 11).
+  // Before anything large is allocated: the old generation grows by a fixed factor (heap-tuning.ts).
   const heapGrowth = tuneHeapGrowth();
   const logger = createLogger(config.core);
   logger.info({ mode: config.core.mode, backend: 'postgresql', heapGrowth }, 'starting');

@@ -1,4 +1,4 @@
-// Counts (issue 9) that stay fast on any table size: exact while at most COUNT_EXACT_LIMIT rows match, counted
+// Counts that stay fast on any table size: exact while at most COUNT_EXACT_LIMIT rows match, counted
 // with `LIMIT limit + 1` so no count reads more than that many rows; above it (or when the exact count does not
 // finish within the count timeout) the planner's row estimate of the same statement, from EXPLAIN (FORMAT JSON):
 // statistics-based (pg_class.reltuples and the column statistics, scaled by the filter's selectivity), so it is

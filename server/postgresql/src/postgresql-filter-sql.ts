@@ -10,11 +10,11 @@ import { durationBoundMicros } from '@workflow-index/core';
 import type {
   Direction,
   DurationPredicate,
-  ExtendedFilterNode,
-  ExtendedInstanceFilter,
+  FilterNode,
+  InstanceFilter,
   JsonPredicate,
-  ExtendedInstanceSortField,
-  ExtendedTaskSortField,
+  InstanceSortField,
+  TaskSortField,
   InstanceStringField,
   InstanceTimeField,
   IntPredicate,
@@ -68,7 +68,7 @@ const RUN_FIELDS: Readonly<Record<RunField, string>> = { namespace: 'workflow_na
 const isRunField = (field: string): field is RunField => Object.hasOwn(RUN_FIELDS, field);
 
 /** Whether an instance filter reads only the run's fields a task row carries (then no run lookup is needed). */
-function onRunFields(node: ExtendedInstanceFilter): boolean {
+function onRunFields(node: InstanceFilter): boolean {
   switch (node.kind) {
     case 'string':
       return isRunField(node.field);
@@ -146,7 +146,7 @@ export function taskColumns(alias: string): FieldColumns<TaskStringField, TaskTi
 
 /** The SQL condition of a filter tree (`true` for no filter). */
 export function filterSql<S extends string, T extends string>(
-  node: ExtendedFilterNode<S, T> | null,
+  node: FilterNode<S, T> | null,
   columns: FieldColumns<S, T>,
   params: SqlParams,
 ): string {
@@ -164,7 +164,7 @@ interface Position {
 }
 
 function translate<S extends string, T extends string>(
-  node: ExtendedFilterNode<S, T>,
+  node: FilterNode<S, T>,
   columns: FieldColumns<S, T>,
   params: SqlParams,
   at: Position,
@@ -431,7 +431,7 @@ export interface SortFieldSql {
   readonly cast?: 'int8';
 }
 
-export const INSTANCE_SORT_SQL: Readonly<Record<ExtendedInstanceSortField, SortFieldSql>> = {
+export const INSTANCE_SORT_SQL: Readonly<Record<InstanceSortField, SortFieldSql>> = {
   id: { column: 'id', nullable: false, time: false, descIndexOnly: false },
   name: { column: 'name', nullable: true, time: false, descIndexOnly: false },
   namespace: { column: 'namespace', nullable: true, time: false, descIndexOnly: false },
@@ -445,7 +445,7 @@ export const INSTANCE_SORT_SQL: Readonly<Record<ExtendedInstanceSortField, SortF
   duration: { column: 'duration_us', nullable: true, time: false, descIndexOnly: false, cast: 'int8' },
 };
 
-export const TASK_SORT_SQL: Readonly<Record<ExtendedTaskSortField, SortFieldSql>> = {
+export const TASK_SORT_SQL: Readonly<Record<TaskSortField, SortFieldSql>> = {
   id: { column: 'id', nullable: false, time: false, descIndexOnly: false },
   taskName: { column: 'task_name', nullable: false, time: false, descIndexOnly: false },
   taskPosition: { column: 'task_position', nullable: false, time: false, descIndexOnly: false },

@@ -7,11 +7,10 @@ import type {
   Count,
   CountOptions,
   ErrorRecord,
-  ExtendedInstanceFilter,
-  ExtendedInstanceSortField,
-  ExtendedReader,
-  ExtendedTaskFilter,
-  ExtendedTaskSortField,
+  InstanceFilter,
+  InstanceSortField,
+  TaskFilter,
+  TaskSortField,
   IngestionStats,
   ListQuery,
   PoolStats,
@@ -224,7 +223,7 @@ export interface PostgresqlReaderOptions {
   readonly countTimeoutMs?: number;
 }
 
-export class PostgresqlReader implements Reader, ExtendedReader {
+export class PostgresqlReader implements Reader {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #counts: CountStatements;
@@ -238,19 +237,14 @@ export class PostgresqlReader implements Reader, ExtendedReader {
     this.#counts = new CountStatements(options.pool, options.countTimeoutMs ?? 1000);
   }
 
-  /** Every query beyond the contract (issue 9) is implemented: the extended filters and orders, and the counts. */
-  get extended(): ExtendedReader {
-    return this;
-  }
-
-  countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
+  countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count> {
     if (filter?.kind === 'tasks') return this.#countRunsOfTasks(filter.node, options);
     const params = new SqlParams();
     const where = `${SERVED_INSTANCE} AND ${filterSql(filter, instanceColumns('i'), params)}`;
     return this.#counts.count(`FROM ${INSTANCES} i WHERE ${where}`, params.values, options.exactLimit, 'countInstances');
   }
 
-  countTasks(filter: ExtendedTaskFilter | null, options: CountOptions): Promise<Count> {
+  countTasks(filter: TaskFilter | null, options: CountOptions): Promise<Count> {
     const params = new SqlParams();
     const condition = filterSql(filter, taskColumns('t'), params);
     // Counted as (matching tasks) − (matching tasks of placeholder runs): the first part reads only the filter's
@@ -269,7 +263,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
    * where charge faulted took 52 ms against 1.3 ms, and it grows with the table); a task filter that matches most runs
    * stops after limit + 1 of them, in run order.
    */
-  #countRunsOfTasks(node: ExtendedTaskFilter, options: CountOptions): Promise<Count> {
+  #countRunsOfTasks(node: TaskFilter, options: CountOptions): Promise<Count> {
     const params = new SqlParams();
     const condition = filterSql(node, taskColumns('t'), params);
     return this.#counts.countExcluding(
@@ -282,7 +276,7 @@ export class PostgresqlReader implements Reader, ExtendedReader {
     );
   }
 
-  countInstancesByStatus(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
+  countInstancesByStatus(filter: InstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
     const params = new SqlParams();
     const where = `${SERVED_INSTANCE} AND ${filterSql(filter, instanceColumns('i'), params)}`;
     return this.#counts.countByStatus(`FROM ${INSTANCES} i WHERE ${where}`, 'i.status', params.values, options.exactLimit);
@@ -299,14 +293,14 @@ export class PostgresqlReader implements Reader, ExtendedReader {
     return { ...instance, tasks: row.tasks.map((values) => toTask(taskRowOf(values), taskPayloads)) };
   }
 
-  async listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+  async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const where = `${SERVED_INSTANCE} AND ${filterSql(query.filter, instanceColumns('i'), params)}`;
     const sql = listSql({
       table: INSTANCES, alias: 'i', select: instanceSelect(query.payloads),
       rawColumns: query.payloads ? [...INSTANCE_RAW, ...PAYLOAD_RAW] : INSTANCE_RAW,
-      where, keys: effectiveSortKeys<ExtendedInstanceSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: INSTANCE_SORT_SQL,
+      where, keys: effectiveSortKeys<InstanceSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: INSTANCE_SORT_SQL,
       after: query.after ?? null, limit: query.limit, offset: query.offset, params,
     });
     const rows = await this.#query<InstanceRow>(sql, params.values, 'listInstances');
@@ -319,14 +313,14 @@ export class PostgresqlReader implements Reader, ExtendedReader {
     return row ? toTask(row, options.payloads) : null;
   }
 
-  async listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]> {
+  async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
     if (query.limit <= 0) return [];
     const params = new SqlParams();
     const where = `${SERVED_TASK} AND ${filterSql(query.filter, taskColumns('t'), params)}`;
     const sql = listSql({
       table: TASKS, alias: 't', select: taskSelect(query.payloads),
       rawColumns: query.payloads ? [...TASK_RAW, ...PAYLOAD_RAW] : TASK_RAW,
-      where, keys: effectiveSortKeys<ExtendedTaskSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: TASK_SORT_SQL,
+      where, keys: effectiveSortKeys<TaskSortField>(query.orderBy, DEFAULT_LIST_ORDER), fields: TASK_SORT_SQL,
       after: query.after ?? null, limit: query.limit, offset: query.offset, params,
     });
     const rows = await this.#query<TaskRow>(sql, params.values, 'listTasks');

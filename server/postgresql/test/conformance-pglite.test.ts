@@ -6,7 +6,7 @@ import { describe } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '@workflow-index/testkit';
+import { runConformanceSuite } from '@workflow-index/testkit';
 import { startEmbeddedDatabase } from '../src/dev-database.js';
 import { migrate } from '../src/migrator.js';
 import { createPool } from '../src/postgresql-pool.js';
@@ -16,7 +16,6 @@ import { loadEvents } from './support/load-events.js';
 describe('conformance: PGlite (embedded development database)', () => {
   runConformanceSuite({
     name: 'pglite',
-    features: ALL_CONFORMANCE_FEATURES,
     async setup(events) {
       const dir = mkdtempSync(join(tmpdir(), 'wi-pglite-conformance-'));
       const database = await startEmbeddedDatabase(join(dir, 'data'));

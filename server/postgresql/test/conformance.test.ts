@@ -1,7 +1,7 @@
 // The shared conformance suite on real PostgreSQL: a fresh migrated database, the events written by a
 // forwarder login role exactly as Fluent Bit writes them, the reader connected as a reader login role.
 import { describe } from 'vitest';
-import { ALL_CONFORMANCE_FEATURES, runConformanceSuite } from '@workflow-index/testkit';
+import { runConformanceSuite } from '@workflow-index/testkit';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable, openTestPool } from './support/test-database.js';
@@ -15,7 +15,6 @@ const FORWARDER_ROLE = 'wi_conformance_forwarder';
 describe.skipIf(!available)('conformance: PostgreSQL', () => {
   runConformanceSuite({
     name: 'postgresql',
-    features: ALL_CONFORMANCE_FEATURES,
     async setup(events) {
       const db = await createTestDatabase({ prefix: 'wi_conformance' });
       try {

@@ -6,14 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getContainerRuntimeClient } from 'testcontainers';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
+import { graphqlData } from '@workflow-index/testkit';
 
 
-
-async function graphql(baseUrl: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
-}
 
 const FIXTURE_INSTANCES = [
   '01KRDQEHBQF7VKFR571KEFRHM5', '01KRDQEES4VBNTZWX89D86KWZJ', '01KRDQEBYPFN9AZM0BE5K9B295', '01KRDQEAPWDTERF1SDDX5A5SQV',
@@ -54,19 +49,17 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     const ready = await fetch(`${baseUrl}/q/health/ready`);
     expect(ready.status).toBe(200);
 
-    const list = await graphql(baseUrl, '{ getWorkflowInstances { id } }');
-    expect(list).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
-    const one = await graphql(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
+    const list = await graphqlData(baseUrl, '{ getWorkflowInstances { id } }');
+    expect(list).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
+    const one = await graphqlData(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
       name namespace status startDate error { status title } taskExecutions { id status } } }`);
     expect(one).toEqual({
-      data: {
-        getWorkflowInstance: {
-          name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
-          error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
-            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
-            { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
-          ],
-        },
+      getWorkflowInstance: {
+        name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
+        error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
+          { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
+          { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
+        ],
       },
     });
     expect(existsSync(`${join(dir, 'pglite')}.lock`)).toBe(true);
@@ -90,8 +83,8 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     const baseUrl = ui[1] ?? '';
     expect(server.output()).toContain('demo events not loaded');
     expect(server.output()).not.toMatch(/migration applied/);
-    const list = await graphql(baseUrl, '{ getWorkflowInstances { id } }');
-    expect(list).toEqual({ data: { getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) } });
+    const list = await graphqlData(baseUrl, '{ getWorkflowInstances { id } }');
+    expect(list).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
     const metrics = await (await fetch(`${baseUrl}/q/metrics`)).text();
     // Label order is the metrics module's business: match the sample whatever the order.
     expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="workflow"[^}]*\} 36$/m);

@@ -4,12 +4,12 @@
 // for every precision, from the events alone — through JSONL (no runtime time to break ties), CRI container logs,
 // the Fluent Bit model and a filterless forwarder in any order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { canonicalJson, expectedIndex } from '@workflow-index/testkit';
 import { criLog } from '@workflow-index/testkit';
 import { rawFlushes } from './support/raw-statement.js';
 import { seededRandom, shuffled } from '@workflow-index/testkit';
-import { deliveryPaths, dropRole, lineTimeNanos, printedLines, recordTimeText, withSuffix, type DeliveryPaths, type Snapshot } from './support/delivery-paths.js';
+import { deliveryPaths, lineTimeNanos, printedLines, recordTimeText, withSuffix, type DeliveryPaths, type Snapshot } from './support/delivery-paths.js';
 import { loopStream, uuidV3, type LoopStream, type ProducerTimeFormat } from '@workflow-index/testkit';
 import { realFixture } from '@workflow-index/testkit';
 
@@ -74,7 +74,7 @@ describe.skipIf(!available)('long loops in every producer precision (real Postgr
   afterAll(async () => {
     await paths?.close();
     await db?.drop();
-    if (paths) await dropRole(paths.forwarderRole);
+    if (paths) await dropLoginRoles(paths.forwarderRole);
   });
 
   /** Each path delivers the stream under its own suffix; returns what was served for it. */

@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
-import { fixtureEvents } from '@workflow-index/testkit';
+import { fixtureEvents, type GraphQLResponseBody, postGraphQL } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
 const available = await postgresReachable();
@@ -24,20 +24,14 @@ async function startProduction(env: Record<string, string>): Promise<{ server: S
   return { server, baseUrl: `http://127.0.0.1:${listening[1]}` };
 }
 
-interface GraphQLBody { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> }
-async function graphql(baseUrl: string, query: string): Promise<GraphQLBody> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
-  return (await response.json()) as GraphQLBody;
-}
-
 /** POST over a connection of its own that closes after the response (no keep-alive). */
-function postOnce(baseUrl: string, query: string): Promise<{ status: number; body: GraphQLBody }> {
+function postOnce(baseUrl: string, query: string): Promise<{ status: number; body: GraphQLResponseBody }> {
   return new Promise((resolve, reject) => {
     const request = http.request(`${baseUrl}/graphql`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Connection: 'close' } }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as GraphQLBody }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as GraphQLResponseBody }));
     });
     request.on('error', reject);
     request.end(JSON.stringify({ query }));
@@ -165,7 +159,7 @@ describe.skipIf(!available)('production mode against real PostgreSQL', () => {
     expect(server.output()).toContain('schema changes off (DATABASE_MIGRATE=false)');
     expect(server.output()).not.toContain('test-password');
     expect(await readyStatus(baseUrl)).toBe(200);
-    expect(((await graphql(baseUrl, COUNT_QUERY)).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
+    expect((((await postGraphQL(baseUrl, COUNT_QUERY)).body).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
 
     await proxy.cut();
     const downAfter = await until(() => readyStatus(baseUrl), 503, 5000);
@@ -175,13 +169,13 @@ describe.skipIf(!available)('production mode against real PostgreSQL', () => {
     expect(ready.checks.find((c) => c.name === 'backend')?.status).toBe('DOWN');
     expect((await fetch(`${baseUrl}/q/health/live`)).status).toBe(200);
     const began = performance.now();
-    const failed = await graphql(baseUrl, COUNT_QUERY);
+    const failed = (await postGraphQL(baseUrl, COUNT_QUERY)).body;
     expect(performance.now() - began).toBeLessThan(3000);
     expect(failed.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
 
     await proxy.open(); // same port: the server's configuration does not change
     await until(() => readyStatus(baseUrl), 200, 10_000);
-    expect(((await graphql(baseUrl, COUNT_QUERY)).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
+    expect((((await postGraphQL(baseUrl, COUNT_QUERY)).body).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
     expect(server.child.exitCode).toBeNull(); // it kept running all along
     expect(await stop(server)).toBe(0);
   });
@@ -193,10 +187,10 @@ describe.skipIf(!available)('production mode against real PostgreSQL', () => {
       servers.push(server);
       expect(server.output()).toContain('database not reachable at start; serving with readiness DOWN until it is');
       expect(await readyStatus(baseUrl)).toBe(503);
-      expect((await graphql(baseUrl, COUNT_QUERY)).errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
+      expect(((await postGraphQL(baseUrl, COUNT_QUERY)).body).errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
       await proxy.open();
       await until(() => readyStatus(baseUrl), 200, 10_000);
-      expect(((await graphql(baseUrl, COUNT_QUERY)).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
+      expect((((await postGraphQL(baseUrl, COUNT_QUERY)).body).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
       expect(await stop(server)).toBe(0);
     } finally {
       await proxy.open(); // a no-op unless the test failed before reopening it
@@ -264,7 +258,7 @@ describe.skipIf(!available)('production mode against real PostgreSQL', () => {
       expect(migrating.server.output()).toMatch(/"migration":"1_initial_schema"/);
       expect(await historyExists()).toBe(true);
       expect(await readyStatus(migrating.baseUrl)).toBe(200);
-      expect(await graphql(migrating.baseUrl, COUNT_QUERY)).toEqual({ data: { getWorkflowInstances: [] } });
+      expect((await postGraphQL(migrating.baseUrl, COUNT_QUERY)).body).toEqual({ data: { getWorkflowInstances: [] } });
       expect(await stop(migrating.server)).toBe(0);
     } finally {
       await empty.drop();

@@ -1,4 +1,4 @@
-// Deliveries as production makes them (issue 7): the same event lines arrive again with other record times and
+// Deliveries as production makes them: the same event lines arrive again with other record times and
 // forwarder metadata (runtime `time`, `stream`, `_p`, `logtag`, `kubernetes`, another Timestamp_Key), with numbers
 // re-printed the way Fluent Bit prints them and fields in another order, in any flush split and arrival order,
 // and as `init-job ingest` backfills of JSONL or CRI logs; and a platform team's forwarder sends hostile lines
@@ -7,12 +7,12 @@
 // Base stream: the real Quarkus Flow output (epoch-seconds, 20 of its 21 instances) and a generated epoch-millis loop.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { expectedIndex } from '@workflow-index/testkit';
 import { criLog, rfc3339Nano } from '@workflow-index/testkit';
 import { rawFlushes, type RawRecord } from './support/raw-statement.js';
 import { seededRandom, shuffled } from '@workflow-index/testkit';
-import { deliveryPaths, dropRole, lineTimeNanos, POD, printedLines, withSuffix, type DeliveryPaths, type Snapshot } from './support/delivery-paths.js';
+import { deliveryPaths, lineTimeNanos, POD, printedLines, withSuffix, type DeliveryPaths, type Snapshot } from './support/delivery-paths.js';
 import { flbDouble, reprintNumbers, rotateMembers } from './support/forwarder-reprint.js';
 import { loopStream } from '@workflow-index/testkit';
 import { realFixture } from '@workflow-index/testkit';
@@ -95,7 +95,7 @@ describe.skipIf(!available)('deliveries as production makes them (real PostgreSQ
   afterAll(async () => {
     await paths?.close();
     await db?.drop();
-    if (paths) await dropRole(paths.forwarderRole);
+    if (paths) await dropLoginRoles(paths.forwarderRole);
   });
 
   it('a clean delivery serves the oracle\'s rows', () => {

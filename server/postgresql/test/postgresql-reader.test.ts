@@ -6,7 +6,7 @@ import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
 import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core';
-import type { InstanceFilter, InstanceSortField, KeysetPosition, ListQuery, Reader, SortKey, TaskFilter, TaskSortField } from '@workflow-index/core';
+import type { SimpleInstanceFilter, SimpleInstanceSortField, KeysetPosition, ListQuery, Reader, SortKey, SimpleTaskFilter, SimpleTaskSortField } from '@workflow-index/core';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader, preparedStatementName } from '../src/postgresql-reader.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
@@ -65,16 +65,16 @@ const events: Event[] = [
 
 const ALL = ['r-4', 'r-3', 'r-2', 'r-1', 'r-0']; // default order: startDate DESC
 
-function instances(filter: InstanceFilter | null, extra: Partial<ListQuery<InstanceFilter, InstanceSortField>> = {}): ListQuery<InstanceFilter, InstanceSortField> {
+function instances(filter: SimpleInstanceFilter | null, extra: Partial<ListQuery<SimpleInstanceFilter, SimpleInstanceSortField>> = {}): ListQuery<SimpleInstanceFilter, SimpleInstanceSortField> {
   return { filter, orderBy: [], limit: 100, offset: 0, payloads: false, ...extra };
 }
-function tasks(filter: TaskFilter | null, extra: Partial<ListQuery<TaskFilter, TaskSortField>> = {}): ListQuery<TaskFilter, TaskSortField> {
+function tasks(filter: SimpleTaskFilter | null, extra: Partial<ListQuery<SimpleTaskFilter, SimpleTaskSortField>> = {}): ListQuery<SimpleTaskFilter, SimpleTaskSortField> {
   return { filter, orderBy: [], limit: 100, offset: 0, payloads: false, ...extra };
 }
-const str = (field: 'id' | 'name' | 'namespace' | 'version' | 'status' | 'error.type', predicate: Extract<InstanceFilter, { kind: 'string' }>['predicate']): InstanceFilter =>
+const str = (field: 'id' | 'name' | 'namespace' | 'version' | 'status' | 'error.type', predicate: Extract<SimpleInstanceFilter, { kind: 'string' }>['predicate']): SimpleInstanceFilter =>
   ({ kind: 'string', field, predicate });
-const json = (path: string[], value: string, field: 'input' | 'output' = 'input'): InstanceFilter => ({ kind: 'json', field, path, value });
-const not = (node: InstanceFilter): InstanceFilter => ({ kind: 'not', node });
+const json = (path: string[], value: string, field: 'input' | 'output' = 'input'): SimpleInstanceFilter => ({ kind: 'json', field, path, value });
+const not = (node: SimpleInstanceFilter): SimpleInstanceFilter => ({ kind: 'not', node });
 
 interface Recorded { text: string; values: unknown[] }
 
@@ -215,7 +215,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
   });
 
   it('uses two-valued logic: a leaf on NULL is false, not() matches exactly the other rows', async () => {
-    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(instances(filter))).map((i) => i.id);
+    const ids = async (filter: SimpleInstanceFilter): Promise<string[]> => (await reader.listInstances(instances(filter))).map((i) => i.id);
     // r-2 has no namespace
     expect(await ids(str('namespace', { op: 'ne', value: 'ns' }))).toEqual(['r-4', 'r-3']);
     expect(await ids(not(str('namespace', { op: 'eq', value: 'ns' })))).toEqual(['r-4', 'r-3', 'r-2']);
@@ -230,10 +230,10 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
     expect(await ids(not({ kind: 'and', nodes: [] }))).toEqual([]);
     expect(await ids(not({ kind: 'or', nodes: [] }))).toEqual(ALL);
     // De Morgan under not: not(ns = 'ns' and name like 'a*') = the rest, NULL namespace included
-    const both: InstanceFilter = { kind: 'and', nodes: [str('namespace', { op: 'eq', value: 'ns' }), str('name', { op: 'startsWith', value: 'a' })] };
+    const both: SimpleInstanceFilter = { kind: 'and', nodes: [str('namespace', { op: 'eq', value: 'ns' }), str('name', { op: 'startsWith', value: 'a' })] };
     expect(await ids(both)).toEqual(['r-1']);
     expect(await ids(not(both))).toEqual(['r-4', 'r-3', 'r-2', 'r-0']);
-    const either: InstanceFilter = { kind: 'or', nodes: [str('namespace', { op: 'eq', value: 'NS' }), str('namespace', { op: 'eq', value: 'é' })] };
+    const either: SimpleInstanceFilter = { kind: 'or', nodes: [str('namespace', { op: 'eq', value: 'NS' }), str('namespace', { op: 'eq', value: 'é' })] };
     expect(await ids(either)).toEqual(['r-4', 'r-3']);
     expect(await ids(not(either))).toEqual(['r-2', 'r-1', 'r-0']);
     // int leaf on NULL error.status
@@ -247,7 +247,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
   });
 
   it('treats %, _ and \\ literally in like, contains, startsWith and endsWith; matching is case-sensitive', async () => {
-    const names = async (predicate: Extract<InstanceFilter, { kind: 'string' }>['predicate']): Promise<string[]> =>
+    const names = async (predicate: Extract<SimpleInstanceFilter, { kind: 'string' }>['predicate']): Promise<string[]> =>
       (await reader.listInstances(instances(str('name', predicate), { orderBy: [{ field: 'name', direction: 'ASC' }] }))).map((i) => i.name);
     // Names: 'A%B', 'a%b', 'a_b', 'a\b', 'axb'
     expect(await names({ op: 'like', pattern: [{ kind: 'literal', text: 'a%b' }] })).toEqual(['a%b']);
@@ -267,7 +267,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
   });
 
   it('matches JSON paths as string, number (by value) or boolean; a missing path never matches', async () => {
-    const ids = async (filter: InstanceFilter): Promise<string[]> => (await reader.listInstances(instances(filter))).map((i) => i.id);
+    const ids = async (filter: SimpleInstanceFilter): Promise<string[]> => (await reader.listInstances(instances(filter))).map((i) => i.id);
     expect(await ids(json(['amount'], '1000'))).toEqual(['r-1', 'r-0']); // r-1 number 1000, r-0 string "1000"
     expect(await ids(json(['amount'], '1000.0'))).toEqual(['r-1']);
     expect(await ids(json(['amount'], '1e3'))).toEqual(['r-1']);
@@ -325,7 +325,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
   });
 
   it('filters tasks by field, time (microseconds, any offset) and error', async () => {
-    const ids = async (filter: TaskFilter, extra: Partial<ListQuery<TaskFilter, TaskSortField>> = {}): Promise<string[]> =>
+    const ids = async (filter: SimpleTaskFilter, extra: Partial<ListQuery<SimpleTaskFilter, SimpleTaskSortField>> = {}): Promise<string[]> =>
       (await reader.listTasks(tasks(filter, extra))).map((t) => t.id);
     expect(await ids({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'loop' } })).toEqual([LOOP_REPEAT_ID, 'r-1:do/1/loop']);
     expect(await ids({ kind: 'string', field: 'workflowInstanceId', predicate: { op: 'eq', value: 'r-3' } })).toEqual(['r-3:do/0/call']);
@@ -529,12 +529,12 @@ describe.skipIf(!available)('PostgreSQL reader: keyset pagination (after)', () =
   });
 
   it('property: following the last row of each page gives the whole ordered list, for any order, filter and page size', async () => {
-    const instanceKey = fc.record({ field: fc.constantFrom<InstanceSortField>('id', 'name', 'namespace', 'status', 'startDate', 'endDate', 'lastUpdate'), direction: fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC') });
+    const instanceKey = fc.record({ field: fc.constantFrom<SimpleInstanceSortField>('id', 'name', 'namespace', 'status', 'startDate', 'endDate', 'lastUpdate'), direction: fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC') });
     await fc.assert(
       fc.asyncProperty(
         fc.uniqueArray(instanceKey, { maxLength: 2, selector: (k) => k.field }),
         fc.integer({ min: 1, max: 8 }),
-        fc.constantFrom<InstanceFilter | null>(null, str('status', { op: 'eq', value: 'RUNNING' }), str('namespace', { op: 'isNull', value: false })),
+        fc.constantFrom<SimpleInstanceFilter | null>(null, str('status', { op: 'eq', value: 'RUNNING' }), str('namespace', { op: 'isNull', value: false })),
         async (orderBy, size, filter) => {
           const all = (await reader.listInstances(instances(filter, { orderBy, limit: 1000 }))).map((i) => i.id);
           const keys = effectiveSortKeys<string>(orderBy, DEFAULT_LIST_ORDER);

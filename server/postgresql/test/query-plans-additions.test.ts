@@ -1,11 +1,11 @@
-// The query plans of the API additions (issue 9) on bench:query's dataset of 100,000 runs × 10 task executions, kept
+// The query plans of counts, relation filters, durations and JSON operators on bench:query's dataset of 100,000 runs × 10 task executions, kept
 // apart from test/query-plans.test.ts: the duration orderings (both tables, both directions, cursor, deep offset) and
 // the relation filters plan no sequential scan and no sort of a table; every count statement is bounded by its
 // LIMIT (COUNT_EXACT_LIMIT + 1) and the estimate is an EXPLAIN. The SQL is the reader's own, captured from its pool.
 import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import type { ExtendedInstanceFilter, ExtendedReader, ExtendedTaskFilter, KeysetPosition } from '@workflow-index/core';
+import type { InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core';
 import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
@@ -42,18 +42,18 @@ const indexesOf = (node: PlanNode): string[] => [...(node['Index Name'] === unde
 
 const page = { limit: 20, offset: 0, payloads: false, filter: null } as const;
 const at = (...values: (string | null)[]): KeysetPosition => ({ values });
-const faultedCharge: ExtendedTaskFilter = {
+const faultedCharge: TaskFilter = {
   kind: 'and',
   nodes: [
     { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } },
     { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } },
   ],
 };
-const runsWhereChargeFaulted: ExtendedInstanceFilter = { kind: 'tasks', node: faultedCharge };
-const tasksOfFlow: ExtendedTaskFilter = { kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: 'flow-3' } } };
-const chargeOfFlow: ExtendedTaskFilter = { kind: 'and', nodes: [tasksOfFlow, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } }] };
+const runsWhereChargeFaulted: InstanceFilter = { kind: 'tasks', node: faultedCharge };
+const tasksOfFlow: TaskFilter = { kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: 'flow-3' } } };
+const chargeOfFlow: TaskFilter = { kind: 'and', nodes: [tasksOfFlow, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } }] };
 const WEEK = { from: '2026-04-10T00:00:00Z', to: '2026-04-17T00:00:00Z' };
-const faultedChargeOfFlowInAWeek: ExtendedTaskFilter = {
+const faultedChargeOfFlowInAWeek: TaskFilter = {
   kind: 'and',
   nodes: [faultedCharge, tasksOfFlow, { kind: 'time', field: 'startDate', predicate: { op: 'between', ...WEEK } }],
 };
@@ -62,20 +62,20 @@ const faultedChargeOfFlowInAWeek: ExtendedTaskFilter = {
  * The task filters on the run's fields (migrations/0011_task_run_fields.sql): each reads the task rows' own columns
  * from an index of 0011, and never the run of every task (the runs table only through the placeholder index).
  */
-const RUN_FIELD_QUERIES: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
+const RUN_FIELD_QUERIES: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]> = [
   ['count of charge tasks of flow-3 runs', (r) => r.countTasks(chargeOfFlow, { exactLimit: EXACT_LIMIT })],
   ['charge tasks of flow-3 runs, newest first', (r) => r.listTasks({ ...page, filter: chargeOfFlow, orderBy: [] })],
   ['faulted charge tasks of flow-3 runs in one week, newest first', (r) => r.listTasks({ ...page, filter: faultedChargeOfFlowInAWeek, orderBy: [] })],
   ['count of faulted charge tasks of flow-3 runs', (r) => r.countTasks({ kind: 'and', nodes: [faultedCharge, tasksOfFlow] }, { exactLimit: EXACT_LIMIT })],
 ];
 
-const LISTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
+const LISTS: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]> = [
   ...(['ASC', 'DESC'] as const).flatMap((direction) => [
-    [`runs by duration ${direction}`, (r: ExtendedReader) => r.listInstances({ ...page, orderBy: [{ field: 'duration', direction }] })] as const,
-    [`tasks by duration ${direction}`, (r: ExtendedReader) => r.listTasks({ ...page, orderBy: [{ field: 'duration', direction }] })] as const,
-    [`runs by duration ${direction}, offset 5000`, (r: ExtendedReader) => r.listInstances({ ...page, offset: 5000, orderBy: [{ field: 'duration', direction }] })] as const,
-    [`runs by duration ${direction}, after a cursor`, (r: ExtendedReader) => r.listInstances({ ...page, orderBy: [{ field: 'duration', direction }], after: at('2000000', benchInstanceId(50_000)) })] as const,
-    [`tasks by duration ${direction}, after a cursor without a duration`, (r: ExtendedReader) => r.listTasks({ ...page, orderBy: [{ field: 'duration', direction }], after: at(null, `${benchInstanceId(50_002)}:do/9/close`) })] as const,
+    [`runs by duration ${direction}`, (r: Reader) => r.listInstances({ ...page, orderBy: [{ field: 'duration', direction }] })] as const,
+    [`tasks by duration ${direction}`, (r: Reader) => r.listTasks({ ...page, orderBy: [{ field: 'duration', direction }] })] as const,
+    [`runs by duration ${direction}, offset 5000`, (r: Reader) => r.listInstances({ ...page, offset: 5000, orderBy: [{ field: 'duration', direction }] })] as const,
+    [`runs by duration ${direction}, after a cursor`, (r: Reader) => r.listInstances({ ...page, orderBy: [{ field: 'duration', direction }], after: at('2000000', benchInstanceId(50_000)) })] as const,
+    [`tasks by duration ${direction}, after a cursor without a duration`, (r: Reader) => r.listTasks({ ...page, orderBy: [{ field: 'duration', direction }], after: at(null, `${benchInstanceId(50_002)}:do/9/close`) })] as const,
   ]),
   ['runs longer than 1.5 s, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'duration', predicate: { op: 'gt', value: 1500 } }, orderBy: [] })],
   ['runs where charge faulted, newest first', (r) => r.listInstances({ ...page, filter: runsWhereChargeFaulted, orderBy: [] })],
@@ -88,7 +88,7 @@ const LISTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise
   ['runs by JSON input exists, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['coupon'], predicate: { op: 'exists', value: true } }, orderBy: [] })],
 ];
 
-const COUNTS: ReadonlyArray<readonly [string, (reader: ExtendedReader) => Promise<unknown>]> = [
+const COUNTS: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]> = [
   ['all runs', (r) => r.countInstances(null, { exactLimit: EXACT_LIMIT })],
   ['FAULTED runs of one namespace (exact)', (r) => r.countInstances({ kind: 'and', nodes: [{ kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'com.acme.ns3' } }] }, { exactLimit: EXACT_LIMIT })],
   ['all tasks', (r) => r.countTasks(null, { exactLimit: EXACT_LIMIT })],
@@ -135,7 +135,7 @@ describe.skipIf(!available)('query plans of the API additions at 100,000 runs ×
     const failures: string[] = [];
     for (const [name, call] of LISTS) {
       recording = [];
-      await call(reader.extended);
+      await call(reader);
       expect(recording.length, name).toBeGreaterThan(0);
       for (const statement of recording) {
         const plan = await planOf(statement);
@@ -157,7 +157,7 @@ describe.skipIf(!available)('query plans of the API additions at 100,000 runs ×
     const placeholderIndex = 'workflow_instances_placeholder_idx';
     for (const [name, call] of RUN_FIELD_QUERIES) {
       recording = [];
-      await call(reader.extended);
+      await call(reader);
       for (const statement of recording.filter((s) => s.text.startsWith('SELECT'))) {
         const plan = await planOf(statement);
         const indexes = indexesOf(plan);
@@ -207,7 +207,7 @@ describe.skipIf(!available)('query plans of the API additions at 100,000 runs ×
     const failures: string[] = [];
     for (const [name, call] of COUNTS) {
       recording = [];
-      const result = await call(reader.extended);
+      const result = await call(reader);
       const counted = recording.filter((s) => s.text.startsWith('SELECT'));
       expect(counted.length, name).toBeGreaterThan(0);
       for (const statement of counted) {

@@ -6,7 +6,7 @@ import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core';
-import type { ExtendedReader, InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core';
+import type { SimpleInstanceFilter, KeysetPosition, Reader, SimpleTaskFilter } from '@workflow-index/core';
 import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
@@ -51,17 +51,13 @@ function indexesOf(node: PlanNode): string[] {
 
 interface Statement { readonly text: string; readonly values: readonly unknown[] }
 
-const eq = (field: 'status' | 'namespace' | 'name', value: string): InstanceFilter => ({ kind: 'string', field, predicate: { op: 'eq', value } });
-const taskName = (value: string): TaskFilter => ({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value } });
-const faulted: TaskFilter = { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } };
+const eq = (field: 'status' | 'namespace' | 'name', value: string): SimpleInstanceFilter => ({ kind: 'string', field, predicate: { op: 'eq', value } });
+const taskName = (value: string): SimpleTaskFilter => ({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value } });
+const faulted: SimpleTaskFilter = { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } };
 const page = { limit: 20, offset: 0, payloads: false, filter: null } as const;
 const at = (...values: (string | null)[]): KeysetPosition => ({ values });
 
 const COUNT = { exactLimit: DEFAULT_COUNT_EXACT_LIMIT };
-function extended(reader: Reader): ExtendedReader {
-  if (reader.extended === undefined) throw new Error('the PostgreSQL reader has no extended queries');
-  return reader.extended;
-}
 
 /** The mix: every query of bench:query and every indexed ordering in both directions, deep offsets and cursors. */
 const MIX: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]> = [
@@ -98,23 +94,23 @@ const MIX: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknown>]
   ['tasks by status, newest first', (r) => r.listTasks({ ...page, filter: { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, orderBy: [] })],
   ['tasks, oldest first, after a cursor', (r) => r.listTasks({ ...page, orderBy: [{ field: 'startDate', direction: 'ASC' }], after: at('2026-04-15T00:00:00.000000Z', `${benchInstanceId(50_000)}:do/0/validate`) })],
   // Counts read at most COUNT_EXACT_LIMIT + 1 rows, from an index (migration 0007 for namespace and status).
-  ['count runs by status and namespace', (r) => extended(r).countInstances({ kind: 'and', nodes: [eq('status', 'COMPLETED'), eq('namespace', 'com.acme.ns3')] }, COUNT)],
-  ['status counts of a namespace', (r) => extended(r).countInstancesByStatus(eq('namespace', 'com.acme.ns3'), COUNT)],
-  ['count every run', (r) => extended(r).countInstances(null, COUNT)],
+  ['count runs by status and namespace', (r) => r.countInstances({ kind: 'and', nodes: [eq('status', 'COMPLETED'), eq('namespace', 'com.acme.ns3')] }, COUNT)],
+  ['status counts of a namespace', (r) => r.countInstancesByStatus(eq('namespace', 'com.acme.ns3'), COUNT)],
+  ['count every run', (r) => r.countInstances(null, COUNT)],
   ['tasks by JSON input', (r) => r.listTasks({ ...page, filter: { kind: 'json', field: 'input', path: ['step'], value: '3' }, orderBy: [] })],
-  // Issue 9's additions in bench:query's mix: task counts, relation filters, durations, JSON operators.
-  ['count tasks by name', (r) => extended(r).countTasks(taskName('charge'), COUNT)],
-  ['count faulted tasks of a name', (r) => extended(r).countTasks({ kind: 'and', nodes: [taskName('validate'), faulted] }, COUNT)],
-  ['runs where a task of a name faulted, newest first', (r) => extended(r).listInstances({ ...page, filter: { kind: 'tasks', node: { kind: 'and', nodes: [taskName('validate'), faulted] } }, orderBy: [] })],
-  ['faulted tasks of a workflow in a day, newest first', (r) => extended(r).listTasks({
+  // bench:query's mix beyond lists: task counts, relation filters, durations, JSON operators.
+  ['count tasks by name', (r) => r.countTasks(taskName('charge'), COUNT)],
+  ['count faulted tasks of a name', (r) => r.countTasks({ kind: 'and', nodes: [taskName('validate'), faulted] }, COUNT)],
+  ['runs where a task of a name faulted, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'tasks', node: { kind: 'and', nodes: [taskName('validate'), faulted] } }, orderBy: [] })],
+  ['faulted tasks of a workflow in a day, newest first', (r) => r.listTasks({
     ...page,
     filter: { kind: 'and', nodes: [{ kind: 'instance', node: eq('name', 'flow-3') }, faulted, { kind: 'time', field: 'startDate', predicate: { op: 'between', from: '2026-04-10T00:00:00Z', to: '2026-04-11T00:00:00Z' } }] },
     orderBy: [],
   })],
-  ['runs longer than 50 s, newest first', (r) => extended(r).listInstances({ ...page, filter: { kind: 'duration', predicate: { op: 'gt', value: 50_000 } }, orderBy: [] })],
-  ['slowest runs of a workflow', (r) => extended(r).listInstances({ ...page, filter: eq('name', 'flow-3'), orderBy: [{ field: 'duration', direction: 'DESC' }] })],
-  ['runs by JSON input gt', (r) => extended(r).listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['amount'], predicate: { op: 'gt', value: '990' } }, orderBy: [] })],
-  ['runs by JSON input contains', (r) => extended(r).listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['customer', 'id'], predicate: { op: 'contains', value: 'C-42' } }, orderBy: [] })],
+  ['runs longer than 50 s, newest first', (r) => r.listInstances({ ...page, filter: { kind: 'duration', predicate: { op: 'gt', value: 50_000 } }, orderBy: [] })],
+  ['slowest runs of a workflow', (r) => r.listInstances({ ...page, filter: eq('name', 'flow-3'), orderBy: [{ field: 'duration', direction: 'DESC' }] })],
+  ['runs by JSON input gt', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['amount'], predicate: { op: 'gt', value: '990' } }, orderBy: [] })],
+  ['runs by JSON input contains', (r) => r.listInstances({ ...page, filter: { kind: 'jsonOp', field: 'input', path: ['customer', 'id'], predicate: { op: 'contains', value: 'C-42' } }, orderBy: [] })],
 ];
 
 /** Queries of the mix that must read a given index (migration 0010: the failure queries' partial indexes). */

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { applyLoginRoles } from '../src/login-roles.js';
 import { loadMigrations, migrate } from '../src/migrator.js';
-import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
 
 const available = await postgresReachable();
 const LIMITS = { statement_timeout: '30s', work_mem: '4MB', idle_in_transaction_session_timeout: '1min' };
@@ -51,13 +51,7 @@ describe.skipIf(!available)('reader login session limits (real PostgreSQL)', () 
   afterAll(async () => {
     await db?.drop();
     await other?.drop();
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    try {
-      for (const role of [created, earlier]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
-    } finally {
-      await admin.end();
-    }
+    await dropLoginRoles(created, earlier);
   });
 
   it('a reader login the init job creates starts its sessions with the limits', async () => {

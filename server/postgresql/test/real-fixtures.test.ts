@@ -5,14 +5,14 @@
 // each instance's real final status (outcomes.jsonl, what the runtime itself reported) and exactly the
 // executions, errors and payloads the oracle (support/expected-executions.ts) derives from the events alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { REAL_FORMATS, realFixture, type RealFixture } from '@workflow-index/testkit';
 import { expectedIndex, tiedInstants, type ExpectedIndex } from '@workflow-index/testkit';
 import { criLog, type PrintedLine } from '@workflow-index/testkit';
 import { rawFlushes, type RawRecord } from './support/raw-statement.js';
 import { seededRandom as seeded, shuffled } from '@workflow-index/testkit';
 import {
-  POD, deliveryPaths, dropRole, lineTimeNanos, printedLines, recordTimeText, withSuffix as rename, type DeliveryPaths, type Snapshot,
+  POD, deliveryPaths, lineTimeNanos, printedLines, recordTimeText, withSuffix as rename, type DeliveryPaths, type Snapshot,
 } from './support/delivery-paths.js';
 
 const available = await postgresReachable();
@@ -68,7 +68,7 @@ for (const format of REAL_FORMATS) {
     afterAll(async () => {
       await paths?.close();
       await db?.drop();
-      if (paths) await dropRole(paths.forwarderRole);
+      if (paths) await dropLoginRoles(paths.forwarderRole);
     });
 
     it('the oracle agrees with the runtime on every final status, and the stream has no ties at one position', () => {

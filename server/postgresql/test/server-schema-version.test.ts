@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import { loadMigrations, migrate, THIS_RELEASE } from '../src/migrator.js';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
-import { fixtureEvents } from '@workflow-index/testkit';
+import { fixtureEvents, postGraphQL, runInit } from '@workflow-index/testkit';
 import type { Event } from './support/load-events.js';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
-import { runInit } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 
@@ -20,7 +19,6 @@ const COUNT_QUERY = '{ getWorkflowInstances { id } }';
 const LATEST = loadMigrations().at(-1)!.version;
 
 interface Readiness { status: string; checks: Array<{ name: string; status: string; data?: Record<string, unknown> }> }
-interface GraphQLBody { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> }
 
 async function startProduction(env: Record<string, string>): Promise<{ server: ServerProcess; baseUrl: string }> {
   const server = startMain({ NODE_ENV: 'production', HTTP_PORT: '0', HEALTH_DISK_MIN_FREE_BYTES: '0', ...env });
@@ -33,11 +31,6 @@ async function readiness(baseUrl: string): Promise<{ status: number; backend: { 
   const body = (await response.json()) as Readiness;
   const backend = body.checks.find((c) => c.name === 'backend');
   return { status: response.status, backend: { status: backend?.status ?? 'missing', ...(backend?.data?.['error'] !== undefined ? { error: backend.data['error'] } : {}) } };
-}
-
-async function graphql(baseUrl: string, query: string): Promise<GraphQLBody> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
-  return (await response.json()) as GraphQLBody;
 }
 
 /** Fluent Bit's statements for the events, as the previous release's forwarder sent them. */
@@ -96,7 +89,7 @@ describe.skipIf(!available)('the server of this release against older and newer 
     expect(server.output()).toContain('schema changes off (DATABASE_MIGRATE=false)');
     expect(server.output()).toContain(`"reason":"${reason}","msg":"database schema not servable; readiness DOWN until it is"`);
     expect(await readiness(baseUrl)).toEqual({ status: 503, backend: { status: 'DOWN', error: reason } });
-    const refused = await graphql(baseUrl, COUNT_QUERY);
+    const refused = (await postGraphQL(baseUrl, COUNT_QUERY)).body;
     expect(refused.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
     // The server did not touch the schema.
     expect((await db.pool.query('SELECT version FROM workflow_index.schema_migrations ORDER BY version')).rows).toEqual([{ version: 1 }]);
@@ -105,7 +98,7 @@ describe.skipIf(!available)('the server of this release against older and newer 
     expect(init.code, init.stderr).toBe(0);
     // The next probe re-checks (the schema did not match), so no waiting for the periodic check.
     expect(await readiness(baseUrl)).toEqual({ status: 200, backend: { status: 'UP' } });
-    expect(((await graphql(baseUrl, COUNT_QUERY)).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
+    expect((((await postGraphQL(baseUrl, COUNT_QUERY)).body).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
     expect(server.output()).toContain('"msg":"database schema matches this release"');
     expect(server.child.exitCode).toBeNull();
     expect(await stop(server)).toBe(0);
@@ -126,7 +119,7 @@ describe.skipIf(!available)('the server of this release against older and newer 
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('applied normalizer definitions');
     expect(await readiness(baseUrl)).toEqual({ status: 200, backend: { status: 'UP' } });
-    expect(((await graphql(baseUrl, COUNT_QUERY)).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
+    expect((((await postGraphQL(baseUrl, COUNT_QUERY)).body).data?.['getWorkflowInstances'] as unknown[]).length).toBe(FIXTURE_INSTANCE_COUNT);
     expect(await stop(server)).toBe(0);
   });
 
@@ -143,7 +136,7 @@ describe.skipIf(!available)('the server of this release against older and newer 
     const reason = `database schema ${LATEST + 2} is newer than this release knows (${LATEST}): refusing (downgrade)`;
     const { server, baseUrl } = await serve(db);
     expect(await readiness(baseUrl)).toEqual({ status: 503, backend: { status: 'DOWN', error: reason } });
-    expect((await graphql(baseUrl, COUNT_QUERY)).errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
+    expect(((await postGraphQL(baseUrl, COUNT_QUERY)).body).errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
 
     const before = (await db.pool.query('SELECT version, applied_at FROM workflow_index.schema_migrations ORDER BY version')).rows;
     const init = await runInit(['migrate', '--wait-timeout=10'], { DATABASE_URL: db.url });
@@ -171,7 +164,7 @@ describe.skipIf(!available)('the server of this release against older and newer 
     await server.waitFor(/"msg":"database schema is newer \(an upgrade is in progress\): this server keeps serving until it is replaced"/);
     expect(server.output()).toContain(`"schemaVersion":${LATEST},"release":"${THIS_RELEASE}","reason":"database schema ${LATEST + 1} is newer than this release knows (${LATEST}): refusing (downgrade)"`);
     expect(await readiness(baseUrl)).toEqual({ status: 200, backend: { status: 'UP' } });
-    expect(await graphql(baseUrl, COUNT_QUERY)).toEqual({ data: { getWorkflowInstances: [] } });
+    expect((await postGraphQL(baseUrl, COUNT_QUERY)).body).toEqual({ data: { getWorkflowInstances: [] } });
     expect(await stop(server)).toBe(0);
   });
 });

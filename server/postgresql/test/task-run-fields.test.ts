@@ -3,7 +3,7 @@
 // (before or after the tasks, in any flush), following a run whose identity an earlier workflow.started replaces,
 // the same after rebuild_normalized(); the reader's workflowName/Namespace/Version task filters read them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core';
+import type { InstanceFilter, TaskFilter } from '@workflow-index/core';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
@@ -25,9 +25,9 @@ const task = (id: string, action: 'started' | 'faulted', t: number, pos: string)
 const runFields = async (db: TestDatabase, id: string): Promise<unknown[][]> =>
   (await snapshot(db.pool, [id])).tasks.map((t) => [t.task_position, t.workflow_namespace, t.workflow_name, t.workflow_version]);
 
-const byName = (name: string): ExtendedTaskFilter => ({ kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: name } } });
-const notByName = (name: string): ExtendedTaskFilter => ({ kind: 'not', node: byName(name) });
-const faultedCharge = (name: string): ExtendedTaskFilter => ({
+const byName = (name: string): TaskFilter => ({ kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: name } } });
+const notByName = (name: string): TaskFilter => ({ kind: 'not', node: byName(name) });
+const faultedCharge = (name: string): TaskFilter => ({
   kind: 'and',
   nodes: [
     byName(name),
@@ -48,9 +48,9 @@ describe.skipIf(!available)("the run's fields on its task executions (real Postg
     await db?.drop();
   });
 
-  const ids = async (filter: ExtendedTaskFilter): Promise<string[]> =>
+  const ids = async (filter: TaskFilter): Promise<string[]> =>
     (await reader.listTasks({ filter, orderBy: [], limit: 50, offset: 0, payloads: false })).map((t) => t.id).sort();
-  const count = (filter: ExtendedTaskFilter): Promise<unknown> => reader.countTasks(filter, { exactLimit: 10_000 });
+  const count = (filter: TaskFilter): Promise<unknown> => reader.countTasks(filter, { exactLimit: 10_000 });
 
   it('tasks before their run: NULL (not served, matched by no filter); the later workflow.started fills them in its own flush', async () => {
     await loadEvents(db.pool, [task('A', 'started', T0 + 1, 'do/0/reserve'), task('A', 'faulted', T0 + 2, 'do/1/charge')]);
@@ -94,12 +94,12 @@ describe.skipIf(!available)("the run's fields on its task executions (real Postg
 
   it('runs counted by their tasks: exactly the served runs the same filter lists (a placeholder with a matching task is not counted)', async () => {
     await loadEvents(db.pool, [task('E', 'faulted', T0 + 2, 'do/1/charge')]); // E stays a placeholder
-    const runsWhere: ExtendedInstanceFilter = { kind: 'tasks', node: faultedCharge('payment-capture') };
-    const chargeFaulted: ExtendedInstanceFilter = {
+    const runsWhere: InstanceFilter = { kind: 'tasks', node: faultedCharge('payment-capture') };
+    const chargeFaulted: InstanceFilter = {
       kind: 'tasks',
       node: { kind: 'and', nodes: [{ kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 'charge' } }, { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }] },
     };
-    for (const filter of [runsWhere, chargeFaulted, { kind: 'not', node: chargeFaulted } satisfies ExtendedInstanceFilter]) {
+    for (const filter of [runsWhere, chargeFaulted, { kind: 'not', node: chargeFaulted } satisfies InstanceFilter]) {
       const listed = await reader.listInstances({ filter, orderBy: [], limit: 50, offset: 0, payloads: false });
       expect(await reader.countInstances(filter, { exactLimit: 10_000 })).toEqual({ value: listed.length, exact: true });
     }

@@ -1,4 +1,4 @@
-// OpenTelemetry tracing end to end (issue 10): main.ts as a child process against real PostgreSQL, exporting to an
+// OpenTelemetry tracing end to end: main.ts as a child process against real PostgreSQL, exporting to an
 // OTLP/HTTP receiver run by the test (a plain node:http server decoding the JSON export). A request that carries a
 // W3C traceparent gives a SERVER span in the caller's trace, named after the operation and carrying the request
 // id, with the backend queries as its CLIENT children; without the OTEL_* environment nothing is exported.
@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
-import { fixtureEvents } from '@workflow-index/testkit';
+import { attribute, fixtureEvents, type GraphQLResponse, OtlpReceiver, postGraphQL } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
-import { attribute, OtlpReceiver } from '@workflow-index/testkit';
 
 const available = await postgresReachable();
 
@@ -24,9 +23,8 @@ async function startProduction(env: Record<string, string>): Promise<{ server: S
 
 const QUERY = 'query RecentRuns { getWorkflowInstances(limit: 2) { id taskExecutions { id } } }';
 
-async function post(baseUrl: string, headers: Record<string, string>): Promise<{ status: number; requestId: string | null; body: { data?: { getWorkflowInstances?: unknown[] }; errors?: unknown } }> {
-  const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: QUERY }) });
-  return { status: response.status, requestId: response.headers.get('x-request-id'), body: (await response.json()) as { data?: { getWorkflowInstances?: unknown[] } } };
+function post(baseUrl: string, headers: Record<string, string>): Promise<GraphQLResponse<{ getWorkflowInstances?: unknown[] }>> {
+  return postGraphQL(baseUrl, QUERY, undefined, headers);
 }
 
 describe.skipIf(!available)('OpenTelemetry tracing against real PostgreSQL', () => {

@@ -1,6 +1,9 @@
 // A Reader with fixed records that records every call: the transport and translation tests need
 // to see exactly what the GraphQL layer asks for. Real data is the conformance suite's job.
+import { INSTANCE_STATUSES } from '@workflow-index/core';
 import type {
+  Count,
+  CountOptions,
   IngestionStats,
   InstanceFilter,
   InstanceSortField,
@@ -11,6 +14,7 @@ import type {
   TaskFilter,
   TaskSortField,
   WorkflowInstanceRecord,
+  WorkflowInstanceStatus,
   WorkPrices,
 } from '@workflow-index/core';
 
@@ -74,6 +78,8 @@ export type ReaderCall =
   | { readonly method: 'listInstances'; readonly query: ListQuery<InstanceFilter, InstanceSortField> }
   | { readonly method: 'listTasks'; readonly query: ListQuery<TaskFilter, TaskSortField> }
   | { readonly method: 'tasksOfInstances'; readonly ids: readonly string[]; readonly payloads: boolean }
+  | { readonly method: 'countInstances' | 'countInstancesByStatus'; readonly filter: InstanceFilter | null; readonly options: CountOptions }
+  | { readonly method: 'countTasks'; readonly filter: TaskFilter | null; readonly options: CountOptions }
   | { readonly method: 'ping' }
   | { readonly method: 'ingestionStats' }
   | { readonly method: 'poolStats' }
@@ -89,6 +95,8 @@ export interface RecordingReaderOptions {
   poolStats?: PoolStats | null;
   /** The backend's work prices; default ROWS_ONLY (the cost is the rows alone, as the row rules state it). */
   workPrices?: WorkPrices;
+  /** What countInstances and countTasks answer (default 2, exact). */
+  count?: Count;
 }
 
 /** Prices under which a request costs its rows alone. */
@@ -105,6 +113,7 @@ export const DEFAULT_STATS: IngestionStats = {
 
 export class RecordingReader implements Reader {
   readonly calls: ReaderCall[] = [];
+  readonly backendName = 'recording';
   readonly workPrices: WorkPrices;
   private readonly instances: readonly WorkflowInstanceRecord[];
   private readonly tasks: readonly TaskExecutionRecord[];
@@ -151,6 +160,25 @@ export class RecordingReader implements Reader {
     this.calls.push({ method: 'tasksOfInstances', ids: [...instanceIds], payloads: options.payloads });
     await this.read('tasksOfInstances');
     return new Map(instanceIds.map((id) => [id, this.tasks.filter((t) => t.workflowInstanceId === id)]));
+  }
+
+  async countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count> {
+    this.calls.push({ method: 'countInstances', filter, options });
+    await this.read('countInstances');
+    return this.options.count ?? { value: 2, exact: true };
+  }
+
+  async countTasks(filter: TaskFilter | null, options: CountOptions): Promise<Count> {
+    this.calls.push({ method: 'countTasks', filter, options });
+    await this.read('countTasks');
+    return this.options.count ?? { value: 2, exact: true };
+  }
+
+  /** The statuses counted 0, 1, 2, …, in their declaration order; exact but for the last. */
+  async countInstancesByStatus(filter: InstanceFilter | null, options: CountOptions): Promise<Record<WorkflowInstanceStatus, Count>> {
+    this.calls.push({ method: 'countInstancesByStatus', filter, options });
+    await this.read('countInstancesByStatus');
+    return Object.fromEntries(INSTANCE_STATUSES.map((s, i) => [s, { value: i, exact: i < 4 }])) as Record<WorkflowInstanceStatus, Count>;
   }
 
   async ping(timeoutMs: number): Promise<void> {

@@ -40,32 +40,7 @@ export function testApp(options: { env?: Record<string, string>; reader?: Record
   return { app, reader, log };
 }
 
-export interface GraphQLResponseBody {
-  data?: Record<string, unknown> | null;
-  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
-}
-
-export async function postGraphQL(
-  app: App,
-  query: string,
-  variables?: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: GraphQLResponseBody; response: Response }> {
-  const response = await app.fetch(
-    new Request('http://localhost/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(variables === undefined ? { query } : { query, variables }),
-    }),
-  );
-  const body = (await response.json()) as GraphQLResponseBody;
-  return { status: response.status, body, response };
-}
-
 export function get(app: App, path: string, headers: Record<string, string> = {}): Promise<Response> {
   return app.fetch(new Request(`http://localhost${path}`, { headers }));
 }
 
-export function codes(body: GraphQLResponseBody): string[] {
-  return (body.errors ?? []).map((e) => String(e.extensions?.['code']));
-}

@@ -2,12 +2,12 @@
 // (normalized-indices.ts): strings are keywords (code-point order), times are `*_us` longs (epoch µs) with the served
 // ISO text beside them, payloads are stored text plus `*_leaves` keywords for JSON filters.
 import type {
-  InstanceSortField,
+  SimpleInstanceSortField,
   InstanceStringField,
   InstanceTimeField,
   IntField,
   JsonField,
-  TaskSortField,
+  SimpleTaskSortField,
   TaskStringField,
   TaskTimeField,
 } from '@workflow-index/core';
@@ -84,7 +84,7 @@ const keywordKey = (field: string, nullable: boolean): SortFieldDoc => ({ field,
 const timeKey = (field: string, source: string): SortFieldDoc => ({ field, source, nullable: true, time: true });
 
 // Nullability as the PostgreSQL columns (postgresql-filter-sql.ts INSTANCE_SORT_SQL), so keyset positions agree.
-export const INSTANCE_SORT: Readonly<Record<InstanceSortField, SortFieldDoc>> = {
+export const INSTANCE_SORT: Readonly<Record<SimpleInstanceSortField, SortFieldDoc>> = {
   id: keywordKey('id', false),
   name: keywordKey('name', true),
   namespace: keywordKey('namespace', true),
@@ -95,7 +95,7 @@ export const INSTANCE_SORT: Readonly<Record<InstanceSortField, SortFieldDoc>> = 
   lastUpdate: timeKey('last_update_us', 'last_update'),
 };
 
-export const TASK_SORT: Readonly<Record<TaskSortField, SortFieldDoc>> = {
+export const TASK_SORT: Readonly<Record<SimpleTaskSortField, SortFieldDoc>> = {
   id: keywordKey('id', false),
   taskName: keywordKey('task_name', false),
   taskPosition: keywordKey('task_position', false),

@@ -2,7 +2,7 @@
 // Semantics of CONTRACT §2: a leaf on a missing value is false (`ne` needs the field present), `not` is the exact
 // complement (bool must_not), `in []` matches nothing, string matching is case-sensitive on keywords, `like` patterns
 // arrive parsed and become wildcard queries with every literal character escaped.
-import type { FilterNode, IntPredicate, JsonField, LikeSegment, StringPredicate, TimePredicate } from '@workflow-index/core';
+import type { SimpleFilterNode, IntPredicate, JsonField, LikeSegment, StringPredicate, TimePredicate } from '@workflow-index/core';
 import { parseDateTimeToMicros } from '@workflow-index/core';
 import { leafEntries } from '../json-leaves.js';
 import type { FilterFields } from './fields.js';
@@ -18,7 +18,7 @@ export type JsonFallbackIds = (field: JsonField, path: readonly string[], value:
 export const NO_FALLBACK: JsonFallbackIds = () => [];
 
 export function filterDsl<S extends string, T extends string>(
-  node: FilterNode<S, T> | null,
+  node: SimpleFilterNode<S, T> | null,
   fields: FilterFields<S, T>,
   fallback: JsonFallbackIds = NO_FALLBACK,
   longStrings: LongStringChecks = NO_LONG_STRINGS,

@@ -4,7 +4,7 @@
 // with the rule of `payload #> path = ANY(candidates)`, and the filter then matches their ids besides the leaves.
 // Such payloads are rare; the check costs one extra search per JSON leaf of the filter, and reads only them
 // (source-check.ts).
-import type { FilterNode, JsonField } from '@workflow-index/core';
+import type { SimpleFilterNode, JsonField } from '@workflow-index/core';
 import { exactDecimal, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../json-leaves.js';
 import { valueAtPath } from '../json-paths.js';
 import { JsonNumber, parseLosslessJson } from '@workflow-index/events';
@@ -45,7 +45,7 @@ export function payloadMatches(payloadText: string, path: readonly string[], val
 export async function resolveJsonFallback<S extends string, T extends string>(
   requests: Searcher,
   index: string,
-  filter: FilterNode<S, T> | null,
+  filter: SimpleFilterNode<S, T> | null,
   fields: FilterFields<S, T>,
   served: Query,
 ): Promise<JsonFallbackIds> {

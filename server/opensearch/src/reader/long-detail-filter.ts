@@ -9,7 +9,7 @@
 //                       (eq/in/ne of a long value, a long startsWith, a like pattern's leading literal) and the chunks
 //                       (a 64-code-point slice of a long contains, of endsWith's end, of each of a like pattern's
 //                       literals); a like of wildcards only reads every marked document.
-import type { FilterNode, LikeSegment, StringPredicate } from '@workflow-index/core';
+import type { SimpleFilterNode, LikeSegment, StringPredicate } from '@workflow-index/core';
 import { KEYWORD_LIMIT, keywordHead } from '../long-detail.js';
 import type { FilterFields, LongStringDoc } from './fields.js';
 import { filterLeaves } from './filter-leaves.js';
@@ -113,7 +113,7 @@ const keyOf = (doc: LongStringDoc, predicate: StringPredicate): string => `${doc
 export async function resolveLongStrings<S extends string, T extends string>(
   requests: Searcher,
   index: string,
-  filter: FilterNode<S, T> | null,
+  filter: SimpleFilterNode<S, T> | null,
   fields: FilterFields<S, T>,
   served: Query,
 ): Promise<LongStringChecks> {

@@ -1,23 +1,26 @@
 // The OpenSearch Reader: read-only searches over the normalized indices `workflow-instances` and `task-executions`
 // (normalized-indices.ts). Placeholders (`placeholder: true`: no workflow.started yet, and the executions of such an
 // instance) are excluded from every query. Filters: filter-dsl.ts; order: sort-dsl.ts; `after`: keyset.ts; pages and
-// deep offsets: paged-search.ts. The queries beyond the contract (issue 9) are `extended` (extended/).
+// deep offsets: paged-search.ts. A list whose filter needs lookups (JSON operators beyond equality, durations,
+// relations) or whose order is `duration`, and the counts: lookups/lookup-reader.ts.
 import type { Client } from '@opensearch-project/opensearch';
 import { BackendUnavailableError, DEFAULT_LIST_ORDER, effectiveSortKeys } from '@workflow-index/core';
 import type {
-  ExtendedReader,
-  FilterNode,
+  Count,
+  CountOptions,
   IngestionStats,
   InstanceFilter,
   InstanceSortField,
   ListQuery,
   PoolStats,
   Reader,
+  SimpleFilterNode,
   SortKey,
   TaskExecutionRecord,
   TaskFilter,
   TaskSortField,
   WorkflowInstanceRecord,
+  WorkflowInstanceStatus,
 } from '@workflow-index/core';
 import { type NormalizedIndexNames, normalizedIndexNames } from '../normalized-indices.js';
 import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '../raw-index-templates.js';
@@ -32,7 +35,8 @@ import { PositionSpans } from './paged-search.js';
 import { type Searcher, type SearchHit, SearchRequests } from './search-requests.js';
 import { speculativePage } from './speculative-page.js';
 import { type OrderKey, sortDsl } from './sort-dsl.js';
-import { OpenSearchExtendedReader } from './extended/extended-reader.js';
+import { LookupReader } from './lookups/lookup-reader.js';
+import { asSimpleFilter, asSimpleOrder } from './simple-query.js';
 import { OPENSEARCH_WORK_PRICES } from './opensearch-work-prices.js';
 
 export interface OpenSearchReaderOptions {
@@ -45,7 +49,7 @@ export interface OpenSearchReaderOptions {
   readonly maxResultWindow?: number;
   /** Whether close() closes the client (default true). */
   readonly ownsClient?: boolean;
-  /** Bound of the runs a `taskExecutions` instance filter resolves (extended/extended-filter.ts; tests lower it). */
+  /** Bound of the runs a filter's `taskExecutions` conditions resolve (lookups/lookup-filter.ts; tests lower it). */
   readonly maxTaskFilterRuns?: number;
   /** The time span (µs) a page after a time position is first searched in, beside the position (paged-search.ts; default 1 h, tests lower it). */
   readonly positionSpanMicros?: bigint;
@@ -63,9 +67,8 @@ export class OpenSearchReader implements Reader {
   readonly #window: number;
   readonly #ownsClient: boolean;
   readonly #spans: PositionSpans;
+  readonly #lookups: LookupReader;
   #closed: Promise<void> | undefined;
-  /** The queries beyond the contract (issue 9): extended/extended-reader.ts. */
-  readonly extended: ExtendedReader;
 
   constructor(options: OpenSearchReaderOptions) {
     this.#client = options.client;
@@ -75,7 +78,7 @@ export class OpenSearchReader implements Reader {
     this.#window = options.maxResultWindow ?? 10_000;
     this.#ownsClient = options.ownsClient ?? true;
     this.#spans = new PositionSpans(options.positionSpanMicros);
-    this.extended = new OpenSearchExtendedReader({
+    this.#lookups = new LookupReader({
       requests: this.#requests,
       spans: this.#spans,
       names: this.names,
@@ -107,8 +110,11 @@ export class OpenSearchReader implements Reader {
   }
 
   async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
-    const order = orderOf(query.orderBy, INSTANCE_SORT);
-    const hits = await this.#list(this.names.workflowInstances, query, INSTANCE_FIELDS, order, instanceSource(query.payloads), 'listInstances');
+    const filter = asSimpleFilter(query.filter);
+    const orderBy = asSimpleOrder(query.orderBy);
+    if (filter === undefined || orderBy === undefined) return this.#lookups.listInstances(query);
+    const order = orderOf(orderBy, INSTANCE_SORT);
+    const hits = await this.#list(this.names.workflowInstances, { ...query, filter }, INSTANCE_FIELDS, order, instanceSource(query.payloads), 'listInstances');
     return hits.map((h) => toInstance(h._source, query.payloads));
   }
 
@@ -123,9 +129,24 @@ export class OpenSearchReader implements Reader {
   }
 
   async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
-    const order = orderOf(query.orderBy, TASK_SORT);
-    const hits = await this.#list(this.names.taskExecutions, query, TASK_FIELDS, order, taskSource(query.payloads), 'listTasks');
+    const filter = asSimpleFilter(query.filter);
+    const orderBy = asSimpleOrder(query.orderBy);
+    if (filter === undefined || orderBy === undefined) return this.#lookups.listTasks(query);
+    const order = orderOf(orderBy, TASK_SORT);
+    const hits = await this.#list(this.names.taskExecutions, { ...query, filter }, TASK_FIELDS, order, taskSource(query.payloads), 'listTasks');
     return hits.map((h) => toTask(h._source, query.payloads));
+  }
+
+  countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count> {
+    return this.#lookups.countInstances(filter, options);
+  }
+
+  countTasks(filter: TaskFilter | null, options: CountOptions): Promise<Count> {
+    return this.#lookups.countTasks(filter, options);
+  }
+
+  countInstancesByStatus(filter: InstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
+    return this.#lookups.countInstancesByStatus(filter, options);
   }
 
   async tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>> {
@@ -166,7 +187,7 @@ export class OpenSearchReader implements Reader {
     what: string,
   ): Promise<SearchHit[]> {
     if (query.limit <= 0) return [];
-    const filter = query.filter as FilterNode<S, T> | null;
+    const filter = query.filter as SimpleFilterNode<S, T> | null;
     // The checks of JSON filters and long details ride along with the page (speculative-page.ts).
     const translate = async (searcher: Searcher): Promise<Query> => {
       const fallback = await resolveJsonFallback(searcher, index, filter, fields, SERVED);

@@ -1,5 +1,5 @@
-// One page of a list query in a sort order, after a keyset position and an offset (the contract's lists and the
-// extended ones share it). Deep offsets: OpenSearch answers `from + size` only up to the index's max_result_window
+// One page of a list query in a sort order, after a keyset position and an offset (every list query
+// shares it). Deep offsets: OpenSearch answers `from + size` only up to the index's max_result_window
 // (10,000). Beyond it the page is walked there: each skipped window is one search fetching only its last row's sort
 // values (from = skip − 1, size 1, no _source), the position the next window continues after (keyset.ts). The answer
 // is the same as a plain offset; its cost grows with the offset, as PostgreSQL's OFFSET does.

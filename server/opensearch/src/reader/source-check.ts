@@ -1,5 +1,5 @@
 // The documents a keyword query cannot decide are read and checked on their `_source` text, with PostgreSQL's rule:
-// capped or unindexed JSON leaves (json-fallback.ts), the JSON operators' undecided payloads (extended/), a string
+// capped or unindexed JSON leaves (json-fallback.ts), the JSON operators' undecided payloads (lookups/), a string
 // beyond the keyword limit (long-detail-filter.ts). They are read in pages by id, and the filter then matches the ids
 // that passed, besides what its keyword query matches.
 import { QueryTimeoutError } from '@workflow-index/core';

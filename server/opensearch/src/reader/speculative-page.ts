@@ -1,5 +1,5 @@
 // A list whose filter needs a lookup that almost always finds nothing, in one round trip. The checks on the stored
-// text (source-check.ts: JSON filters on capped or unindexed payloads, json-fallback.ts and extended/; long error
+// text (source-check.ts: JSON filters on capped or unindexed payloads, json-fallback.ts and lookups/; long error
 // details, long-detail-filter.ts) each read the documents the keyword fields cannot decide, which are rare. The
 // filter is first translated with every check answered "no such document" (DryRun); the checks' first searches, as
 // "is there one?", and the page with that query go together in one _msearch. When no check matches a document, that

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ingestEventLogs } from '../../src/event-log-ingest.js';
-import { ADMIN_URL, ensureLoginRole, type TestDatabase } from './test-database.js';
+import { ensureLoginRole, type TestDatabase } from './test-database.js';
 import { snapshot } from './load-events.js';
 import { timeMicros } from '@workflow-index/testkit';
 import { criLog, type PrintedLine } from '@workflow-index/testkit';
@@ -118,17 +118,6 @@ export async function deliveryPaths(db: TestDatabase, name: string): Promise<Del
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Drops a forwarder login made by deliveryPaths (roles are cluster-wide); call after the database is dropped. */
-export async function dropRole(role: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP ROLE IF EXISTS ${role}`);
-  } finally {
-    await admin.end();
-  }
 }
 
 export { criLog };

@@ -140,9 +140,32 @@ export async function createForwarderDatabase(prefix: string): Promise<Forwarder
     async drop() {
       await client.end().catch(() => undefined);
       await db.drop();
-      const admin = new pg.Client({ connectionString: ADMIN_URL });
-      await admin.connect();
-      await admin.query(`DROP ROLE IF EXISTS ${login}`).finally(() => admin.end());
+      await dropLoginRoles(login);
     },
   };
+}
+
+/**
+ * Drops login roles (cluster-wide, so after their databases). Test files running at the same time change the same
+ * catalog rows (grants to workflow_index_reader, per-role settings), which PostgreSQL reports as XX000 "tuple
+ * concurrently updated/deleted": such a drop is tried again.
+ */
+export async function dropLoginRoles(...roles: readonly string[]): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    for (const role of roles) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(role)}`);
+          break;
+        } catch (error) {
+          if (attempt === 5 || !/tuple concurrently/.test((error as Error).message)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+        }
+      }
+    }
+  } finally {
+    await admin.end();
+  }
 }

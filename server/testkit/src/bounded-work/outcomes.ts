@@ -74,6 +74,8 @@ export interface PageRun {
   readonly failures: string[];
   /** Readiness checks that answered DOWN. */
   readinessDown: number;
+  /** How long `while` ran, from the first page (0 without `while`). */
+  whileMs: number;
 }
 
 /**
@@ -84,10 +86,12 @@ export async function pageLatencies(
   page: () => Promise<Response>,
   options: { count?: number; while?: Promise<unknown>; readiness?: () => Promise<Response> },
 ): Promise<PageRun> {
-  const run: PageRun = { latenciesMs: [], failures: [], readinessDown: 0 };
+  const run: PageRun = { latenciesMs: [], failures: [], readinessDown: 0, whileMs: 0 };
+  const startedAt = performance.now();
   let done = options.while === undefined;
   void options.while?.finally(() => {
     done = true;
+    run.whileMs = performance.now() - startedAt;
   });
   for (let i = 0; options.count !== undefined ? i < options.count : !done; i++) {
     const started = performance.now();
@@ -98,4 +102,13 @@ export async function pageLatencies(
     if (options.readiness !== undefined && (await options.readiness()).status !== 200) run.readinessDown += 1;
   }
   return run;
+}
+
+/**
+ * The longest a page may wait beside a load and still count as answering through it: a page queued behind the load
+ * waits about as long as the load runs, so at most half of it; on a quick load, within a second or ten times the
+ * slowest unloaded page of the same run (a busy machine slows both alike).
+ */
+export function pageWaitBound(unloaded: PageRun, loaded: PageRun): number {
+  return Math.max(1000, 10 * Math.max(...unloaded.latenciesMs), loaded.whileMs / 2);
 }

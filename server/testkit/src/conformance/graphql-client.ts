@@ -1,19 +1,12 @@
 // GraphQL over HTTP, in process: the suite talks to the real app only through `app.fetch`, exactly as a
 // client would over the network (no resolver or reader is called directly).
-
-export interface GraphQLErrorBody {
-  readonly message: string;
-  readonly extensions?: Readonly<Record<string, unknown>>;
-  readonly path?: readonly (string | number)[];
-}
+import { type GraphQLErrorBody, postGraphQL, type Variables } from '../graphql-request.js';
 
 export interface GraphQLResult {
   readonly status: number;
   readonly data: Readonly<Record<string, unknown>> | null;
   readonly errors: readonly GraphQLErrorBody[];
 }
-
-export type Variables = Readonly<Record<string, unknown>>;
 
 export interface FetchingApp {
   fetch(request: Request): Promise<Response> | Response;
@@ -52,21 +45,8 @@ export class GraphQLClient {
 
   private async post(query: string, variables: Variables | undefined): Promise<{ status: number; text: string; result: GraphQLResult }> {
     if (this.app === null) throw new Error('the conformance app is not set up (beforeAll failed?)');
-    const response = await this.app.fetch(
-      new Request('http://localhost/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
-    const text = await response.text();
-    let body: { data?: Record<string, unknown> | null; errors?: GraphQLErrorBody[] };
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch {
-      throw new Error(`HTTP ${response.status}: not a JSON body: ${text.slice(0, 500)}`);
-    }
-    return { status: response.status, text, result: { status: response.status, data: body.data ?? null, errors: body.errors ?? [] } };
+    const { status, text, body } = await postGraphQL(this.app, query, variables, { accept: 'application/graphql-response+json, application/json' });
+    return { status, text, result: { status, data: body.data ?? null, errors: body.errors ?? [] } };
   }
 
   /** The data of a query that must succeed; fails with the server's errors otherwise. */

@@ -1,6 +1,7 @@
 // Selections and the one conversion the suite applies to served rows before comparing them with the expected
 // tables: payloads are JSON text, so they are parsed (key order is not significant, content is).
-import type { GraphQLClient, Variables } from './graphql-client.js';
+import type { Variables } from '../graphql-request.js';
+import type { GraphQLClient } from './graphql-client.js';
 
 export const ERROR_FIELDS = 'error { type title detail status instance }';
 export const TASK_FIELDS = `id workflowInstanceId taskName taskPosition status startDate endDate inputData outputData ${ERROR_FIELDS} errorMessage`;

@@ -1,13 +1,12 @@
 // The instance filter `taskExecutions` in one search when it asks only for a status (and a name) of the run's tasks:
 // `{status: {eq|in}}`, optionally `and` `{taskName: {eq|in}}` — the failure questions ("runs where a task of this name
 // faulted"). It is then a term query on the instance document's task states (task-states.ts) instead of the two steps
-// of extended-filter.ts (the distinct runs of the matching executions, then their ids). Both give the same runs when
+// of lookup-filter.ts (the distinct runs of the matching executions, then their ids). Both give the same runs when
 // every run has its states: a run's states are computed from the same executions, in the same write, as its execution
 // documents (a refused document marks its run incomplete, normalizer-recompute.ts). A run written before the states
 // existed, or whose states were capped, has no complete states; while any run is such, the two steps answer
 // (`everyRunHasTaskStates`, three counts of the runs, about 1 ms each).
-import { TASK_STATUSES } from '@workflow-index/core';
-import type { ExtendedFilterNode, TaskStringField, TaskTimeField } from '@workflow-index/core';
+import { type FilterNode, TASK_STATUSES, type TaskStringField, type TaskTimeField } from '@workflow-index/core';
 import { taskState } from '../../task-states.js';
 import { type Query, MATCH_ALL, MATCH_NONE, MAX_TERMS_COUNT, or, term, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';
@@ -18,7 +17,7 @@ const STATUSES: ReadonlySet<string> = new Set(TASK_STATUSES);
 export const TASK_STATES_FIELD = 'task_states';
 export const TASK_STATES_COMPLETE_FIELD = 'task_states_complete';
 
-type TaskNode = ExtendedFilterNode<TaskStringField, TaskTimeField>;
+type TaskNode = FilterNode<TaskStringField, TaskTimeField>;
 
 interface Shape { statuses?: readonly string[]; names?: readonly string[] }
 

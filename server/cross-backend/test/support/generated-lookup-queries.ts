@@ -1,4 +1,4 @@
-// Generated filters of the API additions (issue 9) for the cross-backend comparison: durations, JSON operators beyond
+// Generated filters beyond field conditions for the cross-backend comparison: durations, JSON operators beyond
 // eq, task filters on the run (workflowName / workflowNamespace / workflowVersion), instances filtered by their tasks
 // (taskExecutions, nested in and/or/not), mixed with the contract's filters (generated-queries.ts).
 import fc from 'fast-check';
@@ -43,7 +43,7 @@ function tree(leaf: fc.Arbitrary<Filter>): fc.Arbitrary<Filter> {
   return node;
 }
 
-export function extendedTaskFilter(p: ValuePools): fc.Arbitrary<Filter> {
+export function lookupTaskFilter(p: ValuePools): fc.Arbitrary<Filter> {
   const s = p.strings;
   const run = (pool: readonly string[]): fc.Arbitrary<unknown> =>
     fc.oneof(
@@ -63,15 +63,15 @@ export function extendedTaskFilter(p: ValuePools): fc.Arbitrary<Filter> {
   return tree(leaf);
 }
 
-export function extendedInstanceFilter(p: ValuePools): fc.Arbitrary<Filter> {
+export function lookupInstanceFilter(p: ValuePools): fc.Arbitrary<Filter> {
   const leaf = fc.oneof(
     { weight: 2, arbitrary: instanceFilter(p) },
     { weight: 1, arbitrary: durationFilter().map((duration) => ({ duration })) },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom('input', 'output'), jsonOperators(p)).map(([k, f]) => ({ [k]: f })) },
-    { weight: 2, arbitrary: extendedTaskFilter(p).map((taskExecutions) => ({ taskExecutions })) },
+    { weight: 2, arbitrary: lookupTaskFilter(p).map((taskExecutions) => ({ taskExecutions })) },
   );
   return tree(leaf);
 }
 
-export const EXTENDED_INSTANCE_ORDER_FIELDS = [...INSTANCE_ORDER_FIELDS, 'duration', 'duration'];
-export const EXTENDED_TASK_ORDER_FIELDS = [...TASK_ORDER_FIELDS, 'duration', 'duration'];
+export const LOOKUP_INSTANCE_ORDER_FIELDS = [...INSTANCE_ORDER_FIELDS, 'duration', 'duration'];
+export const LOOKUP_TASK_ORDER_FIELDS = [...TASK_ORDER_FIELDS, 'duration', 'duration'];

@@ -1,15 +1,11 @@
-// The queries beyond the contract (issue 9) on OpenSearch over a generated set: normalized documents written directly
+// Counts, durations, relation filters and JSON operators on OpenSearch over a generated set: normalized documents written directly
 // (the normalizer's document shape, not its speed, matters here) under a throw-away prefix, then each query timed
-// through Reader.extended, with a floor from the same run (a 20-row match_all search of the same index).
-//   node --conditions=source --import tsx server/opensearch/bench/extended-bench.ts [--runs 60000] [--tasks 4]
+// through Reader, with a floor from the same run (a 20-row match_all search of the same index).
+//   node --conditions=source --import tsx bench/opensearch/lookups-bench.ts [--runs 60000] [--tasks 4]
 import { Client } from '@opensearch-project/opensearch';
-import type { ExtendedInstanceFilter, ExtendedTaskFilter } from '@workflow-index/core';
-import { jsonLeaves } from '@workflow-index/opensearch';
-import { jsonPathEntries } from '@workflow-index/opensearch';
-import { JsonNumber } from '@workflow-index/events';
-import { microsToIso } from '@workflow-index/events';
-import { applyNormalizedIndices, normalizedIndexNames } from '@workflow-index/opensearch';
-import { createOpenSearchReader } from '@workflow-index/opensearch';
+import type { InstanceFilter, TaskFilter } from '@workflow-index/core';
+import { applyNormalizedIndices, createOpenSearchReader, jsonLeaves, jsonPathEntries, normalizedIndexNames } from '@workflow-index/opensearch';
+import { JsonNumber, microsToIso } from '@workflow-index/events';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -99,10 +95,10 @@ async function main(): Promise<void> {
   await load();
   console.info(`loaded ${RUNS} runs, ${RUNS * TASKS} task executions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const reader = createOpenSearchReader({ client: new Client({ node: URL }), prefix });
-  const x = reader.extended;
-  const list = (filter: ExtendedInstanceFilter | null, orderBy: { field: 'duration' | 'id'; direction: 'ASC' | 'DESC' }[] = []) =>
+  const x = reader;
+  const list = (filter: InstanceFilter | null, orderBy: { field: 'duration' | 'id'; direction: 'ASC' | 'DESC' }[] = []) =>
     x.listInstances({ filter, orderBy, limit: 20, offset: 0, payloads: false }).then((rows) => rows.length);
-  const tasks = (filter: ExtendedTaskFilter | null) => x.listTasks({ filter, orderBy: [], limit: 20, offset: 0, payloads: false }).then((rows) => rows.length);
+  const tasks = (filter: TaskFilter | null) => x.listTasks({ filter, orderBy: [], limit: 20, offset: 0, payloads: false }).then((rows) => rows.length);
   const s = (field: 'status' | 'taskName', value: string) => ({ kind: 'string' as const, field, predicate: { op: 'eq' as const, value } });
   const R = 7;
   await timed('floor: 20 instances, match_all', R, () => client.search({ index: names.workflowInstances, body: { size: 20, query: { match_all: {} } } }).then(() => 20));

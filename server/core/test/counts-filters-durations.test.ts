@@ -1,18 +1,11 @@
-// The GraphQL layer of the issue 9 additions against a recording Reader: what reaches the backend (filter trees,
-// batching, count options), the clear refusal by a backend without the extended queries, the duration bounds, the
-// query cost of counts and indexStatus. The results on real data are the conformance suite's job.
+// Counts, the filters beyond field conditions, durations and a task's run against a recording Reader: what reaches the
+// backend (filter trees, batching, count options), the duration bounds, the query cost of counts and indexStatus. The
+// results on real data are the conformance suite's job.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { durationBoundMicros, durationMs } from '../src/duration.js';
 import type { Reader } from '../src/reader.js';
-import { ExtendedRecordingReader } from '@workflow-index/testkit';
-import { codes, postGraphQL, testApp } from '@workflow-index/testkit';
-import { INSTANCE_A, RecordingReader, TASK_A0, TASK_B1 } from '@workflow-index/testkit';
-
-const withExtended = (env?: Record<string, string>) => {
-  const reader = new ExtendedRecordingReader();
-  return { ...testApp({ reader, ...(env === undefined ? {} : { env }) }), extendedReader: reader };
-};
+import { codes, INSTANCE_A, postGraphQL, RecordingReader, TASK_A0, TASK_B1, testApp } from '@workflow-index/testkit';
 
 describe('TaskExecution.workflowInstance', () => {
   it('a page of task executions loads its runs with one listInstances call (id in …), not one per task', async () => {
@@ -53,39 +46,9 @@ describe('TaskExecution.workflowInstance', () => {
   });
 });
 
-describe('a backend without Reader.extended', () => {
-  it.each([
-    ['{ countWorkflowInstances { value } }', 'countWorkflowInstances'],
-    ['{ countTaskExecutions { value } }', 'countTaskExecutions'],
-    ['{ workflowInstanceStatusCounts { status } }', 'workflowInstanceStatusCounts'],
-    ['{ getWorkflowInstances(orderBy: {duration: DESC}) { id } }', 'orderBy: {duration}'],
-    ['{ getTaskExecutions(filter: {duration: {gt: 5}}) { id } }', 'the duration filter'],
-    ['{ getWorkflowInstances(filter: {or: [{name: "a"}, {not: {taskExecutions: {taskName: "b"}}}]}) { id } }', 'the taskExecutions filter of instances'],
-    ['{ getTaskExecutions(filter: {workflowName: "a"}) { id } }', 'the workflowName/workflowNamespace/workflowVersion filters of task executions'],
-    ['{ getWorkflowInstances(filter: {input: {exists: [{key: "a", value: true}]}}) { id } }', 'the JSON filter operator exists'],
-  ])('%s is BAD_USER_INPUT "%s is not supported by this backend yet"; nothing is read', async (query, what) => {
-    const { app, reader } = testApp();
-    const { body } = await postGraphQL(app, query);
-    expect(codes(body)).toEqual(['BAD_USER_INPUT']);
-    expect(body.errors?.[0]?.message).toBe(`${what} is not supported by this backend yet; the contract's queries, filters and orders work as usual`);
-    expect(reader.calls).toEqual([]);
-  });
-
-  it('names the backend when it has a name; the contract\'s filters still go to the contract\'s methods', async () => {
-    const reader = new RecordingReader();
-    Object.assign(reader, { backendName: 'opensearch' });
-    const { app } = testApp({ reader });
-    const refused = await postGraphQL(app, '{ countWorkflowInstances { value } }');
-    expect(refused.body.errors?.[0]?.message).toMatch(/^countWorkflowInstances is not supported by the opensearch backend yet/);
-    const { body } = await postGraphQL(app, '{ getWorkflowInstances(filter: {input: {eq: [{key: "a", value: "1"}]}}, orderBy: {name: ASC}) { id durationMs } }');
-    expect(body.errors).toBeUndefined();
-    expect(reader.callsOf('listInstances')).toHaveLength(1);
-  });
-});
-
-describe('a backend with Reader.extended', () => {
+describe('counts and filter trees', () => {
   it('counts get the filter tree and COUNT_EXACT_LIMIT; status counts come in enum order', async () => {
-    const { app, extendedReader } = withExtended();
+    const { app, reader } = testApp();
     const { body } = await postGraphQL(app, `{
       countWorkflowInstances(filter: {status: FAULTED}) { value exact }
       countTaskExecutions(filter: {workflowName: "w"}) { value exact }
@@ -103,22 +66,22 @@ describe('a backend with Reader.extended', () => {
         { status: 'SUSPENDED', count: { value: 4, exact: false } },
       ],
     });
-    expect(extendedReader.extendedCalls).toEqual(expect.arrayContaining([
+    expect(reader.calls).toEqual(expect.arrayContaining([
       { method: 'countInstances', filter: { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } }, options: { exactLimit: 10_000 } },
       { method: 'countTasks', filter: { kind: 'instance', node: { kind: 'string', field: 'name', predicate: { op: 'eq', value: 'w' } } }, options: { exactLimit: 10_000 } },
       { method: 'countInstancesByStatus', filter: null, options: { exactLimit: 10_000 } },
     ]));
   });
 
-  it('the new filters become their tree nodes; the contract\'s query still goes to the contract\'s method', async () => {
-    const { app, extendedReader, reader } = withExtended();
+  it('JSON operators, durations and taskExecutions become their tree nodes, in the same list call as field conditions', async () => {
+    const { app, reader } = testApp();
     const { body } = await postGraphQL(
       app,
       `{ getWorkflowInstances(orderBy: {duration: DESC}, filter: {duration: {gte: 1.5, isNull: false}, taskExecutions: {status: "FAILED", duration: {lt: 2}},
            input: {ne: [{key: "a", value: "1"}], in: [{key: "b.0", values: ["x", "2"]}], contains: [{key: "c", value: "7"}], exists: [{key: "d", value: false}]}}) { id } }`,
     );
     expect(body.errors).toBeUndefined();
-    const call = extendedReader.extendedCalls[0];
+    const call = reader.calls[0];
     expect(call?.method).toBe('listInstances');
     expect(call?.method === 'listInstances' && call.query.orderBy).toEqual([{ field: 'duration', direction: 'DESC' }]);
     expect(call?.method === 'listInstances' && call.query.filter).toEqual({
@@ -142,11 +105,11 @@ describe('a backend with Reader.extended', () => {
   });
 
   it('a task status in taskExecutions is checked like everywhere else', async () => {
-    const { app, extendedReader } = withExtended();
+    const { app, reader } = testApp();
     const { body } = await postGraphQL(app, '{ getWorkflowInstances(filter: {taskExecutions: {status: "nope"}}) { id } }');
     expect(codes(body)).toEqual(['BAD_USER_INPUT']);
     expect(body.errors?.[0]?.message).toContain('filter.taskExecutions.status.eq must be one of RUNNING, COMPLETED, FAULTED, CANCELLED, SUSPENDED');
-    expect(extendedReader.extendedCalls).toEqual([]);
+    expect(reader.calls).toEqual([]);
   });
 });
 
@@ -179,7 +142,7 @@ describe('durations', () => {
 
 describe('cost and index status', () => {
   it('a count costs COUNT_EXACT_LIMIT/100 rows (status counts five times that): 11 counts exceed a budget of 1000', async () => {
-    const { app, extendedReader } = withExtended({ GRAPHQL_MAX_COST: '1000' });
+    const { app, reader } = testApp({ env: { GRAPHQL_MAX_COST: '1000' } });
     const counts = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `c${i}: countWorkflowInstances { value }`).join(' ')} }`;
     expect((await postGraphQL(app, counts(10))).body.errors).toBeUndefined();
     const { body } = await postGraphQL(app, counts(11));
@@ -187,11 +150,12 @@ describe('cost and index status', () => {
     expect(body.errors?.[0]?.message).toMatch(/^Query cost 1100 exceeds the budget of 1000 rows/);
     const statuses = await postGraphQL(app, '{ a: workflowInstanceStatusCounts { status } b: workflowInstanceStatusCounts { status } c: countTaskExecutions { value } }');
     expect(statuses.body.errors?.[0]?.message).toMatch(/^Query cost 1100 exceeds/);
-    expect(extendedReader.extendedCalls).toHaveLength(10);
+    expect(reader.callsOf('countInstances')).toHaveLength(10);
+    expect(reader.calls.filter((c) => c.method.startsWith('count'))).toHaveLength(10);
   });
 
   it('indexStatus from the ingestion statistics: lag on the server clock, counters summed, the backend\'s name', async () => {
-    const { app } = withExtended();
+    const { app } = testApp();
     const before = Date.now();
     const { body } = await postGraphQL(app, '{ indexStatus { backend newestEventTime lagSeconds rawEvents ingestErrors placeholders } }');
     const after = Date.now();
@@ -202,7 +166,7 @@ describe('cost and index status', () => {
     expect(status['lagSeconds']).toBeLessThanOrEqual(after / 1000 - newest + 1e-6);
     const empty = new RecordingReader({ ingestionStats: async () => ({ rawEvents: {}, ingestErrors: 0, newestEventTime: null, placeholderInstances: 0, instances: 0, taskExecutions: 0 }) });
     const res = await postGraphQL(testApp({ reader: empty as Reader as RecordingReader }).app, '{ indexStatus { backend newestEventTime lagSeconds rawEvents } }');
-    expect(res.body.data?.['indexStatus']).toEqual({ backend: 'unknown', newestEventTime: null, lagSeconds: null, rawEvents: 0 });
+    expect(res.body.data?.['indexStatus']).toEqual({ backend: 'recording', newestEventTime: null, lagSeconds: null, rawEvents: 0 });
   });
 });
 
@@ -210,7 +174,7 @@ describe('workflow_index_instances_by_status from the per-status counts', () => 
   const series = (text: string): string[] => text.split('\n').filter((line) => line.startsWith('workflow_index_instances_by_status{'));
 
   it('one series per status; scrapes within 15 s share one count', async () => {
-    const { app, extendedReader } = withExtended();
+    const { app, reader } = testApp();
     const first = series(await (await app.fetch(new Request('http://localhost/q/metrics'))).text());
     expect(first).toEqual([
       'workflow_index_instances_by_status{status="RUNNING",backend="test"} 0',
@@ -220,16 +184,16 @@ describe('workflow_index_instances_by_status from the per-status counts', () => 
       'workflow_index_instances_by_status{status="SUSPENDED",backend="test"} 4',
     ]);
     await app.fetch(new Request('http://localhost/q/metrics'));
-    expect(extendedReader.extendedCalls).toEqual([{ method: 'countInstancesByStatus', filter: null, options: { exactLimit: 10_000 } }]);
+    expect(reader.callsOf('countInstancesByStatus')).toEqual([{ method: 'countInstancesByStatus', filter: null, options: { exactLimit: 10_000 } }]);
   });
 
   it('the cache reads again after its age, keeps the last values when a read fails, and is bounded by the timeout', async () => {
     let clock = 0;
     let fail = false;
     let hang = false;
-    const reader = new ExtendedRecordingReader();
-    const counting = reader.extended.countInstancesByStatus.bind(reader.extended);
-    Object.assign(reader.extended, {
+    const reader = new RecordingReader();
+    const counting = reader.countInstancesByStatus.bind(reader);
+    Object.assign(reader, {
       countInstancesByStatus: async (...args: Parameters<typeof counting>) => {
         if (hang) return new Promise(() => undefined);
         if (fail) throw new Error('down');
@@ -242,14 +206,16 @@ describe('workflow_index_instances_by_status from the per-status counts', () => 
     expect(await cache.get()).toEqual({ RUNNING: 0, COMPLETED: 1, FAULTED: 2, CANCELLED: 3, SUSPENDED: 4 });
     clock = 999;
     await cache.get();
-    expect(reader.extendedCalls).toHaveLength(1);
+    expect(reader.calls).toHaveLength(1);
     clock = 1000;
     fail = true;
     expect(await cache.get()).toEqual({ RUNNING: 0, COMPLETED: 1, FAULTED: 2, CANCELLED: 3, SUSPENDED: 4 });
     hang = true;
     expect(await cache.get()).toEqual({ RUNNING: 0, COMPLETED: 1, FAULTED: 2, CANCELLED: 3, SUSPENDED: 4 });
     expect(errors.map((e) => (e as Error).message)).toEqual(['down', 'instances by status did not answer within 50 ms']);
-    expect(await new StatusCountsCache(new RecordingReader(), { exactLimit: 5, timeoutMs: 50 }).get()).toBeNull();
+    const down = new RecordingReader();
+    Object.assign(down, { countInstancesByStatus: () => Promise.reject(new Error('down')) });
+    expect(await new StatusCountsCache(down, { exactLimit: 5, timeoutMs: 50 }).get()).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
-// The extended filter tree (reader.ts ExtendedFilterNode) as one OpenSearch query over a normalized index. The
-// contract's leaves are filter-dsl.ts's; the kinds of issue 9 are translated here, some after a lookup (hence async):
+// The whole filter tree (reader.ts FilterNode) as one OpenSearch query over a normalized index. Field conditions are
+// filter-dsl.ts's; the other kinds are translated here, some after a lookup (hence async):
 //   duration  a range on `duration_us` (the millisecond bound as whole µs, durationBoundMicros), isNull: exists
 //   jsonOp    json-operators.ts on documents the keyword fields decide, plus the ids of the others whose payload text
 //             matches (read and checked here: capped payloads, documents normalized before the paths existed, and
@@ -14,7 +14,7 @@
 //             5,200 runs each put their ids in one search and filled the node's heap.
 import { badUserInput } from '@workflow-index/core';
 import { durationBoundMicros } from '@workflow-index/core';
-import type { DurationPredicate, ExtendedFilterNode, FilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core';
+import type { DurationPredicate, FilterNode, SimpleFilterNode, InstanceStringField, JsonField, JsonPredicate } from '@workflow-index/core';
 import type { NormalizedIndexNames } from '../../normalized-indices.js';
 import { ambiguousKey, leafEntries, PATH_SEPARATOR, VALUE_SEPARATOR } from '../../json-leaves.js';
 import { type FilterFields, IGNORE_ABOVE, INSTANCE_FIELDS, TASK_FIELDS } from '../fields.js';
@@ -24,7 +24,7 @@ import { resolveLongStrings } from '../long-detail-filter.js';
 import { type Query, and, exists, MATCH_ALL, MATCH_NONE, MAX_TERMS_COUNT, not, or, range, terms } from '../query-dsl.js';
 import type { Searcher } from '../search-requests.js';
 import { checkedIds, idsQuery } from '../source-check.js';
-import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './extended-fields.js';
+import { DURATION_FIELD, JSON_OPERATOR_FIELDS, RUN_FIELDS } from './lookup-fields.js';
 import { everyRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 import { decided, jsonOperatorDsl, type JsonOperatorFields, jsonPredicateMatches, undecided } from './json-operators.js';
 
@@ -56,31 +56,31 @@ export function taskRunBudget(ctx: FilterContext): TaskRunBudget {
   return { left: ctx.maxTaskFilterRuns ?? MAX_TASK_FILTER_RUNS, previous: Promise.resolve() };
 }
 
-type AnyNode = ExtendedFilterNode<string, string>;
+type AnyNode = FilterNode<string, string>;
 
 const indexOf = (ctx: FilterContext, target: Target): string => (target === 'instances' ? ctx.names.workflowInstances : ctx.names.taskExecutions);
 const fieldsOf = (target: Target): FilterFields<string, string> => (target === 'instances' ? INSTANCE_FIELDS : TASK_FIELDS) as FilterFields<string, string>;
 
 /** The query of a filter tree (MATCH_ALL for none), without the served condition. */
-export async function extendedFilterDsl(ctx: FilterContext, node: AnyNode | null, target: Target): Promise<Query> {
+export async function lookupFilterDsl(ctx: FilterContext, node: AnyNode | null, target: Target): Promise<Query> {
   if (node === null) return MATCH_ALL;
   switch (node.kind) {
     case 'and':
-      return and(await Promise.all(node.nodes.map((n) => extendedFilterDsl(ctx, n, target))));
+      return and(await Promise.all(node.nodes.map((n) => lookupFilterDsl(ctx, n, target))));
     case 'or':
-      return or(await Promise.all(node.nodes.map((n) => extendedFilterDsl(ctx, n, target))));
+      return or(await Promise.all(node.nodes.map((n) => lookupFilterDsl(ctx, n, target))));
     case 'not':
-      return not(await extendedFilterDsl(ctx, node.node, target));
+      return not(await lookupFilterDsl(ctx, node.node, target));
     case 'string': {
-      const leaf = node as FilterNode<string, string>;
+      const leaf = node as SimpleFilterNode<string, string>;
       const longStrings = await resolveLongStrings(ctx.requests, indexOf(ctx, target), leaf, fieldsOf(target), ctx.served);
       return filterDsl(leaf, fieldsOf(target), NO_FALLBACK, longStrings);
     }
     case 'time':
     case 'int':
-      return filterDsl(node as FilterNode<string, string>, fieldsOf(target));
+      return filterDsl(node as SimpleFilterNode<string, string>, fieldsOf(target));
     case 'json': {
-      const leaf = node as FilterNode<string, string>;
+      const leaf = node as SimpleFilterNode<string, string>;
       const fallback = await resolveJsonFallback(ctx.requests, indexOf(ctx, target), leaf, fieldsOf(target), ctx.served);
       return filterDsl(leaf, fieldsOf(target), fallback);
     }
@@ -95,7 +95,7 @@ export async function extendedFilterDsl(ctx: FilterContext, node: AnyNode | null
       if (target !== 'instances') throw new Error('a taskExecutions condition is an instance filter node');
       const states = taskStatesQuery(node.node);
       if (states !== null && (await everyRunHasTaskStates(ctx.requests, ctx.names.workflowInstances))) return states;
-      const taskQuery = await extendedFilterDsl(ctx, node.node, 'tasks');
+      const taskQuery = await lookupFilterDsl(ctx, node.node, 'tasks');
       if (taskQuery === MATCH_NONE) return MATCH_NONE;
       return terms('id', await runsOfTasks(ctx, and([ctx.served, taskQuery])));
     }
@@ -108,7 +108,7 @@ function durationDsl(p: DurationPredicate): Query {
 }
 
 /** An instance filter on the run's definition, over the task document's copies of it. */
-function runDsl(node: ExtendedFilterNode<InstanceStringField, string>): Query {
+function runDsl(node: FilterNode<InstanceStringField, string>): Query {
   switch (node.kind) {
     case 'and':
       return and(node.nodes.map(runDsl));

@@ -1,9 +1,9 @@
-// Where the filter kinds and sort keys beyond the contract (issue 9) live in the normalized documents: durations as
+// Where the filter kinds beyond field conditions and the duration order live in the normalized documents: durations as
 // `duration_us` (end − start in whole µs, as PostgreSQL's generated column), the run's definition denormalized into
 // each task document (`workflow_*`), and the JSON operators' keyword fields (json-paths.ts).
 import type {
-  ExtendedInstanceSortField,
-  ExtendedTaskSortField,
+  InstanceSortField,
+  TaskSortField,
   InstanceStringField,
   JsonField,
 } from '@workflow-index/core';
@@ -14,8 +14,8 @@ export const DURATION_FIELD = 'duration_us';
 
 const durationKey: SortFieldDoc = { field: DURATION_FIELD, source: DURATION_FIELD, nullable: true, time: false };
 
-export const EXTENDED_INSTANCE_SORT: Readonly<Record<ExtendedInstanceSortField, SortFieldDoc>> = { ...INSTANCE_SORT, duration: durationKey };
-export const EXTENDED_TASK_SORT: Readonly<Record<ExtendedTaskSortField, SortFieldDoc>> = { ...TASK_SORT, duration: durationKey };
+export const LOOKUP_INSTANCE_SORT: Readonly<Record<InstanceSortField, SortFieldDoc>> = { ...INSTANCE_SORT, duration: durationKey };
+export const LOOKUP_TASK_SORT: Readonly<Record<TaskSortField, SortFieldDoc>> = { ...TASK_SORT, duration: durationKey };
 
 /**
  * The instance fields a task filter may test on its run (`instance` nodes: workflowName / workflowNamespace /

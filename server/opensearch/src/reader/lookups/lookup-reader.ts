@@ -1,5 +1,5 @@
-// Reader.extended for OpenSearch (issue 9): the lists with the extended filter kinds (extended-filter.ts) and the
-// `duration` order, and the counts.
+// The lists whose filter may need lookups first (lookup-filter.ts: JSON operators beyond equality, durations,
+// relations) or whose order is `duration`, and the counts. opensearch-reader.ts sends every other list its own way.
 //
 // Counts: OpenSearch counts matching documents exactly and cheaply (track_total_hits: true reads the postings, no
 // documents), so the value is always the exact count. The API's `exact` flag keeps PostgreSQL's meaning, "counted
@@ -10,11 +10,10 @@ import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from '@workf
 import type {
   Count,
   CountOptions,
-  ExtendedInstanceFilter,
-  ExtendedInstanceSortField,
-  ExtendedReader,
-  ExtendedTaskFilter,
-  ExtendedTaskSortField,
+  InstanceFilter,
+  InstanceSortField,
+  TaskFilter,
+  TaskSortField,
   ListQuery,
   SortKey,
   TaskExecutionRecord,
@@ -30,18 +29,18 @@ import type { Searcher, SearchHit, SearchRequests } from '../search-requests.js'
 import { speculativePage } from '../speculative-page.js';
 import type { PositionSpans } from '../paged-search.js';
 import type { OrderKey } from '../sort-dsl.js';
-import { EXTENDED_INSTANCE_SORT, EXTENDED_TASK_SORT } from './extended-fields.js';
-import { extendedFilterDsl, type FilterContext, runsOfTasks, type Target, taskRunBudget } from './extended-filter.js';
+import { LOOKUP_INSTANCE_SORT, LOOKUP_TASK_SORT } from './lookup-fields.js';
+import { lookupFilterDsl, type FilterContext, runsOfTasks, type Target, taskRunBudget } from './lookup-filter.js';
 import { everyRunHasTaskStates, taskStatesQuery } from './task-states-filter.js';
 
-export interface ExtendedReaderOptions {
+export interface LookupReaderOptions {
   readonly requests: SearchRequests;
   readonly names: NormalizedIndexNames;
   /** The indices' index.max_result_window. */
   readonly maxResultWindow: number;
   /** Bound of the runs a `taskExecutions` instance filter resolves (default MAX_TASK_FILTER_RUNS). */
   readonly maxTaskFilterRuns?: number;
-  /** Where newest-first pages after a position start (paged-search.ts), shared with the contract's lists. */
+  /** Where newest-first pages after a position start (paged-search.ts), shared with the other lists. */
   readonly spans?: PositionSpans;
 }
 
@@ -56,14 +55,14 @@ function orderOf<F extends string>(orderBy: readonly SortKey<F>[], fields: Reado
 
 const countOf = (value: number, exactLimit: number): Count => ({ value: Math.min(value, MAX_INT), exact: value <= exactLimit });
 
-export class OpenSearchExtendedReader implements ExtendedReader {
+export class LookupReader {
   readonly #requests: SearchRequests;
   readonly #names: NormalizedIndexNames;
   readonly #window: number;
   readonly #context: FilterContext;
   readonly #spans: PositionSpans | undefined;
 
-  constructor(options: ExtendedReaderOptions) {
+  constructor(options: LookupReaderOptions) {
     this.#requests = options.requests;
     this.#names = options.names;
     this.#window = options.maxResultWindow;
@@ -76,21 +75,21 @@ export class OpenSearchExtendedReader implements ExtendedReader {
     };
   }
 
-  async listInstances(query: ListQuery<ExtendedInstanceFilter, ExtendedInstanceSortField>): Promise<WorkflowInstanceRecord[]> {
+  async listInstances(query: ListQuery<InstanceFilter, InstanceSortField>): Promise<WorkflowInstanceRecord[]> {
     if (query.limit <= 0) return [];
-    const order = orderOf(query.orderBy, EXTENDED_INSTANCE_SORT);
+    const order = orderOf(query.orderBy, LOOKUP_INSTANCE_SORT);
     const hits = await this.#list(this.#names.workflowInstances, query, (searcher) => this.#served(query.filter, 'instances', searcher), order, instanceSource(query.payloads), 'listInstances');
     return hits.map((h) => toInstance(h._source, query.payloads));
   }
 
-  async listTasks(query: ListQuery<ExtendedTaskFilter, ExtendedTaskSortField>): Promise<TaskExecutionRecord[]> {
+  async listTasks(query: ListQuery<TaskFilter, TaskSortField>): Promise<TaskExecutionRecord[]> {
     if (query.limit <= 0) return [];
-    const order = orderOf(query.orderBy, EXTENDED_TASK_SORT);
+    const order = orderOf(query.orderBy, LOOKUP_TASK_SORT);
     const hits = await this.#list(this.#names.taskExecutions, query, (searcher) => this.#served(query.filter, 'tasks', searcher), order, taskSource(query.payloads), 'listTasks');
     return hits.map((h) => toTask(h._source, query.payloads));
   }
 
-  async countInstances(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Count> {
+  async countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count> {
     if (filter?.kind === 'tasks') {
       // Runs by one taskExecutions condition on status (and name): the runs' task states (task-states-filter.ts).
       const states = taskStatesQuery(filter.node);
@@ -100,18 +99,18 @@ export class OpenSearchExtendedReader implements ExtendedReader {
       // Runs by one taskExecutions condition: a served task's run is served (the task document repeats its run's
       // placeholder flag), so the number of distinct runs of the matching served tasks is the count, without a second
       // search of those ids.
-      const taskQuery = await extendedFilterDsl(this.#context, filter.node, 'tasks');
+      const taskQuery = await lookupFilterDsl(this.#context, filter.node, 'tasks');
       if (taskQuery === MATCH_NONE) return { value: 0, exact: true };
       return countOf((await runsOfTasks(this.#context, and([SERVED, taskQuery]))).length, options.exactLimit);
     }
     return this.#count(this.#names.workflowInstances, await this.#served(filter, 'instances'), options.exactLimit, 'countInstances');
   }
 
-  async countTasks(filter: ExtendedTaskFilter | null, options: CountOptions): Promise<Count> {
+  async countTasks(filter: TaskFilter | null, options: CountOptions): Promise<Count> {
     return this.#count(this.#names.taskExecutions, await this.#served(filter, 'tasks'), options.exactLimit, 'countTasks');
   }
 
-  async countInstancesByStatus(filter: ExtendedInstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
+  async countInstancesByStatus(filter: InstanceFilter | null, options: CountOptions): Promise<Readonly<Record<WorkflowInstanceStatus, Count>>> {
     const query = await this.#served(filter, 'instances');
     const counts = Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, 0])) as Record<WorkflowInstanceStatus, number>;
     if (query !== MATCH_NONE) {
@@ -124,10 +123,10 @@ export class OpenSearchExtendedReader implements ExtendedReader {
   }
 
   /** The filter's query restricted to served documents (MATCH_NONE when nothing can match), its lookups by `searcher`. */
-  async #served(filter: ExtendedInstanceFilter | ExtendedTaskFilter | null, target: Target, searcher: Searcher = this.#requests): Promise<Query> {
+  async #served(filter: InstanceFilter | TaskFilter | null, target: Target, searcher: Searcher = this.#requests): Promise<Query> {
     // the filter's lookups share one OPENSEARCH_QUERY_TIMEOUT_MS (a dry run's have no time to share)
     const context = { ...this.#context, requests: searcher === this.#requests ? new LookupDeadline(searcher) : searcher, taskRuns: taskRunBudget(this.#context) };
-    return and([SERVED, await extendedFilterDsl(context, filter as Parameters<typeof extendedFilterDsl>[1], target)]);
+    return and([SERVED, await lookupFilterDsl(context, filter as Parameters<typeof lookupFilterDsl>[1], target)]);
   }
 
   async #count(index: string, query: Query, exactLimit: number, what: string): Promise<Count> {

@@ -1,4 +1,4 @@
-// Reader.extended on OpenSearch where the conformance suite and the cross-backend comparison do not reach:
+// The lookup filters on OpenSearch where the conformance suite and the cross-backend comparison do not reach:
 //  - the order-preserving number form behind gt/lt on JSON numbers (exact, any digits and exponents);
 //  - JSON operators on documents the keyword fields cannot decide: a payload capped at MAX_LEAVES and a document
 //    normalized before the paths existed (its new fields removed) answer exactly as their small, current twin;
@@ -7,7 +7,7 @@
 import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtendedInstanceFilter, JsonPredicate } from '@workflow-index/core';
+import type { InstanceFilter, JsonPredicate } from '@workflow-index/core';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { sortableNumber } from '../src/json-paths.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
@@ -80,7 +80,7 @@ const EVENTS = [
   ...Array.from({ length: 9 }, (_, i) => runEvents(`ext-dur-${i}`, null, 0, false, i % 3 === 0 ? null : 60 + (i % 4))).flat(),
 ];
 
-describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
+describe.skipIf(!available)('OpenSearch lookup filter edges', () => {
   let ns: TestNamespace;
   let reader: OpenSearchReader;
   let bounded: OpenSearchReader;
@@ -109,14 +109,14 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
     await ns?.drop();
   });
 
-  const ids = async (r: OpenSearchReader, filter: ExtendedInstanceFilter): Promise<string[]> =>
-    (await r.extended.listInstances({ filter, orderBy: [{ field: 'id', direction: 'ASC' }], limit: 1000, offset: 0, payloads: false })).map((i) => i.id);
+  const ids = async (r: OpenSearchReader, filter: InstanceFilter): Promise<string[]> =>
+    (await r.listInstances({ filter, orderBy: [{ field: 'id', direction: 'ASC' }], limit: 1000, offset: 0, payloads: false })).map((i) => i.id);
 
-  const twinsMatching = (filter: ExtendedInstanceFilter): Promise<string[]> =>
+  const twinsMatching = (filter: InstanceFilter): Promise<string[]> =>
     ids(reader, { kind: 'and', nodes: [{ kind: 'string', field: 'id', predicate: { op: 'in', values: [...TWINS] } }, filter] });
 
   it('by hand: capped and legacy documents are checked on their payload text', async () => {
-    const op = (path: string, predicate: JsonPredicate): ExtendedInstanceFilter => ({ kind: 'jsonOp', field: 'input', path: path.split('.'), predicate });
+    const op = (path: string, predicate: JsonPredicate): InstanceFilter => ({ kind: 'jsonOp', field: 'input', path: path.split('.'), predicate });
     const all = [...TWINS].sort();
     expect(await twinsMatching(op('amount', { op: 'gt', value: '1E3' }))).toEqual(all);
     expect(await twinsMatching(op('nothing', { op: 'exists', value: true }))).toEqual(all);
@@ -143,7 +143,7 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
   it('any operator, negated or not: the capped and the legacy twin match exactly when the current one does', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...KEYS), predicate, fc.boolean(), async (key, p, negate) => {
-        const leaf: ExtendedInstanceFilter = { kind: 'jsonOp', field: 'input', path: key.split('.'), predicate: p };
+        const leaf: InstanceFilter = { kind: 'jsonOp', field: 'input', path: key.split('.'), predicate: p };
         const matched = await twinsMatching(negate ? { kind: 'not', node: leaf } : leaf);
         expect(matched.length === 0 || matched.length === TWINS.length, `${JSON.stringify({ key, p, negate })}: ${matched.join(',')}`).toBe(true);
       }),
@@ -152,26 +152,26 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
   }, 120_000);
 
   it('taskExecutions: runs with a matching task, and not: the others; on status alone from the task states, otherwise beyond the bound a clear BAD_USER_INPUT', async () => {
-    const faultedTask: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } } };
+    const faultedTask: InstanceFilter = { kind: 'tasks', node: { kind: 'string', field: 'status', predicate: { op: 'eq', value: 'FAULTED' } } };
     const faulted = ['ext-run-0', 'ext-run-2', 'ext-run-4', 'ext-run-6'];
     expect(await ids(reader, faultedTask)).toEqual(faulted);
-    const everyId = await ids(reader, null as unknown as ExtendedInstanceFilter);
+    const everyId = await ids(reader, null as unknown as InstanceFilter);
     expect(await ids(reader, { kind: 'not', node: faultedTask })).toEqual(everyId.filter((id) => !faulted.includes(id)));
     // On status (and name) alone it is one search of the runs' task states: no bound (4 runs > the bound of 3).
     expect(await ids(bounded, faultedTask)).toEqual(faulted);
     // Any other task filter takes two steps, bounded: 4 runs > the bound of 3.
     const anyPosition = { kind: 'string', field: 'taskPosition', predicate: { op: 'contains', value: '/' } } as const;
-    const twoSteps: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition] } };
+    const twoSteps: InstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition] } };
     expect(await ids(reader, twoSteps)).toEqual(faulted);
     const refused = await ids(bounded, twoSteps).then(() => null, (error: unknown) => error);
     // (the GraphQL layer serves the error as it is: code and message)
     expect((refused as { extensions?: Record<string, unknown> }).extensions?.['code']).toBe('BAD_USER_INPUT');
     expect((refused as Error).message).toContain('filter.taskExecutions matches task executions of more than 3 workflow instances');
     // within the bound it answers
-    const narrow: ExtendedInstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: ['ext-run-0', 'ext-run-2'] } }] } };
+    const narrow: InstanceFilter = { kind: 'tasks', node: { kind: 'and', nodes: [faultedTask.node, anyPosition, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: ['ext-run-0', 'ext-run-2'] } }] } };
     expect(await ids(bounded, narrow)).toEqual(['ext-run-0', 'ext-run-2']);
     // The bound holds for a filter's taskExecutions conditions together: two of 2 runs each pass 3.
-    const onRuns = (runs: readonly string[]): ExtendedInstanceFilter => ({
+    const onRuns = (runs: readonly string[]): InstanceFilter => ({
       kind: 'tasks',
       node: { kind: 'and', nodes: [faultedTask.node, anyPosition, { kind: 'string', field: 'workflowInstanceId', predicate: { op: 'in', values: runs } }] },
     });
@@ -182,7 +182,7 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
 
   it('orderBy duration beyond the result window (nulls last, repeated values): the same rows as one plain page', async () => {
     const page = (r: OpenSearchReader, direction: 'ASC' | 'DESC', offset: number, limit: number) =>
-      r.extended.listInstances({ filter: null, orderBy: [{ field: 'duration', direction }], limit, offset, payloads: false }).then((rows) => rows.map((i) => i.id));
+      r.listInstances({ filter: null, orderBy: [{ field: 'duration', direction }], limit, offset, payloads: false }).then((rows) => rows.map((i) => i.id));
     await fc.assert(
       fc.asyncProperty(fc.constantFrom<'ASC' | 'DESC'>('ASC', 'DESC'), fc.integer({ min: 0, max: 22 }), fc.integer({ min: 1, max: 9 }), async (direction, offset, limit) => {
         expect(await page(smallWindow, direction, offset, limit)).toEqual(await page(reader, direction, offset, limit));
@@ -196,12 +196,12 @@ describe.skipIf(!available)('OpenSearch Reader.extended edges', () => {
   it('counts: the exact value, exact while at most the limit match', async () => {
     const total = EVENTS.filter((e) => e['eventType'] === `${WF}started.v1`).length;
     const running = 3;
-    expect(await reader.extended.countInstances(null, { exactLimit: total })).toEqual({ value: total, exact: true });
-    expect(await reader.extended.countInstances(null, { exactLimit: total - 1 })).toEqual({ value: total, exact: false });
-    const byStatus = await reader.extended.countInstancesByStatus(null, { exactLimit: 5 });
+    expect(await reader.countInstances(null, { exactLimit: total })).toEqual({ value: total, exact: true });
+    expect(await reader.countInstances(null, { exactLimit: total - 1 })).toEqual({ value: total, exact: false });
+    const byStatus = await reader.countInstancesByStatus(null, { exactLimit: 5 });
     expect(byStatus).toEqual({
       RUNNING: { value: running, exact: true }, COMPLETED: { value: total - running, exact: false }, FAULTED: { value: 0, exact: true }, CANCELLED: { value: 0, exact: true }, SUSPENDED: { value: 0, exact: true },
     });
-    expect(await reader.extended.countTasks({ kind: 'duration', predicate: { op: 'gte', value: 250 } }, { exactLimit: 1000 })).toEqual({ value: 2 * 3 + 8 * 3, exact: true });
+    expect(await reader.countTasks({ kind: 'duration', predicate: { op: 'gte', value: 250 } }, { exactLimit: 1000 })).toEqual({ value: 2 * 3 + 8 * 3, exact: true });
   });
 });
