@@ -22,7 +22,7 @@ import type { HealthCheck } from './health.js';
 import { REQUEST_LOG_MESSAGE } from './logger.js';
 import type { Logger } from './logger.js';
 import { routeLabel } from './http-labels.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics } from './metrics/create-metrics.js';
 import { createNodeHandler } from './node-adapter.js';
 import type { Reader } from './reader.js';
 import { REQUEST_ID_HEADER, requestContext, requestIdOf } from './request-context.js';

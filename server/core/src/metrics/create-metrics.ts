@@ -1,16 +1,16 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CoreConfig } from './config.js';
-import type { CostBudget } from './cost-budget.js';
-import type { Logger } from './logger.js';
-import { methodLabel, outcomeLabel, statusLabel, uriLabel } from './http-labels.js';
-import { MonotonicTotal } from './monotonic-total.js';
-import { DEFAULT_OPERATION_NAME_LABELS, OperationNameLabels } from './operation-name-labels.js';
-import type { OperationNameLimits } from './operation-name-labels.js';
-import { countExactLimitOf } from './count-limit.js';
-import type { IngestionStats, Reader } from './reader.js';
-import { StatusCountsCache } from './status-counts-cache.js';
-import { withTimeout } from './timeout.js';
-import { WindowMax } from './window-max.js';
+import type { CoreConfig } from '../config.js';
+import type { CostBudget } from '../cost-budget.js';
+import type { Logger } from '../logger.js';
+import { methodLabel, outcomeLabel, statusLabel, uriLabel } from '../http-labels.js';
+import { MonotonicTotal } from '../monotonic-total.js';
+import { DEFAULT_OPERATION_NAME_LABELS, OperationNameLabels } from '../operation-name-labels.js';
+import type { OperationNameLimits } from '../operation-name-labels.js';
+import { countExactLimitOf } from '../count-limit.js';
+import type { IngestionStats, Reader } from '../reader.js';
+import { StatusCountsCache } from '../status-counts-cache.js';
+import { withTimeout } from '../timeout.js';
+import { WindowMax } from '../window-max.js';
 
 /**
  * What a backend may report beyond IngestionStats: instances per status (served instances only). Read when
