@@ -12,7 +12,7 @@ import type { CoreConfig } from './config.js';
 import { ClientRequestLimit, clientKey } from './client-limit.js';
 import { CostBudget } from './cost-budget.js';
 import { applyCors, preflightResponse } from './cors.js';
-import { renderDocsPage } from './docs-page.js';
+import { renderDocsPage } from './docs-page/render-docs-page.js';
 import { ErrorCode } from './errors.js';
 import { renderGraphQLUi } from './graphiql-page.js';
 import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-server.js';

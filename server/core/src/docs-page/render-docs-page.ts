@@ -2,10 +2,10 @@
 // configuration table are generated from the SDL and the config key list, so they cannot drift;
 // the guide and its examples (which run against the demo data loaded in development) are written here.
 import type { GraphQLArgument, GraphQLField, GraphQLInputField, GraphQLNamedType } from 'graphql';
-import type { CoreConfig } from './config.js';
-import { CORE_CONFIG_KEYS } from './config.js';
-import { ErrorCode } from './errors.js';
-import { graphql } from './graphql-runtime.js';
+import type { CoreConfig } from '../config.js';
+import { CORE_CONFIG_KEYS } from '../config.js';
+import { ErrorCode } from '../errors.js';
+import { graphql } from '../graphql-runtime.js';
 
 const { buildSchema, getNamedType, isEnumType, isInputObjectType, isObjectType, isScalarType } = graphql;
 
