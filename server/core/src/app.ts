@@ -1,24 +1,30 @@
-// app.ts builds, main.ts runs: this factory takes a frozen config and a Reader, opens no sockets
-// and reads no process.env. Tests drive it in-process through fetch().
+// app.ts builds, main.ts runs: this factory takes a frozen config and a Reader, opens no sockets and reads no
+// process.env. Tests drive it in-process through fetch(). The route table below says which path each module of
+// http/ serves.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Registry } from 'prom-client';
 import { bufferResponse, finishResponse, toFetchResponse, writeBufferedResponse } from './buffered-response.js';
 import type { BufferedResponse, RequestFacts } from './buffered-response.js';
 import { compressResponse } from './compression.js';
-import { CONSOLE_ASSETS_PREFIX, CONSOLE_PATH, consoleNotBuilt, loadConsoleAssets } from './console-assets.js';
-import type { ConsoleAssets } from './console-assets.js';
+import { CONSOLE_PATH } from './console-assets.js';
 import type { CoreConfig } from './config.js';
 import { ClientRequestLimit, clientKey } from './client-limit.js';
 import { CostBudget } from './cost-budget.js';
-import { applyCors, preflightResponse } from './cors.js';
-import { renderDocsPage } from './docs-page/render-docs-page.js';
+import { applyCors } from './cors.js';
 import { ErrorCode } from './errors.js';
-import { renderGraphQLUi } from './graphiql-page.js';
 import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-server.js';
 import { hotRequestAnswerType } from './hot-operations.js';
-import { livenessChecks, readinessChecks, report } from './health.js';
-import type { HealthCheck } from './health.js';
+import { consoleRoutes } from './http/console-routes.js';
+import { graphqlRoute } from './http/graphql-endpoint.js';
+import type { GraphQLEndpoint } from './http/graphql-endpoint.js';
+import { healthRoutes } from './http/health-routes.js';
+import type { HealthDeps } from './http/health-routes.js';
+import { metricsRoute } from './http/metrics-route.js';
+import { queryPages } from './http/query-pages.js';
+import { JSON_TYPE, TEXT_TYPE, unexpectedError } from './http/responses.js';
+import { dispatch, routeTable } from './http/route-table.js';
+import type { RouteTable } from './http/route-table.js';
 import { REQUEST_LOG_MESSAGE } from './logger.js';
 import type { Logger } from './logger.js';
 import { routeLabel } from './http-labels.js';
@@ -30,7 +36,6 @@ import { requestTimedOut } from './request-deadline.js';
 import { newRequestState } from './request-state.js';
 import type { RequestState } from './request-state.js';
 import { loadSchemaSdl } from './schema-sdl.js';
-import { StaticAsset } from './static-asset.js';
 
 /** What the transport knows about who sent a request. */
 export interface ClientInfo {
@@ -60,20 +65,8 @@ export interface AppOptions {
   readonly backend: string;
 }
 
-const TEXT = 'text/plain; charset=utf-8';
-const JSON_TYPE = 'application/json; charset=utf-8';
 /** Probes and scrapes arrive every few seconds; their request logs go to debug. */
 const QUIET_ROUTES = new Set(['/q/health', '/q/health/live', '/q/health/ready', '/q/metrics']);
-
-function text(status: number, body: string, headers: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { 'Content-Type': TEXT, ...headers } });
-}
-
-const READ_METHODS = ['GET', 'HEAD'] as const;
-
-function methodNotAllowed(): Response {
-  return text(405, 'Method not allowed; this endpoint accepts GET and HEAD.\n', { Allow: 'GET, HEAD, OPTIONS' });
-}
 
 function tooManyRequests(max: number): Response {
   const body = {
@@ -85,10 +78,6 @@ function tooManyRequests(max: number): Response {
     ],
   };
   return new Response(JSON.stringify(body), { status: 429, headers: { 'Content-Type': JSON_TYPE, 'Retry-After': '1' } });
-}
-
-function notFound(): Response {
-  return text(404, 'Not found. GraphQL: POST /graphql. Health: /q/health. Metrics: /q/metrics.\n');
 }
 
 /** `/graphql` or `/graphql/`, with or without a query string, on a Host that makes a valid URL (else: 400 by the fetch path). */
@@ -114,7 +103,7 @@ function framedWithin(headers: IncomingHttpHeaders, maxBodyBytes: number): boole
 
 /** The answer to a request whose connection closed before it was read: only recorded (nobody is left to read it). */
 function wentAway(): BufferedResponse {
-  return { status: 400, statusText: '', headers: { 'content-type': TEXT }, body: Buffer.from('Bad request: the client went away before its request was read.\n') };
+  return { status: 400, statusText: '', headers: { 'content-type': TEXT_TYPE }, body: Buffer.from('Bad request: the client went away before its request was read.\n') };
 }
 
 /** The whole body of a request node:http frames by its Content-Length; null when the client went away before its end. */
@@ -134,11 +123,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-function lazyAsset(render: () => string | Promise<string>): () => Promise<StaticAsset> {
-  let asset: StaticAsset | undefined;
-  return async () => (asset ??= new StaticAsset(await render(), 'text/html; charset=utf-8'));
-}
-
 export function createApp(options: AppOptions): App {
   const { config, reader, logger, backend } = options;
   const startedAt = Date.now();
@@ -152,113 +136,12 @@ export function createApp(options: AppOptions): App {
     costBudget.release(state.costHeld);
     state.costHeld = 0;
   };
-  const queryPagesOn = config.graphql.introspection !== 'NO_INTROSPECTION_OR_QUERY';
-  // Built on first request: most instances (tests, API-only clients) never serve them.
-  const ui = queryPagesOn ? lazyAsset(() => renderGraphQLUi()) : null;
-  const docs = queryPagesOn && config.mode === 'development' ? lazyAsset(() => renderDocsPage({ config, sdl })) : null;
-  // The console is a /graphql client: off with CONSOLE_ENABLED=false, and with the query pages (it runs queries).
-  const consoleOn = config.console.enabled && queryPagesOn;
-  let consoleAssets: ConsoleAssets | null = null;
-  // Read on first use and kept once found: a server started before `npm run build` picks the build up.
-  const consoleFiles = (): ConsoleAssets | null => (consoleAssets ??= loadConsoleAssets());
   let draining = false;
   const perClient = new ClientRequestLimit(config.http.maxRequestsPerClient);
   const addressHeader = config.http.clientAddressHeader;
-
-  const health = async (kind: 'live' | 'ready' | 'all'): Promise<Response> => {
-    const checks: HealthCheck[] = [];
-    if (kind !== 'ready') checks.push(...livenessChecks(startedAt));
-    if (kind !== 'live') checks.push(...(await readinessChecks({ reader, config, backend, draining })));
-    const body = report(checks);
-    if (kind !== 'live') metrics.observeReadiness(body.status === 'UP');
-    return new Response(JSON.stringify(body), {
-      status: body.status === 'UP' ? 200 : 503,
-      headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' },
-    });
-  };
-
-  const graphqlEndpoint = async (request: Request, state: RequestState): Promise<Response> => {
-    if (request.method !== 'POST') {
-      // GET would execute queries from links and bypass CSRF protections; nothing runs here.
-      const body = {
-        errors: [
-          {
-            message: `${request.method} is not supported on /graphql: send the query with POST and Content-Type: application/json (body {"query": …, "variables": …}). The interactive UI is at /q/graphql-ui.`,
-            extensions: { code: ErrorCode.METHOD_NOT_ALLOWED },
-          },
-        ],
-      };
-      return new Response(JSON.stringify(body), { status: 405, headers: { 'Content-Type': JSON_TYPE, Allow: 'POST, OPTIONS' } });
-    }
-    return graphql.fetch(request, { requestState: state });
-  };
-
-  /** The methods a path serves; null for a path that does not exist (in this configuration). */
-  const methodsOf = (path: string): readonly string[] | null => {
-    switch (path) {
-      case GRAPHQL_ENDPOINT:
-        return ['POST'];
-      case '/graphql/schema.graphql':
-        return queryPagesOn ? READ_METHODS : null;
-      case '/q/graphql-ui':
-        return ui === null ? null : READ_METHODS;
-      case '/docs':
-        return docs === null ? null : READ_METHODS;
-      case '/':
-      case CONSOLE_PATH:
-        return consoleOn ? READ_METHODS : null;
-      case '/q/health':
-      case '/q/health/live':
-      case '/q/health/ready':
-      case '/q/metrics':
-        return READ_METHODS;
-      default:
-        return null;
-    }
-  };
-
-  const route = async (request: Request, pathname: string, state: RequestState): Promise<Response> => {
-    const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-    if (request.method === 'OPTIONS') {
-      const methods = methodsOf(path);
-      return methods === null ? notFound() : preflightResponse(config.cors, request, methods);
-    }
-    if (path === GRAPHQL_ENDPOINT) return graphqlEndpoint(request, state);
-    const readOnly = request.method === 'GET' || request.method === 'HEAD';
-    if (consoleOn && pathname.startsWith(CONSOLE_ASSETS_PREFIX)) {
-      const file = consoleFiles()?.files.get(pathname.slice(CONSOLE_ASSETS_PREFIX.length));
-      if (file === undefined) return notFound();
-      return readOnly ? file.respond(request, config.http.compression) : methodNotAllowed();
-    }
-    switch (path) {
-      case '/':
-      case CONSOLE_PATH: {
-        if (!consoleOn) return notFound();
-        if (!readOnly) return methodNotAllowed();
-        const assets = consoleFiles();
-        return assets === null ? consoleNotBuilt() : assets.page.respond(request, config.http.compression);
-      }
-      case '/graphql/schema.graphql':
-        if (!queryPagesOn) return notFound();
-        return readOnly ? text(200, sdl) : methodNotAllowed();
-      case '/q/graphql-ui':
-        if (ui === null) return notFound();
-        return readOnly ? (await ui()).respond(request, config.http.compression) : methodNotAllowed();
-      case '/docs':
-        if (docs === null) return notFound();
-        return readOnly ? (await docs()).respond(request, config.http.compression) : methodNotAllowed();
-      case '/q/health':
-        return readOnly ? health('all') : methodNotAllowed();
-      case '/q/health/live':
-        return readOnly ? health('live') : methodNotAllowed();
-      case '/q/health/ready':
-        return readOnly ? health('ready') : methodNotAllowed();
-      case '/q/metrics':
-        return readOnly ? text(200, await metrics.registry.metrics(), { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }) : methodNotAllowed();
-      default:
-        return notFound();
-    }
-  };
+  const endpoint: GraphQLEndpoint = { config, yoga: graphql, hot, costBudget };
+  const health: HealthDeps = { config, reader, backend, startedAt, draining: () => draining, observeReadiness: (up) => metrics.observeReadiness(up) };
+  const routes = appRoutes({ config, sdl, endpoint, health, registry: metrics.registry });
 
   const record = (method: string, routeName: string, pathname: string, status: number, started: number, state: RequestState): void => {
     const seconds = (performance.now() - started) / 1000;
@@ -372,7 +255,7 @@ export function createApp(options: AppOptions): App {
           }
         }
       } else {
-        response = await route(request, url.pathname, state);
+        response = await dispatch(routes, request, url.pathname, state, config.cors);
         // Copy: responses from elsewhere may carry immutable headers.
         response = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
         applyCors(config.cors, request, response.headers);
@@ -380,7 +263,7 @@ export function createApp(options: AppOptions): App {
       }
     } catch (error) {
       logger.error({ err: error, method: request.method, path: url.pathname }, 'request failed');
-      response = text(500, 'Unexpected error.\n');
+      response = unexpectedError();
     }
     record(request.method, routeName, url.pathname, response.status, started, state);
     return response;
@@ -444,7 +327,7 @@ export function createApp(options: AppOptions): App {
         if (status === 500) logger.error({ err: error, method: 'POST', path }, 'request failed');
         record('POST', GRAPHQL_ENDPOINT, path, status, started, state);
         if (res.destroyed || res.writableEnded) return;
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT, [REQUEST_ID_HEADER]: requestId }).end('Unexpected error.\n');
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': TEXT_TYPE, [REQUEST_ID_HEADER]: requestId }).end('Unexpected error.\n');
         else res.destroy();
       },
     );
@@ -464,4 +347,34 @@ export function createApp(options: AppOptions): App {
       metrics.registry.clear();
     },
   };
+}
+
+interface RouteDeps {
+  readonly config: CoreConfig;
+  readonly sdl: string;
+  readonly endpoint: GraphQLEndpoint;
+  readonly health: HealthDeps;
+  readonly registry: Registry;
+}
+
+/** path → methods → handler; a null route is not served in this configuration (404). */
+function appRoutes(deps: RouteDeps): RouteTable {
+  const pages = queryPages(deps.config, deps.sdl);
+  const consolePages = consoleRoutes(deps.config);
+  const health = healthRoutes(deps.health);
+  return routeTable(
+    {
+      [GRAPHQL_ENDPOINT]: graphqlRoute(deps.endpoint),
+      '/graphql/schema.graphql': pages.schema,
+      '/q/graphql-ui': pages.ui,
+      '/docs': pages.docs,
+      '/': consolePages.page,
+      [CONSOLE_PATH]: consolePages.page,
+      '/q/health': health.all,
+      '/q/health/live': health.live,
+      '/q/health/ready': health.ready,
+      '/q/metrics': metricsRoute(deps.registry),
+    },
+    [consolePages.assets],
+  );
 }
