@@ -1,7 +1,7 @@
 // Operation names as label values: bounded, and the first clients cannot keep every slot for everyone after them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../src/metrics.js';
+import { createMetrics } from '../src/metrics/create-metrics.js';
 import { OperationNameLabels } from '../src/operation-name-labels.js';
 import type { Reader } from '../src/reader.js';
 import { WindowMax } from '../src/window-max.js';

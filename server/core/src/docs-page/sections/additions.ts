@@ -1,0 +1,31 @@
+import { example, paragraph } from '../blocks.js';
+import type { Section } from '../blocks.js';
+
+/** The queries beyond the contract (Reader.extended). */
+export const ADDITIONS: Section = {
+  id: 'additions',
+  title: 'Counts, durations, tasks with their runs, index status',
+  nav: 'Counts & more',
+  blocks: [
+    paragraph(`Beyond the contract (issue 9). A backend that does not implement one of these yet answers BAD_USER_INPUT
+"… not supported by the &lt;backend&gt; backend yet"; the contract's queries keep working. Counts are
+<code>{value, exact}</code>: exact up to COUNT_EXACT_LIMIT matches, the backend's estimate above it
+(<code>exact: false</code>); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.`),
+    example('How many runs match, and how many of each status, in one request', `{
+  countWorkflowInstances(filter: {namespace: "com.acme.orders"}) { value exact }
+  workflowInstanceStatusCounts(filter: {namespace: "com.acme.orders"}) { status count { value exact } }
+  countTaskExecutions(filter: {status: "FAULTED"}) { value exact }
+}`),
+    example(
+      'The slowest runs: durationMs is endDate − startDate in milliseconds (µs fractions), null while running; runs without one sort last',
+      `{ getWorkflowInstances(orderBy: {duration: DESC}, filter: {duration: {gt: 1000}}, limit: 5) { name startDate endDate durationMs } }`,
+    ),
+    example('Runs where a task faulted (taskExecutions: at least one task execution matches all its conditions)', `{ getWorkflowInstances(filter: {taskExecutions: {status: "FAULTED"}}) { id name status } }`),
+    example('Tasks filtered by their run, each with its run (batched for the whole page)', `{ getTaskExecutions(filter: {taskName: "chargeCard", status: "FAULTED", workflowName: "payment-capture"}) {
+  id durationMs error { title } workflowInstance { id name version } } }`),
+    example('JSON operators: ne, gt/gte/lt/lte (numbers numerically, other values as text), in, contains (strings), exists (false also matches a missing payload)', `{ getWorkflowInstances(filter: {input: {
+  gte: [{key: "items.0.price", value: "20"}], in: [{key: "shipTo.country", values: ["BR", "PT"]}],
+  exists: [{key: "giftNote", value: true}], ne: [{key: "customer.name", value: "nobody"}] }}) { id name } }`),
+    example('Index freshness: the newest indexed event, the lag to now, ingestion counters', `{ indexStatus { backend newestEventTime lagSeconds rawEvents ingestErrors placeholders } }`),
+  ],
+};

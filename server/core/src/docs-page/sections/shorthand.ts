@@ -1,0 +1,17 @@
+import { example, paragraph } from '../blocks.js';
+import type { Section } from '../blocks.js';
+
+export const SHORTHAND: Section = {
+  id: 'shorthand',
+  title: 'Shorthand',
+  nav: 'Shorthand',
+  blocks: [
+    paragraph(`A bare value means <code>{eq: value}</code> on every field whose filter has a single-value <code>eq</code>
+(text, status, time and integer fields, including the fields inside <code>error</code>; not the JSON fields).
+It works in query text and in variables, at any depth of <code>and</code>/<code>or</code>/<code>not</code>; introspection still shows the typed inputs.`),
+    example('In the query text', `{ getWorkflowInstances(filter: {name: "order-intake", namespace: "com.acme.orders", status: COMPLETED}) { id } }`),
+    example('In variables', `query Find($f: WorkflowInstanceFilterInput) { getWorkflowInstances(filter: $f) { id name status } }`, {
+      f: { status: 'FAULTED', or: [{ namespace: 'com.acme.billing' }, { name: 'address-normalizer' }] },
+    }),
+  ],
+};
