@@ -70,7 +70,7 @@ interface GraphQLServerDeps {
 }
 
 /**
- * The GraphQL endpoint only: routing, UI, health and metrics live in app.ts, which hands
+ * The GraphQL endpoint only: routing, UI, health and metrics live in app.ts and http/, which hand
  * POST /graphql requests to this instance. `hot`: the answer of hot requests without yoga (hot-operations.ts),
  * null when compiled execution is off or tracing is on (a request's spans are yoga's plugin's).
  */

@@ -35,7 +35,7 @@ export function createLogger(config: Pick<CoreConfig, 'log'>, destination?: Dest
   return pino(options, destination ?? stdoutDestination());
 }
 
-/** The message of the one line per HTTP request (app.ts): the only lines that wait in the stdout buffer. */
+/** The message of the one line per HTTP request (http/request-log.ts): the only lines that wait in the stdout buffer. */
 export const REQUEST_LOG_MESSAGE = 'request';
 /** Bytes of request lines collected before stdout is written (below sonic-boom's 16 KiB per write). */
 export const LOG_BUFFER_BYTES = 4096;

@@ -49,7 +49,7 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   if (deps.costBudget !== undefined) costBudgetMetrics(registry, deps.costBudget);
   const scrape = new IngestionStatsScrape(reader, config, logger);
   ingestionMetrics(registry, scrape);
-  instancesByStatusMetric(registry, { config, reader, logger, scrape });
+  instancesByStatusMetric(registry, { config, reader, logger });
   return {
     registry,
     observeHttp: (method, route, status, seconds) => http.observe(method, route, status, seconds),

@@ -1,14 +1,13 @@
 import { example, paragraph } from '../blocks.js';
 import type { Section } from '../blocks.js';
 
-/** The queries beyond the contract (Reader.extended). */
+/** The queries beyond the contract. */
 export const ADDITIONS: Section = {
   id: 'additions',
   title: 'Counts, durations, tasks with their runs, index status',
   nav: 'Counts & more',
   blocks: [
-    paragraph(`Beyond the contract (issue 9). A backend that does not implement one of these yet answers BAD_USER_INPUT
-"… not supported by the &lt;backend&gt; backend yet"; the contract's queries keep working. Counts are
+    paragraph(`Beyond the contract, on both backends. Counts are
 <code>{value, exact}</code>: exact up to COUNT_EXACT_LIMIT matches, the backend's estimate above it
 (<code>exact: false</code>); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.`),
     example('How many runs match, and how many of each status, in one request', `{
