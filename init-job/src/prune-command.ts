@@ -5,7 +5,7 @@
 // at once, exit 2) and dispatches to the backend; the backends do the work in bounded batches.
 import { EXIT_USAGE, type CliOutput } from './cli-output.js';
 import type { ConnectionArgs } from './database-connection.js';
-import { runOpenSearchPrune } from './opensearch-prune.js';
+import { runOpenSearchPrune } from './opensearch-prune-command.js';
 import { runPostgresPrune } from './postgresql-prune.js';
 
 export const RAW_RETENTION_ENV = 'RAW_EVENTS_RETENTION_DAYS';
@@ -91,7 +91,7 @@ export async function runPrune(flags: PruneFlags, env: Readonly<Record<string, s
   const { settings, problems } = resolvePruneSettings(env, flags);
   if (flags.backend === 'opensearch') {
     // ── Backend dispatch: OpenSearch ──────────────────────────────────────────────────────────────────────────
-    // The OpenSearch branch lives in ./opensearch-prune.ts (`runOpenSearchPrune(settings, env, out)`); it takes
+    // The OpenSearch branch lives in ./opensearch-prune-command.ts (`runOpenSearchPrune(settings, env, out)`); it takes
     // the same checked PruneSettings and ignores the database options.
     if (!settings) return reportProblems(problems, out);
     return runOpenSearchPrune(flags, settings, env, out);
