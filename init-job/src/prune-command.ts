@@ -6,7 +6,7 @@
 import { EXIT_USAGE, type CliOutput } from './cli-output.js';
 import type { ConnectionArgs } from './database-connection.js';
 import { runOpenSearchPrune } from './opensearch-prune-command.js';
-import { runPostgresPrune } from './postgresql-prune.js';
+import { runPostgresPrune } from './postgresql-prune-command.js';
 
 export const RAW_RETENTION_ENV = 'RAW_EVENTS_RETENTION_DAYS';
 export const INSTANCE_RETENTION_ENV = 'INSTANCE_RETENTION_DAYS';
