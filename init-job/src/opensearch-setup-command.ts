@@ -1,6 +1,7 @@
 // `opensearch-setup` (and `plan --backend opensearch` = `opensearch-setup --dry-run`): wait for the cluster, then
 // create or update every object of the OpenSearch backend, one line per object on stdout.
 import { applyOpenSearchSetup, planOpenSearchSetup, retentionFromEnv, type SetupAction, type SetupStepResult } from '@workflow-index/opensearch';
+import { DEFAULT_WAIT_TIMEOUT_SECONDS, EXIT_HELP, OPENSEARCH_ENV_HELP, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, resolveOpenSearchTarget, scrub } from './opensearch-connection.js';
 
@@ -48,3 +49,19 @@ export async function runOpenSearchSetup(args: OpenSearchSetupArgs, env: Readonl
     await client.close().catch(() => undefined);
   }
 }
+
+export const openSearchSetupCommand: CommandDefinition = (parser, context) =>
+  parser.command(
+    'opensearch-setup',
+    'Wait for OpenSearch, then create or update the raw index templates and pipeline, the normalized indices, the normalizer state index and the normalization jobs; one line per object',
+    (y) =>
+      y
+        .option('dry-run', { type: 'boolean', default: false, describe: 'Say what would be created or updated, change nothing (same as plan --backend opensearch)' })
+        .option('wait-timeout', {
+          type: 'number',
+          default: DEFAULT_WAIT_TIMEOUT_SECONDS,
+          describe: 'Seconds to wait for the cluster to answer (retries with exponential backoff; refused credentials fail at once)',
+        })
+        .epilogue(`Lines: <kind> <name>: created | updated | unchanged (dry run: would be created | would be updated | unchanged).\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
+    async (args) => context.finish(await runOpenSearchSetup({ dryRun: args.dryRun === true, waitTimeout: args.waitTimeout }, context.env, context.out)),
+  );

@@ -2,9 +2,11 @@
 // the schema this release needs) as lines, or as one JSON object with --json. A database migrated by a newer release
 // is an error (exit 1): this release's init job and server refuse it; so is a migration changed after it was applied.
 import { postgresqlStatus } from '@workflow-index/postgresql';
+import { BACKEND_OPTION, CONNECTION_ENV_HELP, EXIT_HELP, OPENSEARCH_ENV_HELP, withConnectionOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import { migrationLabel } from './migrate-command.js';
+import { runOpenSearchStatus } from './opensearch-status-command.js';
 
 export interface StatusArgs extends ConnectionArgs {
   readonly waitTimeout: number;
@@ -61,3 +63,21 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
     await client.end().catch(() => undefined);
   }
 }
+
+export const statusCommand: CommandDefinition = (parser, context) =>
+  parser.command(
+    'status',
+    'List applied and pending migrations (and ingestion figures once migrated); --backend opensearch: the OpenSearch objects, the normalization jobs, checkpoint and lag',
+    (y) =>
+      withConnectionOptions(y)
+        .option('backend', BACKEND_OPTION)
+        .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object instead of lines' })
+        .epilogue(`${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
+    async (args) => {
+      if (args.backend === 'opensearch') {
+        context.finish(await runOpenSearchStatus({ waitTimeout: args.waitTimeout, json: args.json === true }, context.env, context.out));
+        return;
+      }
+      context.finish(await runStatus({ ...args, json: args.json === true }, context.env, context.out));
+    },
+  );
