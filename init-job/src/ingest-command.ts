@@ -2,8 +2,8 @@
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
-import { toPoolConfig } from '@workflow-index/postgresql';
-import { ingestEventLogs, IngestError, type IngestSummary } from '@workflow-index/postgresql';
+import { DEFAULT_EVENT_TYPE_PREFIX, DEFAULT_INGEST_BATCH_SIZE, ingestEventLogs, IngestError, toPoolConfig, type IngestSummary } from '@workflow-index/postgresql';
+import { CONNECTION_ENV_HELP, EXIT_HELP, STDIN_TOKEN, withConnectionOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 
@@ -95,3 +95,27 @@ export async function runIngest(args: IngestArgs, env: Readonly<Record<string, s
     await pool.end().catch(() => undefined);
   }
 }
+
+export const ingestCommand: CommandDefinition = (parser, context) =>
+  parser.command(
+    'ingest <files..>',
+    'Write the workflow events of JSONL, CRI or Docker log files (- for stdin, .gz decompressed) into the raw tables, as Fluent Bit does',
+    (y) =>
+      withConnectionOptions(y)
+        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Files to read in order; - reads standard input' })
+        .option('batch-size', { type: 'number', default: DEFAULT_INGEST_BATCH_SIZE, describe: 'Events per INSERT statement, per raw table' })
+        .option('event-type-prefix', {
+          type: 'string',
+          default: DEFAULT_EVENT_TYPE_PREFIX,
+          describe: 'Only JSON objects whose eventType starts with this are events',
+        })
+        .option('json', { type: 'boolean', default: false, describe: 'Print the summary as one JSON object' })
+        .epilogue(
+          `Progress goes to stderr, the summary to stdout. Events the normalizer rejects stay in the raw tables and are listed in workflow_index.ingest_errors; they do not fail the run.\n\n${CONNECTION_ENV_HELP}\n\n${EXIT_HELP}`,
+        ),
+    async (args) => {
+      const files = (args.files ?? []).map((f) => (String(f) === STDIN_TOKEN ? '-' : String(f)));
+      const ingestArgs = { ...args, files, batchSize: args.batchSize, eventTypePrefix: args.eventTypePrefix, json: args.json === true };
+      context.finish(await runIngest(ingestArgs, context.env, context.out, context.stdin));
+    },
+  );

@@ -2,6 +2,7 @@
 // migrator's advisory lock, then create or update the optional login roles.
 import { migrate, MigrationError, type MigrationStepResult, type NormalizerResult } from '@workflow-index/postgresql';
 import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql';
+import { CONNECTION_ENV_HELP, EXIT_HELP, LOGIN_ROLE_ENV_HELP, withConnectionOptions, withLoginRoleOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 
@@ -85,3 +86,31 @@ export async function runMigrate(args: MigrateArgs, env: Readonly<Record<string,
     await client.end().catch(() => undefined);
   }
 }
+
+/** The arguments of runMigrate from the flags of migrate or plan. */
+export function migrateArgs(args: ConnectionArgs & LoginRoleFlags & { readonly waitTimeout: number }, dryRun: boolean): MigrateArgs {
+  return {
+    databaseUrl: args.databaseUrl,
+    databaseUsername: args.databaseUsername,
+    databasePassword: args.databasePassword,
+    readerUsername: args.readerUsername,
+    readerPassword: args.readerPassword,
+    forwarderUsername: args.forwarderUsername,
+    forwarderPassword: args.forwarderPassword,
+    prunerUsername: args.prunerUsername,
+    prunerPassword: args.prunerPassword,
+    waitTimeout: args.waitTimeout,
+    dryRun,
+  };
+}
+
+export const migrateCommand: CommandDefinition = (parser, context) =>
+  parser.command(
+    'migrate',
+    'Wait for the database, apply pending migrations, then create or update the login roles',
+    (y) =>
+      withLoginRoleOptions(withConnectionOptions(y))
+        .option('dry-run', { type: 'boolean', default: false, describe: 'Print the SQL that would run, change nothing' })
+        .epilogue(`${CONNECTION_ENV_HELP}\n\n${LOGIN_ROLE_ENV_HELP}\n\n${EXIT_HELP}`),
+    async (args) => context.finish(await runMigrate(migrateArgs(args, args.dryRun === true), context.env, context.out)),
+  );

@@ -1,78 +1,12 @@
-// `status --backend opensearch`: whether every object `opensearch-setup` manages is up to date (the same comparison
-// as its dry run), how many documents the indices hold, and the normalizer: its status document (holder, jobs,
-// lag as it last measured it), its checkpoint, and how many raw events arrived after that checkpoint.
-import type { Client } from '@opensearch-project/opensearch';
-import { normalizedIndexNames } from '@workflow-index/opensearch';
-import { readCheckpoint, readStatus, type NormalizerStatus } from '@workflow-index/opensearch';
-import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '@workflow-index/opensearch';
-import { NORMALIZER_JOBS } from '@workflow-index/opensearch';
-import { type RetentionRule, readRetentionRule } from '@workflow-index/opensearch';
+// `status --backend opensearch`: the OpenSearch module's status (openSearchStatus: the objects, their documents, the
+// normalizer, the retention rule) as lines, or as one JSON object with --json.
+import { NORMALIZER_JOBS, openSearchStatus, type NormalizerReport, type NormalizerStatus } from '@workflow-index/opensearch';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
-import { applyOpenSearchObjects, type ObjectAction, type ObjectKind } from './opensearch-objects.js';
 
 export interface OpenSearchStatusArgs {
   readonly waitTimeout: number;
   readonly json: boolean;
-}
-
-export type ObjectState = 'up to date' | 'missing' | 'outdated';
-
-const STATE_OF: Record<ObjectAction, ObjectState> = { created: 'missing', updated: 'outdated', unchanged: 'up to date' };
-
-export interface ObjectStatus {
-  readonly kind: ObjectKind;
-  readonly name: string;
-  readonly state: ObjectState;
-  /** Indices only: documents searchable now. */
-  readonly documents?: number;
-}
-
-export interface NormalizerReport {
-  /** The normalizer's own status document; null before setup registered the jobs. */
-  readonly status: NormalizerStatus | null;
-  /** Ingest time (epoch ms) up to which raw events are normalized; 0 before the first cycle. */
-  readonly checkpointMs: number;
-  /** Raw events ingested after the checkpoint: not normalized yet (the normalizer re-reads a short overlap too). */
-  readonly rawEventsAfterCheckpoint: number;
-  /** How long ago the normalizer last published its status; null when it never did. */
-  readonly statusAgeMs: number | null;
-  /** The stored retention rule; null when setup has not created it (the normalizer then applies the defaults). */
-  readonly retentionRule: RetentionRule | null;
-  /** Why the stored rule cannot be read (an operator's edit broke it); null when it can. */
-  readonly retentionRuleError: string | null;
-}
-
-async function countDocuments(client: Client, indices: string, query?: Record<string, unknown>): Promise<number> {
-  const response = await client.transport.request(
-    {
-      method: 'POST',
-      path: `/${indices}/_count`,
-      querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' },
-      body: query === undefined ? {} : { query },
-    },
-    { ignore: [404] },
-  );
-  return response.statusCode === 404 ? 0 : Number((response.body as { count?: unknown }).count ?? 0);
-}
-
-export async function readNormalizerReport(client: Client, prefix: string, now = Date.now()): Promise<NormalizerReport> {
-  const stateIndex = normalizedIndexNames(prefix).normalizerState;
-  const exists = (await client.transport.request({ method: 'HEAD', path: `/${encodeURIComponent(stateIndex)}` }, { ignore: [404] })).statusCode !== 404;
-  const status = exists ? ((await readStatus(client, stateIndex)) ?? null) : null;
-  const checkpointMs = exists ? (await readCheckpoint(client, stateIndex)).highWaterMs : 0;
-  const raw = `${rawIndexPattern(WORKFLOW_RAW_PREFIX, prefix)},${rawIndexPattern(TASK_RAW_PREFIX, prefix)}`;
-  const rawEventsAfterCheckpoint = await countDocuments(client, raw, { range: { 'wi.ingest_time': { gt: checkpointMs, format: 'epoch_millis' } } });
-  // Setup registers the jobs with an empty holder; only a normalizer's own publication says it runs.
-  const statusAgeMs = status !== null && status.holder !== '' ? Math.max(0, now - status.updated_at_ms) : null;
-  let retentionRule: RetentionRule | null = null;
-  let retentionRuleError: string | null = null;
-  try {
-    retentionRule = exists ? ((await readRetentionRule(client, stateIndex)) ?? null) : null;
-  } catch (error) {
-    retentionRuleError = (error as Error).message;
-  }
-  return { status, checkpointMs, rawEventsAfterCheckpoint, statusAgeMs, retentionRule, retentionRuleError };
 }
 
 function iso(ms: number | null | undefined): string {
@@ -157,22 +91,16 @@ export async function runOpenSearchStatus(args: OpenSearchStatusArgs, env: Reado
   if (!opened.ok) return opened.exitCode;
   const { client, target } = opened;
   try {
-    const compared = await applyOpenSearchObjects(client, { prefix: target.prefix, dryRun: true });
-    const objects: ObjectStatus[] = [];
-    for (const o of compared) {
-      const state = STATE_OF[o.action];
-      objects.push(o.kind === 'index' && state !== 'missing' ? { kind: o.kind, name: o.name, state, documents: await countDocuments(client, o.name) } : { kind: o.kind, name: o.name, state });
-    }
-    const normalizer = await readNormalizerReport(client, target.prefix);
-    const missing = objects.filter((o) => o.state === 'missing').length;
-    const outdated = objects.filter((o) => o.state === 'outdated').length;
+    const status = await openSearchStatus(client, target.prefix);
     if (args.json) {
-      out.out(JSON.stringify({ objects, upToDate: missing + outdated === 0, normalizer }));
+      out.out(JSON.stringify(status));
     } else {
       // The jobs get their own lines below, with what the normalizer says about them.
-      for (const o of objects.filter((x) => x.kind !== 'normalization job')) out.out(`${o.kind} ${o.name}: ${o.state}${o.documents === undefined ? '' : ` (${o.documents} document${o.documents === 1 ? '' : 's'})`}`);
-      for (const line of normalizerLines(normalizer)) out.out(line);
-      out.out(missing + outdated === 0 ? 'objects: all up to date' : `objects: ${missing} missing, ${outdated} outdated (run opensearch-setup)`);
+      for (const o of status.objects.filter((x) => x.kind !== 'normalization job')) out.out(`${o.kind} ${o.name}: ${o.state}${o.documents === undefined ? '' : ` (${o.documents} document${o.documents === 1 ? '' : 's'})`}`);
+      for (const line of normalizerLines(status.normalizer)) out.out(line);
+      const missing = status.objects.filter((o) => o.state === 'missing').length;
+      const outdated = status.objects.filter((o) => o.state === 'outdated').length;
+      out.out(status.upToDate ? 'objects: all up to date' : `objects: ${missing} missing, ${outdated} outdated (run opensearch-setup)`);
     }
     return EXIT_OK;
   } catch (error) {

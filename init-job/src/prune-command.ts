@@ -1,18 +1,23 @@
 // `prune`: retention for both backends. Raw events older than RAW_EVENTS_RETENTION_DAYS go (default 7; the raw
 // tables are only an inbox: the normalizer keeps every event it needs in its own deduplicated store), and, when
 // INSTANCE_RETENTION_DAYS is set, finished runs that ended before that horizon go with their task executions and
-// stored events. This file reads and checks the settings (flags win over the environment, every problem reported
-// at once, exit 2) and dispatches to the backend; the backends do the work in bounded batches.
+// stored events. This command reads and checks the settings (flags win over the environment, every problem reported
+// at once, exit 2) and dispatches to the backend's prune command; the backends do the work in bounded batches.
+import { BACKEND_OPTION, CONNECTION_ENV_HELP, EXIT_HELP, OPENSEARCH_ENV_HELP, withConnectionOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_USAGE, type CliOutput } from './cli-output.js';
 import type { ConnectionArgs } from './database-connection.js';
-import { runOpenSearchPrune } from './opensearch-prune.js';
-import { runPostgresPrune } from './postgresql-prune.js';
+import { runOpenSearchPrune } from './opensearch-prune-command.js';
+import { runPostgresPrune } from './postgresql-prune-command.js';
 
 export const RAW_RETENTION_ENV = 'RAW_EVENTS_RETENTION_DAYS';
 export const INSTANCE_RETENTION_ENV = 'INSTANCE_RETENTION_DAYS';
 export const DEFAULT_RAW_RETENTION_DAYS = 7;
 export const DEFAULT_PRUNE_BATCH_SIZE = 5000;
 export const MAX_PRUNE_BATCH_SIZE = 100_000;
+
+export const RETENTION_ENV_HELP = `Retention (prune; flags win):
+  ${RAW_RETENTION_ENV}     whole days ≥ 0, default ${DEFAULT_RAW_RETENTION_DAYS}
+  ${INSTANCE_RETENTION_ENV}       whole days ≥ 0, or off (default)`;
 
 export type PruneBackend = 'postgresql' | 'opensearch';
 
@@ -90,13 +95,11 @@ export function resolvePruneSettings(
 export async function runPrune(flags: PruneFlags, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
   const { settings, problems } = resolvePruneSettings(env, flags);
   if (flags.backend === 'opensearch') {
-    // ── Backend dispatch: OpenSearch ──────────────────────────────────────────────────────────────────────────
-    // The OpenSearch branch lives in ./opensearch-prune.ts (`runOpenSearchPrune(settings, env, out)`); it takes
-    // the same checked PruneSettings and ignores the database options.
+    // The same checked settings; the database options are ignored.
     if (!settings) return reportProblems(problems, out);
     return runOpenSearchPrune(flags, settings, env, out);
   }
-  // ── Backend dispatch: PostgreSQL (default) ──────────────────────────────────────────────────────────────────
+  // PostgreSQL reports the settings' problems together with the connection's.
   return runPostgresPrune(flags, settings, problems, env, out);
 }
 
@@ -105,3 +108,34 @@ export function reportProblems(problems: readonly string[], out: CliOutput): num
   for (const p of problems) out.log(`  - ${p}`);
   return EXIT_USAGE;
 }
+
+export const pruneCommand: CommandDefinition = (parser, context) =>
+  parser.command(
+    'prune',
+    'Delete raw events older than the raw retention and, when instance retention is set, finished runs that ended before it (with their task executions); bounded batches, safe while ingestion runs',
+    (y) =>
+      withConnectionOptions(y)
+        .option('backend', BACKEND_OPTION)
+        .option('dry-run', { type: 'boolean', default: false, describe: 'Print what would be deleted, in counts per workflow, delete nothing' })
+        .option('raw-retention-days', { type: 'number', describe: `Keep raw events this many days; default $${RAW_RETENTION_ENV}, else ${DEFAULT_RAW_RETENTION_DAYS}` })
+        .option('instance-retention-days', {
+          type: 'number',
+          describe: `Delete finished runs (COMPLETED, FAULTED, CANCELLED) that ended more than this many days ago; default $${INSTANCE_RETENTION_ENV}, else off (never RUNNING or SUSPENDED)`,
+        })
+        .option('batch-size', { type: 'number', default: DEFAULT_PRUNE_BATCH_SIZE, describe: 'Rows per delete transaction' })
+        .epilogue(`${RETENTION_ENV_HELP}\n\n${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
+    async (args) => {
+      const flags: PruneFlags = {
+        databaseUrl: args.databaseUrl,
+        databaseUsername: args.databaseUsername,
+        databasePassword: args.databasePassword,
+        waitTimeout: args.waitTimeout,
+        backend: args.backend === 'opensearch' ? 'opensearch' : 'postgresql',
+        dryRun: args.dryRun === true,
+        rawRetentionDays: args.rawRetentionDays,
+        instanceRetentionDays: args.instanceRetentionDays,
+        batchSize: args.batchSize,
+      };
+      context.finish(await runPrune(flags, context.env, context.out));
+    },
+  );

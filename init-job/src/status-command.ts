@@ -1,46 +1,16 @@
-// `status`: applied and pending migrations, plus the ingestion figures when the schema exists, and whether the
-// database has the schema this release needs (what the server's readiness and wait-for-schema check). A database
-// migrated by a newer release is an error: this release's init job and server refuse it.
-import type pg from 'pg';
-import { loadMigrations, normalizerUpToDate as readNormalizerUpToDate, readApplied, requiredSchema } from '@workflow-index/postgresql';
-import { compareSchema, readSchemaState, schemaVersionOf } from '@workflow-index/postgresql';
+// `status`: the PostgreSQL module's status (postgresqlStatus: migrations, normalizer definitions, ingestion figures,
+// the schema this release needs) as lines, or as one JSON object with --json. A database migrated by a newer release
+// is an error (exit 1): this release's init job and server refuse it; so is a migration changed after it was applied.
+import { postgresqlStatus } from '@workflow-index/postgresql';
+import { BACKEND_OPTION, CONNECTION_ENV_HELP, EXIT_HELP, OPENSEARCH_ENV_HELP, withConnectionOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import { migrationLabel } from './migrate-command.js';
+import { runOpenSearchStatus } from './opensearch-status-command.js';
 
 export interface StatusArgs extends ConnectionArgs {
   readonly waitTimeout: number;
   readonly json: boolean;
-}
-
-interface IngestStats {
-  readonly workflowRawEvents: number;
-  readonly taskRawEvents: number;
-  readonly ingestErrors: number;
-  readonly instances: number;
-  readonly placeholderInstances: number;
-  readonly taskExecutions: number;
-  readonly newestEventTime: string | null;
-}
-
-async function ingestStats(client: pg.Client): Promise<IngestStats | null> {
-  try {
-    const res = await client.query<Record<string, string | Date | null>>('SELECT * FROM workflow_index.ingest_stats()');
-    const r = res.rows[0];
-    if (!r) return null;
-    const newest = r['newest_event_time'];
-    return {
-      workflowRawEvents: Number(r['workflow_raw_events']),
-      taskRawEvents: Number(r['task_raw_events']),
-      ingestErrors: Number(r['ingest_errors']),
-      instances: Number(r['instances']),
-      placeholderInstances: Number(r['placeholder_instances']),
-      taskExecutions: Number(r['task_executions']),
-      newestEventTime: newest instanceof Date ? newest.toISOString() : null,
-    };
-  } catch {
-    return null; // not migrated yet, or this role may not run it: the migration status is what was asked for
-  }
 }
 
 export async function runStatus(args: StatusArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
@@ -48,26 +18,7 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
   if (!opened.ok) return opened.exitCode;
   const client = opened.client;
   try {
-    const migrations = loadMigrations();
-    const applied = await readApplied(client);
-    const onDisk = new Map(migrations.map((m) => [m.version, m]));
-    const appliedVersions = new Set(applied.map((a) => a.version));
-    const pending = migrations.filter((m) => !appliedVersions.has(m.version));
-    const changed = applied.filter((a) => {
-      const file = onDisk.get(a.version);
-      return file !== undefined && file.checksum !== a.checksum;
-    });
-    const stats = applied.length > 0 ? await ingestStats(client) : null;
-    const normalizerUpToDate = await readNormalizerUpToDate(client);
-    const required = requiredSchema(migrations);
-    const verdict = compareSchema(required, await readSchemaState(client));
-    const schema = {
-      needed: schemaVersionOf(required),
-      release: required.release,
-      status: verdict.status,
-      ...(verdict.status === 'current' ? {} : { reason: verdict.reason }),
-    };
-
+    const { applied, pending, changed, notShipped, normalizerUpToDate, ingest: stats, schema } = await postgresqlStatus(client);
     if (args.json) {
       out.out(
         JSON.stringify({
@@ -81,7 +32,7 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
       );
     } else {
       for (const a of applied) {
-        const mark = changed.includes(a) ? 'CHANGED' : onDisk.has(a.version) ? 'applied' : 'applied (newer release)';
+        const mark = changed.includes(a) ? 'CHANGED' : notShipped.includes(a) ? 'applied (newer release)' : 'applied';
         out.out(`${mark} ${migrationLabel(a)} at ${a.appliedAt.toISOString()} (${a.executionMs} ms)`);
       }
       for (const m of pending) out.out(`pending ${migrationLabel(m)}`);
@@ -94,10 +45,10 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
             `${stats.taskExecutions} task executions, newest event ${stats.newestEventTime ?? 'none'}`,
         );
       }
-      out.out(`schema: ${verdict.status === 'current' ? `version ${schema.needed} of release ${schema.release}, as this release needs` : verdict.reason}`);
+      out.out(`schema: ${schema.status === 'current' ? `version ${schema.needed} of release ${schema.release}, as this release needs` : schema.reason}`);
     }
-    if (verdict.status === 'newer') {
-      out.log(`error: ${verdict.reason}: this release's init job and server refuse this database`);
+    if (schema.status === 'newer') {
+      out.log(`error: ${schema.reason}: this release's init job and server refuse this database`);
       return EXIT_FAILURE;
     }
     if (changed.length > 0) {
@@ -112,3 +63,21 @@ export async function runStatus(args: StatusArgs, env: Readonly<Record<string, s
     await client.end().catch(() => undefined);
   }
 }
+
+export const statusCommand: CommandDefinition = (parser, context) =>
+  parser.command(
+    'status',
+    'List applied and pending migrations (and ingestion figures once migrated); --backend opensearch: the OpenSearch objects, the normalization jobs, checkpoint and lag',
+    (y) =>
+      withConnectionOptions(y)
+        .option('backend', BACKEND_OPTION)
+        .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object instead of lines' })
+        .epilogue(`${CONNECTION_ENV_HELP}\n\n${OPENSEARCH_ENV_HELP}\n\n${EXIT_HELP}`),
+    async (args) => {
+      if (args.backend === 'opensearch') {
+        context.finish(await runOpenSearchStatus({ waitTimeout: args.waitTimeout, json: args.json === true }, context.env, context.out));
+        return;
+      }
+      context.finish(await runStatus({ ...args, json: args.json === true }, context.env, context.out));
+    },
+  );

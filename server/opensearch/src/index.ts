@@ -27,3 +27,6 @@ export * from './opensearch-server.js';
 export * from './raw-event-source.js';
 export * from './retention/retention-rule.js';
 export * from './retention/retention-run.js';
+export * from './retention/retention-prune.js';
+export * from './setup/opensearch-setup.js';
+export * from './setup/opensearch-status.js';

@@ -1,4 +1,4 @@
-// The cycle's batches (normalizer-job.ts cycle): the instances new raw events touched are recomputed a batch at a
+// The cycle's batches (normalizer-cycle.ts): the instances new raw events touched are recomputed a batch at a
 // time, each batch read whole (every stored event of its instances) before its bulk is written. A batch holds at most
 // NORMALIZER_BATCH_SIZE instances and, beyond its first, at most NORMALIZER_CYCLE_EVENT_BUDGET stored and new events:
 // without the budget, a cycle touching 200 long runs (loops of thousands of iterations) read them all at once, once

@@ -4,6 +4,7 @@
 // versions, so even a holder that lost the lease mid-cycle cannot replace newer documents; and each bulk is fenced by
 // holdsLease, so a holder that was replaced withholds its writes.)
 import type { Client } from '@opensearch-project/opensearch';
+import type { NormalizerMetrics } from './normalizer-metrics.js';
 
 export const LEASE_ID = 'lease';
 
@@ -63,4 +64,44 @@ export async function holdsLease(client: Client, options: Pick<LeaseOptions, 'in
   const current = await client.transport.request({ method: 'GET', path: `/${options.index}/_doc/${LEASE_ID}` }, { ignore: [404] });
   if (current.statusCode === 404) return false;
   return (current.body as { _source: StoredLease })._source.holder === options.holder;
+}
+
+/** This normalizer no longer holds the lease (or the state it would move was written by another): it withholds its
+ * writes, and the run loop retries after a back-off. */
+export class LeaseLostError extends Error {}
+
+/** The lease job of one normalizer process: takes and renews the lease, fences each bulk, gives it up on shutdown. */
+export class NormalizerLease {
+  private readonly options: LeaseOptions;
+
+  constructor(
+    private readonly client: Client,
+    options: Omit<LeaseOptions, 'now'>,
+    private readonly metrics: Pick<NormalizerMetrics, 'active'>,
+  ) {
+    this.options = { index: options.index, holder: options.holder, ttlMs: options.ttlMs };
+  }
+
+  get holder(): string {
+    return this.options.holder;
+  }
+
+  /** Right before each bulk of normalized documents: throws (the bulk is withheld) when another normalizer has taken
+   * the lease over. */
+  readonly fence = async (): Promise<void> => {
+    if (!(await holdsLease(this.client, this.options))) throw new LeaseLostError('another normalizer holds the lease: this one withholds its writes');
+  };
+
+  /** Takes or renews the lease. */
+  async acquire(): Promise<boolean> {
+    const held = await acquireLease(this.client, this.options);
+    this.metrics.active.set(held ? 1 : 0);
+    return held;
+  }
+
+  /** On shutdown: inactive, and the lease given up (a failure only delays a standby until the lease expires). */
+  async release(): Promise<void> {
+    this.metrics.active.set(0);
+    await releaseLease(this.client, this.options).catch(() => undefined);
+  }
 }

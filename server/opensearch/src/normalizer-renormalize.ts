@@ -19,7 +19,8 @@
 //   composite buckets' doc_count), so a page of very long runs never holds more than about the budget's events.
 //   A page that fails is retried in halves down to a single instance; a single instance whose recomputation keeps
 //   failing for a reason of its own (renormalizationFailureKind: not the cluster being away, overloaded or refusing
-//   this user) is recorded in the ingest errors and walked past (normalizer-job.ts, renormalize).
+//   this user) is recorded in the ingest errors and walked past (normalizer-renormalize-walk.ts,
+//   normalizer-renormalize-narrowing.ts).
 // The state document is written with if_seq_no/if_primary_term, so a normalizer that lost its lease cannot move it.
 import { type Client, errors } from '@opensearch-project/opensearch';
 import { readStateDocument, writeStateDocument } from './normalizer-checkpoint.js';

@@ -12,3 +12,5 @@ export * from './event-log-ingest.js';
 export * from './login-roles.js';
 export * from './postgresql-filter-sql.js';
 export * from './schema-version.js';
+export * from './postgresql-prune.js';
+export * from './postgresql-status.js';

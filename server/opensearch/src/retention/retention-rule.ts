@@ -19,6 +19,20 @@ export interface RetentionRule {
 
 export const DEFAULT_RETENTION_RULE: RetentionRule = { raw_events_retention_days: DEFAULT_RAW_RETENTION_DAYS, instance_retention_days: null };
 
+/** Horizons set explicitly (by the environment or a flag); an unset one keeps the stored rule's. */
+export interface RetentionOverrides {
+  readonly raw?: number;
+  /** null: finished runs are kept. */
+  readonly instance?: number | null;
+}
+
+export function ruleWithOverrides(base: RetentionRule, overrides: RetentionOverrides | undefined): RetentionRule {
+  return {
+    raw_events_retention_days: overrides?.raw ?? base.raw_events_retention_days,
+    instance_retention_days: overrides?.instance === undefined ? base.instance_retention_days : overrides.instance,
+  };
+}
+
 function days(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -1,24 +1,19 @@
-// `prune --backend opensearch [--dry-run]`: one retention pass now (server/opensearch retention/retention-run.ts), the
-// same one the normalizer runs periodically. The horizons are the stored retention rule's, except where a flag or the
-// environment sets one (RAW_EVENTS_RETENTION_DAYS, INSTANCE_RETENTION_DAYS); raw indices are judged by creation time
-// and never deleted before the normalizer processed them; finished runs go with their executions and stored events.
-// Prints one line per raw index and per workflow, then a summary; --dry-run deletes nothing.
-import type { Client } from '@opensearch-project/opensearch';
-import { normalizedIndexNames } from '@workflow-index/opensearch';
-import { DEFAULT_RETENTION_RULE, INSTANCE_RETENTION_ENV, RAW_RETENTION_ENV, type RetentionRule, readRetentionRule } from '@workflow-index/opensearch';
-import { type RetentionRunResult, runRetention } from '@workflow-index/opensearch';
+// `prune --backend opensearch [--dry-run]`: one retention pass now (the OpenSearch module's pruneOpenSearch, the pass
+// the normalizer runs periodically). The horizons are the stored retention rule's, except where a flag or the
+// environment sets one (RAW_EVENTS_RETENTION_DAYS, INSTANCE_RETENTION_DAYS). Prints one line per raw index and per
+// workflow, then a summary; --dry-run deletes nothing.
+import { INSTANCE_RETENTION_ENV, pruneOpenSearch, RAW_RETENTION_ENV, type RetentionOverrides, type RetentionRunResult } from '@workflow-index/opensearch';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
 import type { PruneFlags, PruneSettings } from './prune-command.js';
 
 const explicit = (env: Readonly<Record<string, string | undefined>>, name: string): boolean => (env[name]?.trim() ?? '') !== '';
 
-/** The stored rule with the horizons a flag or the environment sets explicitly. */
-export async function effectiveRule(client: Client, stateIndex: string, flags: Pick<PruneFlags, 'rawRetentionDays' | 'instanceRetentionDays'>, settings: PruneSettings, env: Readonly<Record<string, string | undefined>>): Promise<RetentionRule> {
-  const stored = (await readRetentionRule(client, stateIndex)) ?? DEFAULT_RETENTION_RULE;
+/** The horizons a flag or the environment sets explicitly; the others stay the stored rule's. */
+export function retentionOverrides(flags: Pick<PruneFlags, 'rawRetentionDays' | 'instanceRetentionDays'>, settings: PruneSettings, env: Readonly<Record<string, string | undefined>>): RetentionOverrides {
   return {
-    raw_events_retention_days: flags.rawRetentionDays !== undefined || explicit(env, RAW_RETENTION_ENV) ? settings.rawRetentionDays : stored.raw_events_retention_days,
-    instance_retention_days: flags.instanceRetentionDays !== undefined || explicit(env, INSTANCE_RETENTION_ENV) ? settings.instanceRetentionDays : stored.instance_retention_days,
+    ...(flags.rawRetentionDays !== undefined || explicit(env, RAW_RETENTION_ENV) ? { raw: settings.rawRetentionDays } : {}),
+    ...(flags.instanceRetentionDays !== undefined || explicit(env, INSTANCE_RETENTION_ENV) ? { instance: settings.instanceRetentionDays } : {}),
   };
 }
 
@@ -51,10 +46,15 @@ export async function runOpenSearchPrune(flags: PruneFlags, settings: PruneSetti
   if (!opened.ok) return opened.exitCode;
   const { client, target } = opened;
   try {
-    const names = normalizedIndexNames(target.prefix);
-    const rule = await effectiveRule(client, names.normalizerState, flags, settings, env);
-    if (settings.dryRun) out.log('dry run: nothing is deleted');
-    const result = await runRetention(client, { prefix: target.prefix, names, rule, dryRun: settings.dryRun, batchSize: settings.batchSize });
+    const result = await pruneOpenSearch(client, {
+      prefix: target.prefix,
+      overrides: retentionOverrides(flags, settings, env),
+      dryRun: settings.dryRun,
+      batchSize: settings.batchSize,
+      onRule: () => {
+        if (settings.dryRun) out.log('dry run: nothing is deleted');
+      },
+    });
     for (const line of pruneLines(result, settings.dryRun)) out.out(line);
     out.log(settings.dryRun ? 'dry run done; nothing was deleted' : 'prune done');
     return EXIT_OK;

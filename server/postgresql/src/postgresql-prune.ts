@@ -1,14 +1,12 @@
-// `prune` on PostgreSQL: calls the retention functions of the normalizer (server/postgresql/normalizer/
+// Retention on PostgreSQL (`init-job prune`): calls the retention functions of the normalizer (normalizer/
 // 105-retention.sql), one short transaction per batch, so the forwarder's flushes never wait long behind it (each
 // batch gives up after lock_timeout 5 s, and a run a flush is writing is skipped). Running it again deletes
 // nothing more: it is idempotent, and safe to interrupt at any batch.
 import type pg from 'pg';
-import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
-import { openDatabase, type ConnectionArgs } from './database-connection.js';
-import type { PruneSettings } from './prune-command.js';
+import type { RawTable } from './event-log-ingest.js';
+import { TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from './fluent-bit-statement.js';
 
-export const RAW_TABLES = ['workflow_events_raw', 'task_events_raw'] as const;
-export type RawTable = (typeof RAW_TABLES)[number];
+const RAW_TABLES: readonly RawTable[] = [WORKFLOW_EVENTS_TABLE, TASK_EVENTS_TABLE];
 
 export interface WorkflowKey {
   readonly namespace: string | null;
@@ -135,75 +133,8 @@ export function workflowLabel(key: WorkflowKey): string {
   return `${key.namespace ?? '(no namespace)'}/${key.name}@${key.version ?? '(no version)'}`;
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-async function hasRetention(client: pg.ClientBase): Promise<boolean> {
+/** Whether the database has the retention functions (an older schema has not: `init-job migrate` first). */
+export async function hasPruneFunctions(client: pg.ClientBase): Promise<boolean> {
   const res = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.prune_preview(timestamptz,timestamptz)')::text AS f`);
   return Boolean(res.rows[0]?.f);
-}
-
-export async function runPostgresPrune(
-  connection: ConnectionArgs & { readonly waitTimeout: number },
-  settings: PruneSettings | null,
-  problems: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  out: CliOutput,
-): Promise<number> {
-  const opened = await openDatabase(env, connection, out, problems);
-  if (!opened.ok) return opened.exitCode;
-  const client = opened.client;
-  if (!settings) return EXIT_FAILURE; // unreachable: openDatabase reports the problems with exit code 2
-  try {
-    if (!(await hasRetention(client))) {
-      out.log('error: this database has no retention functions yet: run `init-job migrate` of this release first');
-      return EXIT_FAILURE;
-    }
-    const rawHorizon = settings.rawHorizon.toISOString();
-    const instanceHorizon = settings.instanceHorizon?.toISOString() ?? null;
-    out.log(
-      `prune${settings.dryRun ? ' (dry run: nothing is deleted)' : ''}: raw events recorded before ${rawHorizon} (${plural(settings.rawRetentionDays, 'day')}); ` +
-        (instanceHorizon === null ? 'finished runs are kept (instance retention off)' : `finished runs that ended before ${instanceHorizon} (${plural(settings.instanceRetentionDays ?? 0, 'day')})`),
-    );
-
-    if (settings.dryRun) {
-      const preview = await previewPrune(client, settings.rawHorizon, settings.instanceHorizon);
-      const wf = sum(preview, (c) => c.workflowRawEvents);
-      const task = sum(preview, (c) => c.taskRawEvents);
-      out.out(`would delete ${plural(wf + task, 'raw event')} (${wf} workflow, ${task} task)`);
-      if (instanceHorizon !== null) {
-        out.out(`would delete ${plural(sum(preview, (c) => c.instances), 'finished run')} with ${plural(sum(preview, (c) => c.taskExecutions), 'task execution')} and ${plural(sum(preview, (c) => c.storedEvents), 'stored event')}`);
-      }
-      for (const c of preview) {
-        const parts = [`${plural(c.workflowRawEvents + c.taskRawEvents, 'raw event')} (${c.workflowRawEvents} workflow, ${c.taskRawEvents} task)`];
-        if (instanceHorizon !== null) parts.push(`${plural(c.instances, 'run')}, ${plural(c.taskExecutions, 'task execution')}`);
-        out.out(`  ${workflowLabel(c)}: ${parts.join(', ')}`);
-      }
-      return EXIT_OK;
-    }
-
-    const raw = await pruneRawEvents(client, settings.rawHorizon, settings.batchSize);
-    const rawTotal = raw.deleted.workflow_events_raw + raw.deleted.task_events_raw;
-    out.out(
-      `deleted ${plural(rawTotal, 'raw event')} (${raw.deleted.workflow_events_raw} workflow, ${raw.deleted.task_events_raw} task) ` +
-        `and ${plural(raw.ingestErrors, 'ingest error')} recorded for them, in ${plural(raw.batches, 'batch', 'batches')}`,
-    );
-    if (settings.instanceHorizon !== null) {
-      const runs = await pruneFinishedInstances(client, settings.instanceHorizon, settings.batchSize);
-      out.out(
-        `deleted ${plural(runs.instances, 'finished run')} with ${plural(runs.taskExecutions, 'task execution')} and ${plural(runs.storedEvents, 'stored event')}, ` +
-          `in ${plural(runs.batches, 'batch', 'batches')}`,
-      );
-      for (const c of runs.perWorkflow) out.out(`  ${workflowLabel(c)}: ${plural(c.instances, 'run')}, ${plural(c.taskExecutions, 'task execution')}`);
-    }
-    return EXIT_OK;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const hint = code === '55P03' ? ' (a lock was held too long, e.g. by a rebuild; what was deleted stays deleted, run prune again later)' : '';
-    out.log(`error: ${reasonOf(error)}${hint}`);
-    return EXIT_FAILURE;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

@@ -1,45 +1,40 @@
-// Every object `opensearch-setup` manages, in the order it creates them, each compared with what is stored so a
-// rerun changes nothing and a dry run says what a real run would do:
-//   the raw ingest pipeline and index templates (server/opensearch's applyRawSchema),
-//   the normalized indices, the ingest-errors index and the normalizer's state index (their definitions come from
-//   server/opensearch; mappings there only grow additively, so an outdated index gets the new fields in place),
-//   the event store (server/opensearch event-store.ts: what the normalizer recomputes instances from),
+// `opensearch-setup`, the OpenSearch twin of the PostgreSQL migrator: every object of the backend, in the order it is
+// created, each compared with what is stored, so a rerun changes nothing and a plan says what a run would do:
+//   the raw ingest pipeline and index templates (applyRawSchema),
+//   the normalized indices, the ingest-errors index, the normalizer's state index and the event store (their mappings
+//   only grow additively, so an outdated index gets the new fields in place),
 //   the two normalization jobs: entries of the normalizer's status document, which the normalizer process keeps
 //   current once it runs. Setup never overwrites what a running normalizer wrote.
-//   the retention rule (server/opensearch retention/retention-rule.ts): created from RAW_EVENTS_RETENTION_DAYS /
-//   INSTANCE_RETENTION_DAYS (defaults 7 / off); an existing rule is changed only where the environment sets a
-//   horizon explicitly, so an operator's edit of the document survives reruns.
+//   the retention rule (retention/retention-rule.ts): created from the horizons given (defaults 7 days / off); an
+//   existing rule is changed only where a horizon is given explicitly, so an operator's edit of the document survives
+//   reruns.
 import type { Client } from '@opensearch-project/opensearch';
 import { isDeepStrictEqual } from 'node:util';
-import { applyRawSchema } from '@workflow-index/opensearch';
-import {
-  ingestErrorsIndex,
-  normalizedIndexNames,
-  normalizerStateIndex,
-  taskExecutionsIndex,
-  workflowInstancesIndex,
-} from '@workflow-index/opensearch';
-import { readCheckpoint, STATUS_ID, type JobStatus, type NormalizerStatus } from '@workflow-index/opensearch';
-import { NORMALIZER_JOBS, type NormalizerJob } from '@workflow-index/opensearch';
-import { eventStoreIndex } from '@workflow-index/opensearch';
-import { DEFAULT_RETENTION_RULE, RETENTION_RULE_ID, type RetentionRule, readRetentionRule, writeRetentionRule } from '@workflow-index/opensearch';
+import { type SchemaObjectResult, applyRawSchema } from '../apply-raw-schema.js';
+import { eventStoreIndex } from '../event-store.js';
+import { ingestErrorsIndex, normalizedIndexNames, normalizerStateIndex, taskExecutionsIndex, workflowInstancesIndex } from '../normalized-indices.js';
+import { type JobStatus, type NormalizerStatus, STATUS_ID, readCheckpoint } from '../normalizer-checkpoint.js';
+import { NORMALIZER_JOBS, type NormalizerJob } from '../normalizer-metrics.js';
+import { DEFAULT_RETENTION_RULE, RETENTION_RULE_ID, type RetentionOverrides, type RetentionRule, readRetentionRule, ruleWithOverrides, writeRetentionRule } from '../retention/retention-rule.js';
 
-export type ObjectAction = 'created' | 'updated' | 'unchanged';
-export type ObjectKind = 'ingest pipeline' | 'index template' | 'existing raw indices' | 'index' | 'normalization job' | 'retention rule';
+/** What a run did to an object; in a plan, what a run would do. */
+export type SetupAction = 'created' | 'updated' | 'unchanged';
+export type SetupObjectKind = SchemaObjectResult['kind'] | 'index' | 'normalization job' | 'retention rule';
 
-export interface ObjectResult {
-  readonly kind: ObjectKind;
+/** One object of the setup, as migrate() reports one migration. */
+export interface SetupStepResult {
+  readonly kind: SetupObjectKind;
   readonly name: string;
-  readonly action: ObjectAction;
+  readonly action: SetupAction;
 }
 
-export interface ObjectOptions {
-  readonly prefix: string;
-  readonly dryRun: boolean;
-  /** Horizons the environment sets explicitly (retentionFromEnv); unset ones keep the stored rule or the default. */
-  readonly retention?: { readonly raw?: number; readonly instance?: number | null };
+export interface OpenSearchSetupOptions {
+  /** Prepended to every object name; tests and benchmarks on a shared node only. Production: ''. */
+  readonly prefix?: string;
+  /** Horizons set explicitly (retentionFromEnv); unset ones keep the stored rule or the default. */
+  readonly retention?: RetentionOverrides;
   /** Called as each object is done, so progress shows while a slow cluster works. */
-  readonly onResult?: (result: ObjectResult) => void;
+  readonly onStep?: (step: SetupStepResult) => void;
 }
 
 // OpenSearch returns mapping and settings scalars in its own spelling (`dynamic: "false"`, numbers as strings).
@@ -66,7 +61,7 @@ function dynamicSettings(definition: Record<string, unknown>): Record<string, un
   return Object.fromEntries(Object.entries(index).filter(([k]) => !STATIC_SETTINGS.has(k)));
 }
 
-async function applyIndex(client: Client, name: string, definition: Record<string, unknown>, dryRun: boolean): Promise<ObjectAction> {
+async function applyIndex(client: Client, name: string, definition: Record<string, unknown>, dryRun: boolean): Promise<SetupAction> {
   const path = `/${encodeURIComponent(name)}`;
   const current = await client.transport.request({ method: 'GET', path, querystring: { flat_settings: 'false' } }, { ignore: [404] });
   if (current.statusCode === 404) {
@@ -92,7 +87,7 @@ async function applyIndex(client: Client, name: string, definition: Record<strin
   return 'updated';
 }
 
-/** The index definitions setup manages, by name. */
+/** The index definitions setup manages, by name, in order. */
 export function managedIndices(prefix: string): [string, Record<string, unknown>][] {
   const names = normalizedIndexNames(prefix);
   return [
@@ -126,10 +121,10 @@ async function readStoredStatus(client: Client, index: string): Promise<StoredSt
  * Registers the two jobs in the status document: creates it when missing, adds a missing job to it otherwise.
  * Both writes are conditional (create / if_seq_no), so a normalizer publishing its status meanwhile wins.
  */
-async function applyJobs(client: Client, index: string, dryRun: boolean): Promise<ObjectResult[]> {
+async function applyJobs(client: Client, index: string, dryRun: boolean): Promise<SetupStepResult[]> {
   const stored = await readStoredStatus(client, index);
   const missing = NORMALIZER_JOBS.filter((job) => stored === undefined || stored.jobs[job] === undefined);
-  const results = NORMALIZER_JOBS.map((job): ObjectResult => ({ kind: 'normalization job', name: job, action: missing.includes(job) ? 'created' : 'unchanged' }));
+  const results = NORMALIZER_JOBS.map((job): SetupStepResult => ({ kind: 'normalization job', name: job, action: missing.includes(job) ? 'created' : 'unchanged' }));
   if (dryRun || missing.length === 0) return results;
   const jobs = Object.fromEntries(missing.map((job) => [job, registeredJob()])) as Record<NormalizerJob, JobStatus>;
   const path = `/${encodeURIComponent(index)}/_doc/${STATUS_ID}`;
@@ -166,11 +161,11 @@ async function applyJobs(client: Client, index: string, dryRun: boolean): Promis
   if (!conflict) return results;
   // The normalizer wrote its status first; what it wrote is what counts.
   const now = await readStoredStatus(client, index);
-  return NORMALIZER_JOBS.map((job): ObjectResult => ({ kind: 'normalization job', name: job, action: now?.jobs[job] === undefined ? 'created' : 'unchanged' }));
+  return NORMALIZER_JOBS.map((job): SetupStepResult => ({ kind: 'normalization job', name: job, action: now?.jobs[job] === undefined ? 'created' : 'unchanged' }));
 }
 
 /** The retention rule: created when missing, updated where the environment sets a horizon that differs. */
-async function applyRetentionRule(client: Client, index: string, wanted: ObjectOptions['retention'], dryRun: boolean): Promise<ObjectResult> {
+async function applyRetentionRule(client: Client, index: string, wanted: RetentionOverrides | undefined, dryRun: boolean): Promise<SetupStepResult> {
   const name = `${index}/_doc/${RETENTION_RULE_ID}`;
   let stored: RetentionRule | undefined;
   let broken = false;
@@ -179,31 +174,37 @@ async function applyRetentionRule(client: Client, index: string, wanted: ObjectO
   } catch {
     broken = true; // an operator's edit made it unreadable: rewritten from the environment and the defaults
   }
-  const base = stored ?? DEFAULT_RETENTION_RULE;
-  const rule: RetentionRule = {
-    raw_events_retention_days: wanted?.raw ?? base.raw_events_retention_days,
-    instance_retention_days: wanted?.instance === undefined ? base.instance_retention_days : wanted.instance,
-  };
-  const action: ObjectAction = stored === undefined && !broken ? 'created' : broken || !isDeepStrictEqual(rule, stored) ? 'updated' : 'unchanged';
+  const rule = ruleWithOverrides(stored ?? DEFAULT_RETENTION_RULE, wanted);
+  const action: SetupAction = stored === undefined && !broken ? 'created' : broken || !isDeepStrictEqual(rule, stored) ? 'updated' : 'unchanged';
   if (!dryRun && action !== 'unchanged') await writeRetentionRule(client, index, rule);
   return { kind: 'retention rule', name, action };
 }
 
-/** Creates or updates every object in order (or, with dryRun, only compares); one result per object. */
-export async function applyOpenSearchObjects(client: Client, options: ObjectOptions): Promise<ObjectResult[]> {
-  const results: ObjectResult[] = [];
-  const report = (result: ObjectResult): void => {
+async function setup(client: Client, options: OpenSearchSetupOptions, dryRun: boolean): Promise<SetupStepResult[]> {
+  const prefix = options.prefix ?? '';
+  const results: SetupStepResult[] = [];
+  const report = (result: SetupStepResult): void => {
     results.push(result);
-    options.onResult?.(result);
+    options.onStep?.(result);
   };
-  for (const result of await applyRawSchema(client, { prefix: options.prefix, dryRun: options.dryRun })) report(result);
-  for (const [name, definition] of managedIndices(options.prefix)) {
-    report({ kind: 'index', name, action: await applyIndex(client, name, definition, options.dryRun) });
+  for (const result of await applyRawSchema(client, { prefix, dryRun })) report(result);
+  for (const [name, definition] of managedIndices(prefix)) {
+    report({ kind: 'index', name, action: await applyIndex(client, name, definition, dryRun) });
   }
-  for (const result of await applyJobs(client, normalizedIndexNames(options.prefix).normalizerState, options.dryRun)) report(result);
-  // The state index exists now (or, in a dry run, would): the rule is one of its documents.
-  const stateIndex = normalizedIndexNames(options.prefix).normalizerState;
+  const stateIndex = normalizedIndexNames(prefix).normalizerState;
+  for (const result of await applyJobs(client, stateIndex, dryRun)) report(result);
+  // The state index exists now (or, in a plan, would): the rule is one of its documents.
   const stateExists = (await client.transport.request({ method: 'HEAD', path: `/${encodeURIComponent(stateIndex)}` }, { ignore: [404] })).statusCode !== 404;
-  report(stateExists ? await applyRetentionRule(client, stateIndex, options.retention, options.dryRun) : { kind: 'retention rule', name: `${stateIndex}/_doc/${RETENTION_RULE_ID}`, action: 'created' });
+  report(stateExists ? await applyRetentionRule(client, stateIndex, options.retention, dryRun) : { kind: 'retention rule', name: `${stateIndex}/_doc/${RETENTION_RULE_ID}`, action: 'created' });
   return results;
+}
+
+/** Creates or updates every object in order; one result per object. */
+export function applyOpenSearchSetup(client: Client, options: OpenSearchSetupOptions = {}): Promise<SetupStepResult[]> {
+  return setup(client, options, false);
+}
+
+/** What applyOpenSearchSetup would do, object by object; changes nothing. */
+export function planOpenSearchSetup(client: Client, options: OpenSearchSetupOptions = {}): Promise<SetupStepResult[]> {
+  return setup(client, options, true);
 }
