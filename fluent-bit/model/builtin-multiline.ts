@@ -4,9 +4,13 @@
 //   docker: `{"log":"…","stream":"…","time":"…"}`; a `log` not ending in "\n" continues in the next line.
 // Lines are bytes: the runtime splits at a byte count, so one UTF-8 character can straddle two parts and
 // only the joined content is valid UTF-8.
-// fluent-bit/postgresql no longer uses these parsers (their flush timer cuts split lines, see below); the model
-// keeps them so a configuration that does is shown to lose those lines.
+// The joining is the one every reader shares (PartialLineJoiner); what is Fluent Bit's own: lines are recognised
+// with its regex and time format, the joined record keeps the first part's fields and time, and a line still
+// waiting for its last part is emitted as far as it got at the global flush tick and at the end of the input.
+// fluent-bit/postgresql does not use these parsers (their flush timer cuts split lines, see below); the model
+// keeps them to show that a configuration using them loses those lines.
 
+import { PartialLineJoiner } from '@workflow-index/events';
 import { FluentMap, fromPlain } from './fluent-value.js';
 
 export interface TailRecord {
@@ -34,11 +38,9 @@ export const MULTILINE_FLUSH_SECONDS = 4;
 // Same shape as FLB_ML_CRI_REGEX; matched against the line read as latin1 so offsets are byte offsets.
 const CRI_LINE = /^(.+?) (stdout|stderr) (F|P) (.*)$/s;
 
-interface Pending {
-  readonly first: Record<string, unknown>;
-  readonly time: number;
-  readonly parts: Buffer[];
-  readonly lines: number[];
+interface NumberedPart {
+  readonly part: LinePart;
+  readonly lineNo: number;
 }
 
 /** The non-empty physical lines of a file as tail reads them, with their 1-based line numbers. */
@@ -66,43 +68,42 @@ export function readTailRecords(
   arrival: (line: number) => number = () => 0,
 ): TailRecord[] {
   const records: TailRecord[] = [];
-  const pending = new Map<string, Pending>();
-  const flush = (key: string): void => {
-    const p = pending.get(key);
-    if (!p) return;
-    pending.delete(key);
-    records.push({ record: fromPlain({ ...p.first, log: Buffer.concat(p.parts) }) as FluentMap, time: p.time, sourceLines: p.lines });
-  };
+  const joiner = new PartialLineJoiner<NumberedPart>();
   let nextTick = MULTILINE_FLUSH_SECONDS;
 
   for (const { line, lineNo } of physicalLines(content)) {
     const at = arrival(lineNo);
     if (at >= nextTick) {
-      for (const key of [...pending.keys()]) flush(key);
+      for (const parts of joiner.drain()) records.push(joinedRecord(parts));
       while (nextTick <= at) nextTick += MULTILINE_FLUSH_SECONDS;
     }
-
-    let handled = false;
-    for (const parser of parsers) {
-      const part = parser === 'cri' ? parseCriLine(line) : parseDockerLine(line);
-      if (!part) continue;
-      handled = true;
-      const key = `${parser}:${part.stream}`;
-      const open = pending.get(key);
-      if (open) {
-        open.parts.push(part.content);
-        open.lines.push(lineNo);
-      } else {
-        pending.set(key, { first: part.fields, time: part.time, parts: [part.content], lines: [lineNo] });
-      }
-      if (part.last) flush(key);
-      break;
+    const parsed = parseLinePart(line, parsers);
+    if (!parsed) {
+      records.push({ record: new FluentMap([['log', Buffer.from(line)]]), time: now(), sourceLines: [lineNo] });
+      continue;
     }
-    if (!handled) records.push({ record: new FluentMap([['log', Buffer.from(line)]]), time: now(), sourceLines: [lineNo] });
+    const whole = joiner.add(`${parsed.parser}:${parsed.part.stream}`, { part: parsed.part, lineNo }, parsed.part.last);
+    if (whole) records.push(joinedRecord(whole));
   }
   // At the end of the input Fluent Bit flushes unterminated groups at the next tick.
-  for (const key of [...pending.keys()]) flush(key);
+  for (const parts of joiner.drain()) records.push(joinedRecord(parts));
   return records;
+}
+
+/** The part as the first of `parsers` that recognises the line reads it. */
+function parseLinePart(line: Buffer, parsers: readonly BuiltinMultilineParser[]): { readonly parser: BuiltinMultilineParser; readonly part: LinePart } | undefined {
+  for (const parser of parsers) {
+    const part = parser === 'cri' ? parseCriLine(line) : parseDockerLine(line);
+    if (part) return { parser, part };
+  }
+  return undefined;
+}
+
+/** The record of a (joined) line: the first part's fields and time, the parts' bytes as `log`. */
+function joinedRecord(parts: readonly NumberedPart[]): TailRecord {
+  const first = parts[0]!.part;
+  const log = Buffer.concat(parts.map((p) => p.part.content));
+  return { record: fromPlain({ ...first.fields, log }) as FluentMap, time: first.time, sourceLines: parts.map((p) => p.lineNo) };
 }
 
 interface LinePart {

@@ -10,6 +10,7 @@
 // Each script has a TypeScript stand-in here: join-partial-lines.lua (proved equal under luajit in
 // fluent-bit/test/join-partial-lines-lua.test.ts) and repair-line.lua (repairEventLine, its TypeScript twin).
 
+import { PartialLineJoiner } from '@workflow-index/events';
 import { type FluentValue, FluentMap } from './fluent-value.js';
 
 export interface LuaRecord {
@@ -36,19 +37,19 @@ export function luaRepack(value: FluentValue): FluentValue {
 /** The default cap of join-partial-lines.lua (MAX_JOINED_BYTES). */
 export const MAX_JOINED_BYTES = 8 * 1024 * 1024;
 
-interface Held {
-  parts: Buffer[] | undefined;
-  size: number;
-  seen: number;
-  truncated: boolean;
-}
-
 const bytesOf = (value: FluentValue | undefined): Buffer | undefined =>
   typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.isBuffer(value) ? value : undefined;
 
-/** Stand-in for join_partial_lines in join-partial-lines.lua: one instance per filter, state across files. */
+/**
+ * Stand-in for join_partial_lines in join-partial-lines.lua: one instance per filter, state across files. The
+ * joining is the one every reader shares (PartialLineJoiner, per tail tag and stream, no timer); the script's own
+ * parts: a held part is dropped (-1), the F record carries the joined line (2, its own fields and time), an F with
+ * nothing held passes unchanged (0), and the cap.
+ */
 export function partialLineJoiner(maxJoinedBytes = MAX_JOINED_BYTES): LuaFunction {
-  const held = new Map<string, Held>();
+  const joiner = new PartialLineJoiner<Buffer>();
+  // Lines cut at the cap: their remaining parts are discarded, up to and with their F part.
+  const cut = new Set<string>();
   return (tag, record) => {
     const flag = record.get('_p');
     if (flag !== 'P' && flag !== 'F') return { code: 0 };
@@ -56,42 +57,40 @@ export function partialLineJoiner(maxJoinedBytes = MAX_JOINED_BYTES): LuaFunctio
     const log = record.has('log') ? bytesOf(record.get('log')) : Buffer.alloc(0);
     if (!log) return { code: 0 };
     const key = `${tag}\u0000${String(record.get('stream'))}`;
-    let state = held.get(key);
-    if (flag === 'P') {
-      if (!state) {
-        state = { parts: [], size: 0, seen: 0, truncated: false };
-        held.set(key, state);
-      }
-      if (!state.truncated) {
-        if (state.size + log.length > maxJoinedBytes) {
-          state.truncated = true;
-          state.seen = state.size + log.length;
-          const room = maxJoinedBytes - state.size;
-          if (room > 0) state.parts!.push(log.subarray(0, room));
-          const cut = new FluentMap([
-            ['time', record.get('time') ?? null], ['stream', record.get('stream') ?? null], ['_p', 'P'],
-            ['log', Buffer.concat(state.parts!)], ['wi_join_truncated', String(state.seen)],
-          ]);
-          state.parts = undefined;
-          return { code: 2, record: cut };
-        }
-        state.parts!.push(log);
-        state.size += log.length;
-      } else {
-        state.seen += log.length;
-      }
+    if (cut.has(key)) {
+      if (flag === 'F') cut.delete(key);
       return { code: -1 };
     }
-    if (!state) return { code: 0 };
-    held.delete(key);
-    if (state.truncated) return { code: -1 };
-    if (state.size + log.length > maxJoinedBytes) {
-      const room = maxJoinedBytes - state.size;
-      const parts = room > 0 ? [...state.parts!, log.subarray(0, room)] : state.parts!;
-      return { code: 2, record: replaceLog(record, Buffer.concat(parts)).with('wi_join_truncated', String(state.size + log.length)) };
+    const held = joiner.held(key);
+    if (flag === 'F' && held.length === 0) return { code: 0 };
+    const seen = byteLength(held) + log.length;
+    if (seen > maxJoinedBytes) {
+      const text = cutAtCap(joiner.take(key), log, maxJoinedBytes);
+      if (flag === 'F') return { code: 2, record: replaceLog(record, text).with('wi_join_truncated', String(seen)) };
+      cut.add(key);
+      return { code: 2, record: cutPartRecord(record, text, seen) };
     }
-    return { code: 2, record: replaceLog(record, Buffer.concat([...state.parts!, log])) };
+    const line = joiner.add(key, log, flag === 'F');
+    return line ? { code: 2, record: replaceLog(record, Buffer.concat(line)) } : { code: -1 };
   };
+}
+
+function byteLength(parts: readonly Buffer[]): number {
+  return parts.reduce((sum, part) => sum + part.length, 0);
+}
+
+/** The held parts and as much of `log` as fits under the cap. */
+function cutAtCap(held: readonly Buffer[], log: Buffer, maxJoinedBytes: number): Buffer {
+  const room = maxJoinedBytes - byteLength(held);
+  return Buffer.concat(room > 0 ? [...held, log.subarray(0, room)] : held);
+}
+
+/** The table the script returns for the P part that crosses the cap: a new one, with the CRI fields only. */
+function cutPartRecord(record: FluentMap, text: Buffer, seen: number): FluentMap {
+  return new FluentMap([
+    ['time', record.get('time') ?? null], ['stream', record.get('stream') ?? null], ['_p', 'P'],
+    ['log', text], ['wi_join_truncated', String(seen)],
+  ]);
 }
 
 /** A Lua table assignment `record["log"] = x`: an existing key keeps its place. */
