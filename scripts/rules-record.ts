@@ -1,13 +1,14 @@
-// npm run rules:record [-- --backend postgresql] [--same-results "<why>"]
+// npm run rules:record [-- --backend postgresql|opensearch] [--same-results "<why>"]
 // Records the fingerprint of each backend's normalization rules after a deliberate rules version bump (the check in
 // `npm test` fails until it is recorded). Refuses, writing nothing for that backend, when a backend's rules changed
 // under the same version, unless --same-results says why the change computes exactly the same results.
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { postgresqlRules } from '@workflow-index/postgresql/testing';
+import { openSearchRules } from '@workflow-index/opensearch/testing';
 import { type BackendRules, recordRulesFingerprint, RulesFingerprintError } from '@workflow-index/testkit';
 
-const BACKENDS: Readonly<Record<string, () => BackendRules>> = { postgresql: postgresqlRules };
+const BACKENDS: Readonly<Record<string, () => BackendRules>> = { postgresql: postgresqlRules, opensearch: openSearchRules };
 
 const { values } = parseArgs({ options: { backend: { type: 'string', multiple: true }, 'same-results': { type: 'string' } } });
 const names = values.backend ?? Object.keys(BACKENDS);
