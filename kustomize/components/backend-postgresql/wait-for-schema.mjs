@@ -1,6 +1,6 @@
 // Init container of the server pods (PostgreSQL backend): exits 0 once the database has the schema version this
-// server image needs (every migration it ships and its normalizer definitions, applied by the init Job of the same
-// release) and the server's login can read it, so the server never starts against a database that is not migrated
+// server image needs (every migration it ships, its normalizer definitions and rows normalized by its rules version,
+// applied by the init Job of the same release) and the server's login can read it, so the server never starts against a database that is not migrated
 // yet. A database migrated by a newer release (a downgrade) is never accepted: the pod keeps waiting with the reason.
 // It runs in the server image (node, the `pg` package, and server/postgresql/{migrations,normalizer,package.json}
 // under APP_ROOT) and needs no Kubernetes API access. The rule and its wording are server/postgresql/src/
@@ -9,7 +9,6 @@
 // Environment: DATABASE_URL (postgres://host:port/db), DATABASE_USERNAME, DATABASE_PASSWORD,
 // WAIT_TIMEOUT_SECONDS (default 600), APP_ROOT (default /app/, where node_modules/pg and server/postgresql are).
 // Exit codes: 0 ready, 1 not ready within the timeout, 2 settings missing.
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -19,20 +18,20 @@ const require = createRequire(APP_ROOT);
 const pg = require('pg');
 const MODULE_DIR = join(APP_ROOT, 'server', 'postgresql');
 
-/** What this image needs, computed from its files as the migrator does (loadMigrations, loadNormalizer). */
+/**
+ * What this image needs, from its files as the migrator reads them (loadMigrations, loadNormalizer). The normalizer
+ * definitions' fingerprint (comments and whitespace aside) and rules version come from the record shipped beside
+ * them (normalizer/rules-fingerprint.json, which `npm test` holds to the files), so this script needs no SQL reader.
+ */
 function requiredSchema() {
   const versions = readdirSync(join(MODULE_DIR, 'migrations'))
     .map((file) => /^(\d+)_[\w-]+\.sql$/.exec(file))
     .filter((match) => match !== null)
     .map((match) => Number(match[1]))
     .sort((a, b) => a - b);
-  const dir = join(MODULE_DIR, 'normalizer');
-  const files = readdirSync(dir).filter((file) => file.endsWith('.sql')).sort();
-  const normalizerChecksum = createHash('sha256')
-    .update(files.map((file) => `${file}\n${readFileSync(join(dir, file), 'utf8')}`).join('\n'))
-    .digest('hex');
+  const record = JSON.parse(readFileSync(join(MODULE_DIR, 'normalizer', 'rules-fingerprint.json'), 'utf8'));
   const release = JSON.parse(readFileSync(join(MODULE_DIR, 'package.json'), 'utf8')).version;
-  return { versions, normalizerChecksum, release };
+  return { versions, normalizerChecksum: record.fingerprint, normalizerRulesVersion: record.rulesVersion, release };
 }
 
 const HISTORY_SQL = `SELECT to_regclass('workflow_index.schema_migrations')::text AS m, to_regclass('workflow_index.normalizer_definitions')::text AS n`;
@@ -54,10 +53,19 @@ async function schemaReason(client, required) {
   if (applied.some((v) => !required.versions.includes(v))) return `database schema ${at} is newer than this release knows (${needed}): refusing (downgrade)`;
   if (required.versions.some((v) => !applied.includes(v))) return `schema version ${needed} needed, database is at ${at}: run the init job`;
   const normalizer = tables.n ? (await client.query('SELECT to_jsonb(n) AS r FROM workflow_index.normalizer_definitions n')).rows[0]?.r ?? null : null;
-  if (normalizer?.checksum === required.normalizerChecksum) return undefined;
+  const rules = required.normalizerRulesVersion;
+  const recorded = normalizer?.rules_version ?? null;
+  if (normalizer?.checksum === required.normalizerChecksum && recorded === rules) return undefined;
+  if (recorded !== null && recorded > rules) {
+    return `database rows were normalized by rules version ${recorded}, newer than this release's (${rules}): refusing (downgrade)`;
+  }
   const release = normalizer?.release ?? null;
   if (release !== null && compareReleases(release, required.release) > 0) {
     return `database normalizer definitions are of release ${release}, newer than this release (${required.release}): refusing (downgrade)`;
+  }
+  if (normalizer?.checksum === required.normalizerChecksum) {
+    const by = recorded === null ? 'rules of no recorded version' : `rules version ${recorded}`;
+    return `rows normalized by rules version ${rules} needed, database has rows normalized by ${by}: run the init job`;
   }
   const has = normalizer === null ? 'none' : release === null ? 'older ones' : `those of release ${release}`;
   return `normalizer definitions of release ${required.release} needed, database has ${has}: run the init job`;

@@ -2,23 +2,29 @@
 // workflow_index.schema_migrations, under an advisory lock so two init jobs cannot race. A changed,
 // already-applied file is an error that names it.
 //
-// The normalizer (functions and triggers, one rule per file in server/postgresql/normalizer/) is not versioned:
-// its definitions are idempotent and re-applied whenever their combined checksum differs from the one recorded
-// in workflow_index.normalizer_definitions, after the migrations and in the same transaction, followed by a
-// rebuild of every normalized row from the raw tables. So a release that changes a rule never serves rows the
-// old rule computed, and a concurrent Fluent Bit flush sees either the old schema or the new one, never a mix.
+// The normalizer (functions and triggers, one rule per file in server/postgresql/normalizer/) is not a migration:
+// its definitions are idempotent, recorded in workflow_index.normalizer_definitions with their fingerprint
+// (normalizer-fingerprint.ts: comments and whitespace do not count) and the rules version of the folder
+// (normalizer/RULES_VERSION), and applied after the migrations in the same transaction. Definitions whose fingerprint
+// changed are re-applied; every normalized row is rebuilt from the event store and the raw rows only when the rules
+// version differs from the recorded one (or either has none). So a comment costs nothing, a faster function with
+// the same results costs no rebuild, a release that changes a rule never serves rows the old rule computed, and a
+// concurrent Fluent Bit flush sees either the old schema or the new one, never a mix. That every rule change bumps
+// the version is checked by a test (server/postgresql/test/normalizer-rules-version.test.ts).
 //
 // Downgrades are refused before anything changes (schema-version.ts has the rule): a database with migrations
-// this release does not ship, or with normalizer definitions a newer release applied, stays as it is. The release
+// this release does not ship, with normalizer definitions a newer release applied, or with rows a newer rules
+// version computed, stays as it is. The release
 // that applied the definitions is recorded with them, and the reader group may read both history tables, so the
 // server and its wait-for-schema init container can tell which schema they face.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientBase } from 'pg';
+import { definitionsFingerprint } from './normalizer-fingerprint.js';
 import { compareSchema, NORMALIZER_HISTORY_TABLE, readSchemaState, SCHEMA_HISTORY_TABLE } from './schema-version.js';
-import type { RequiredSchema } from './schema-version.js';
+import type { AppliedNormalizer, RequiredSchema } from './schema-version.js';
 
 /** The migration files shipped with this module (server/postgresql/migrations). */
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
@@ -77,10 +83,19 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 
 export interface NormalizerDefinitions {
   readonly files: readonly { readonly file: string; readonly sql: string }[];
+  /** The definitions' fingerprint (normalizer-fingerprint.ts), recorded in the database. */
   readonly checksum: string;
+  /** The rules version of the folder (its RULES_VERSION file); absent for definitions that name none. */
+  readonly rulesVersion?: number;
 }
 
-/** The normalizer definition files (`NNN-name.sql`) in order, with one checksum over names and contents. */
+/** The file beside the definitions that holds their rules version. */
+export const RULES_VERSION_FILE = 'RULES_VERSION';
+
+/**
+ * The normalizer definition files (`NNN-name.sql`) in order, with their fingerprint and the folder's rules version
+ * (none when the folder has no RULES_VERSION file, as a copy of a release from before versions).
+ */
 export function loadNormalizer(dir: string = NORMALIZER_DIR): NormalizerDefinitions {
   const files = readdirSync(dir)
     .filter((file) => file.endsWith('.sql'))
@@ -89,13 +104,25 @@ export function loadNormalizer(dir: string = NORMALIZER_DIR): NormalizerDefiniti
       if (!/^\d{3}-[\w-]+\.sql$/.test(file)) throw new MigrationError(`normalizer file ${file} does not match NNN-name.sql`);
       return { file, sql: readFileSync(join(dir, file), 'utf8') };
     });
-  return { files, checksum: sha256(files.map((f) => `${f.file}\n${f.sql}`).join('\n')) };
+  const rulesVersion = readRulesVersion(dir);
+  return { files, checksum: definitionsFingerprint(files), ...(rulesVersion === null ? {} : { rulesVersion }) };
+}
+
+/** The rules version in `dir`'s RULES_VERSION file (`--` comment lines and one positive integer), or null without one. */
+export function readRulesVersion(dir: string = NORMALIZER_DIR): number | null {
+  const path = join(dir, RULES_VERSION_FILE);
+  if (!existsSync(path)) return null;
+  const lines = readFileSync(path, 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('--'));
+  const version = lines.length === 1 && /^[1-9]\d{0,8}$/.test(lines[0]!) ? Number(lines[0]) : null;
+  if (version === null) throw new MigrationError(`${path}: expected one line with the rules version (a positive integer) besides -- comments`);
+  return version;
 }
 
 export type NormalizerResult =
-  | { readonly status: 'applied'; readonly files: number; readonly rebuiltEvents: number; readonly durationMs: number }
+  /** Definitions re-applied; `rebuilt`: every normalized row was rebuilt (the rules version changed). */
+  | { readonly status: 'applied'; readonly files: number; readonly rebuilt: boolean; readonly rebuiltEvents: number; readonly durationMs: number }
   | { readonly status: 'skipped' }
-  | { readonly status: 'pending'; readonly sql: string }; // dry run
+  | { readonly status: 'pending'; readonly sql: string; readonly rebuild: boolean }; // dry run
 
 /** What this release needs of a database: its migrations and its normalizer definitions. */
 export function requiredSchema(
@@ -103,7 +130,7 @@ export function requiredSchema(
   normalizer: NormalizerDefinitions = loadNormalizer(),
   release: string = THIS_RELEASE,
 ): RequiredSchema {
-  return { versions: migrations.map((m) => m.version), normalizerChecksum: normalizer.checksum, release };
+  return { versions: migrations.map((m) => m.version), normalizerChecksum: normalizer.checksum, normalizerRulesVersion: normalizer.rulesVersion ?? null, release };
 }
 
 function sha256(text: string): string {
@@ -124,11 +151,14 @@ async function ensureHistory(client: ClientBase): Promise<void> {
     applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     rebuilt_events BIGINT NOT NULL,
     execution_ms INTEGER NOT NULL)`);
-  // Added by this release; older rows (and older migrators) leave it NULL, which counts as an older release.
-  const column = await client.query(
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = 'workflow_index' AND table_name = 'normalizer_definitions' AND column_name = 'release'`,
+  // Added since the table was created; older rows (and older migrators) leave them NULL: an older release, and rows
+  // computed by rules of no recorded version.
+  const columns = await client.query<{ column_name: string }>(
+    `SELECT column_name FROM information_schema.columns WHERE table_schema = 'workflow_index' AND table_name = 'normalizer_definitions'`,
   );
-  if (column.rowCount === 0) await client.query(`ALTER TABLE ${NORMALIZER_TABLE} ADD COLUMN release TEXT`);
+  const have = new Set(columns.rows.map((r) => r.column_name));
+  if (!have.has('release')) await client.query(`ALTER TABLE ${NORMALIZER_TABLE} ADD COLUMN release TEXT`);
+  if (!have.has('rules_version')) await client.query(`ALTER TABLE ${NORMALIZER_TABLE} ADD COLUMN rules_version INTEGER`);
 }
 
 /** The reader group may read the history, so servers can check the schema version before they serve. */
@@ -149,16 +179,32 @@ async function refuseDowngrade(client: ClientBase, required: RequiredSchema): Pr
   }
 }
 
-/** Whether the database runs the normalizer definitions of this release. */
+/** Whether the database runs the normalizer definitions of this release, and its rows were computed by its rules. */
 export async function normalizerUpToDate(client: ClientBase, normalizer: NormalizerDefinitions = loadNormalizer()): Promise<boolean> {
-  return (await appliedNormalizerChecksum(client)) === normalizer.checksum;
+  return normalizerPlan(await appliedNormalizer(client), normalizer).upToDate;
 }
 
-async function appliedNormalizerChecksum(client: ClientBase): Promise<string | null> {
-  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('${NORMALIZER_TABLE}')::text AS t`);
-  if (!exists.rows[0]?.t) return null;
-  const res = await client.query<{ checksum: string }>(`SELECT checksum FROM ${NORMALIZER_TABLE}`);
-  return res.rows[0]?.checksum ?? null;
+interface NormalizerPlan {
+  readonly upToDate: boolean;
+  /** The definitions differ from the applied ones: re-apply them. */
+  readonly definitionsChanged: boolean;
+  /** The rows were computed by other rules (or rules of no recorded version): rebuild them. */
+  readonly rebuild: boolean;
+}
+
+/** What applying `normalizer` to a database that applied `applied` takes (the module comment says why). */
+function normalizerPlan(applied: AppliedNormalizer | null, normalizer: NormalizerDefinitions): NormalizerPlan {
+  const release = normalizer.rulesVersion ?? null;
+  const recorded = applied?.rulesVersion ?? null;
+  const definitionsChanged = applied?.checksum !== normalizer.checksum;
+  const sameRules = recorded !== null && recorded === release;
+  const rebuild = !sameRules && (definitionsChanged || recorded !== release);
+  return { upToDate: !definitionsChanged && recorded === release, definitionsChanged, rebuild };
+}
+
+async function appliedNormalizer(client: ClientBase): Promise<AppliedNormalizer | null> {
+  const state = await readSchemaState(client);
+  return state.readable ? state.normalizer : null;
 }
 
 export async function readApplied(client: ClientBase): Promise<AppliedMigration[]> {
@@ -187,8 +233,10 @@ function verify(applied: readonly AppliedMigration[], migrations: readonly Migra
 export interface MigrationStatus {
   readonly applied: readonly AppliedMigration[];
   readonly pending: readonly Migration[];
-  /** Whether the database runs the normalizer definitions of this release. */
+  /** Whether the database runs the normalizer definitions of this release, and its rows were computed by its rules. */
   readonly normalizerUpToDate: boolean;
+  /** Whether migrating rebuilds every normalized row (the rules version differs from the recorded one). */
+  readonly normalizerRebuild: boolean;
   /** Why this release must not migrate (nor serve) this database, when a newer release migrated it; else null. */
   readonly downgrade: string | null;
 }
@@ -202,11 +250,14 @@ export async function migrationStatus(
   const applied = await readApplied(client);
   verify(applied, migrations);
   const done = new Set(applied.map((a) => a.version));
-  const verdict = compareSchema(requiredSchema(migrations, normalizer, release), await readSchemaState(client));
+  const state = await readSchemaState(client);
+  const verdict = compareSchema(requiredSchema(migrations, normalizer, release), state);
+  const plan = normalizerPlan(state.readable ? state.normalizer : null, normalizer);
   return {
     applied,
     pending: migrations.filter((m) => !done.has(m.version)),
-    normalizerUpToDate: await normalizerUpToDate(client, normalizer),
+    normalizerUpToDate: plan.upToDate,
+    normalizerRebuild: plan.rebuild,
     downgrade: verdict.status === 'newer' ? verdict.reason : null,
   };
 }
@@ -223,8 +274,9 @@ export interface MigrateOptions {
 }
 
 /**
- * Applies pending migrations in order, then the normalizer definitions when they changed (with a rebuild of the
- * normalized rows), all in one transaction under the advisory lock; returns one result per migration file.
+ * Applies pending migrations in order, then the normalizer definitions when they changed or a migration was applied
+ * (with a rebuild of the normalized rows when the rules version changed), all in one transaction under the advisory
+ * lock; returns one result per migration file.
  */
 export async function migrate(client: ClientBase, options: MigrateOptions = {}): Promise<MigrationStepResult[]> {
   const migrations = options.migrations ?? loadMigrations();
@@ -245,7 +297,7 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
     options.onNormalizer?.(
       status.normalizerUpToDate && status.pending.length === 0
         ? { status: 'skipped' }
-        : { status: 'pending', sql: normalizer.files.map((f) => `-- ${f.file}\n${f.sql}`).join('\n') },
+        : { status: 'pending', sql: normalizer.files.map((f) => `-- ${f.file}\n${f.sql}`).join('\n'), rebuild: status.normalizerRebuild },
     );
     return results;
   }
@@ -258,7 +310,7 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
     verify(applied, migrations);
     const done = new Set(applied.map((a) => a.version));
     const pending = migrations.filter((m) => !done.has(m.version));
-    const normalizerChanged = (await appliedNormalizerChecksum(client)) !== normalizer.checksum;
+    const plan = normalizerPlan(await appliedNormalizer(client), normalizer);
     const reports: Array<() => void> = [];
     await client.query('BEGIN');
     try {
@@ -278,7 +330,7 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
         reports.push(() => report({ version: m.version, name: m.name, status: 'applied', durationMs }));
       }
       let normalizerResult: NormalizerResult = { status: 'skipped' };
-      if (normalizerChanged || pending.length > 0) {
+      if (!plan.upToDate || pending.length > 0) {
         const started = performance.now();
         for (const f of normalizer.files) {
           try {
@@ -290,18 +342,19 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
         let rebuiltEvents = 0;
         // (Only definitions that provide the rebuild can rebuild: a bare set, as in tests of older releases, cannot.)
         const canRebuild = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.rebuild_normalized(integer)')::text AS f`);
-        if (normalizerChanged && canRebuild.rows[0]?.f) {
-          const rebuilt = await client.query<{ n: string }>('SELECT workflow_index.rebuild_normalized() AS n');
-          rebuiltEvents = Number(rebuilt.rows[0]?.n ?? 0);
+        const rebuilt = plan.rebuild && canRebuild.rows[0]?.f != null;
+        if (rebuilt) {
+          const res = await client.query<{ n: string }>('SELECT workflow_index.rebuild_normalized() AS n');
+          rebuiltEvents = Number(res.rows[0]?.n ?? 0);
         }
         const durationMs = Math.round(performance.now() - started);
         await client.query(
-          `INSERT INTO ${NORMALIZER_TABLE} (checksum, rebuilt_events, execution_ms, release) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (singleton) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now(),
-             rebuilt_events = EXCLUDED.rebuilt_events, execution_ms = EXCLUDED.execution_ms, release = EXCLUDED.release`,
-          [normalizer.checksum, rebuiltEvents, durationMs, required.release],
+          `INSERT INTO ${NORMALIZER_TABLE} (checksum, rebuilt_events, execution_ms, release, rules_version) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (singleton) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now(), rebuilt_events = EXCLUDED.rebuilt_events,
+             execution_ms = EXCLUDED.execution_ms, release = EXCLUDED.release, rules_version = EXCLUDED.rules_version`,
+          [normalizer.checksum, rebuiltEvents, durationMs, required.release, normalizer.rulesVersion ?? null],
         );
-        if (normalizerChanged) normalizerResult = { status: 'applied', files: normalizer.files.length, rebuiltEvents, durationMs };
+        if (!plan.upToDate) normalizerResult = { status: 'applied', files: normalizer.files.length, rebuilt, rebuiltEvents, durationMs };
       }
       await grantHistoryToReaders(client);
       await client.query('COMMIT');

@@ -2,17 +2,20 @@
 // release's init job refuses a newer database instead of damaging it), by the server (readiness stays DOWN with
 // the reason until the database matches) and, through the same wording, by the wait-for-schema init container.
 //
-// A release needs: every migration it ships (the highest version is "the schema version") and exactly its
-// normalizer definitions (their checksum). Migrations are ordered by version; checksums are not ordered, so the
-// migrator records which release applied the definitions, and releases are ordered by their version
-// (major.minor.patch, a pre-release before its release). Definitions applied by a newer release are a downgrade;
-// by an older one (or one that did not record itself) they are merely outdated.
+// A release needs: every migration it ships (the highest version is "the schema version"), exactly its normalizer
+// definitions (their fingerprint, comments and whitespace aside) and rows computed by its normalizer rules (the rules
+// version). Migrations and rules versions are ordered; fingerprints are not, so the migrator also records which
+// release applied the definitions, and releases are ordered by their version (major.minor.patch, a pre-release
+// before its release). Definitions applied by a newer release, or rows computed by a newer rules version, are a
+// downgrade; anything older (or unrecorded) is merely outdated.
 import type { ClientBase } from 'pg';
 
 export interface RequiredSchema {
   /** The migration versions this release ships, ascending. */
   readonly versions: readonly number[];
   readonly normalizerChecksum: string;
+  /** The rules version of this release's normalizer (normalizer/RULES_VERSION); null for definitions without one. */
+  readonly normalizerRulesVersion: number | null;
   /** This release's version, e.g. `0.2.0` (the package version of @workflow-index/postgresql). */
   readonly release: string;
 }
@@ -21,6 +24,8 @@ export interface AppliedNormalizer {
   readonly checksum: string;
   /** The release that applied them; null when applied by a release that did not record itself. */
   readonly release: string | null;
+  /** The rules version that computed the normalized rows; null when none was recorded. */
+  readonly rulesVersion: number | null;
 }
 
 export type SchemaState =
@@ -57,10 +62,12 @@ export async function readSchemaState(client: ClientBase): Promise<SchemaState> 
   const applied = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA_HISTORY_TABLE} ORDER BY version`);
   let normalizer: AppliedNormalizer | null = null;
   if (row.n) {
-    // to_jsonb: the release column exists only where a migrator of this release (or newer) ran.
-    const res = await client.query<{ r: { checksum: string; release?: string | null } }>(`SELECT to_jsonb(n) AS r FROM ${NORMALIZER_HISTORY_TABLE} n`);
+    // to_jsonb: the release and rules_version columns exist only where a migrator that records them ran.
+    const res = await client.query<{ r: { checksum: string; release?: string | null; rules_version?: number | null } }>(
+      `SELECT to_jsonb(n) AS r FROM ${NORMALIZER_HISTORY_TABLE} n`,
+    );
     const r = res.rows[0]?.r;
-    if (r) normalizer = { checksum: r.checksum, release: r.release ?? null };
+    if (r) normalizer = { checksum: r.checksum, release: r.release ?? null, rulesVersion: r.rules_version ?? null };
   }
   return { readable: true, applied: applied.rows.map((a) => a.version), normalizer };
 }
@@ -87,12 +94,23 @@ export function compareSchema(required: RequiredSchema, state: SchemaState): Sch
     return { status: 'older', reason: `schema version ${needed} needed, database is at ${at}: run the init job` };
   }
   const normalizer = state.normalizer;
-  if (normalizer?.checksum === required.normalizerChecksum) return { status: 'current' };
+  const rules = required.normalizerRulesVersion;
+  if (normalizer?.checksum === required.normalizerChecksum && normalizer.rulesVersion === rules) return { status: 'current' };
+  if (normalizer?.rulesVersion != null && rules !== null && normalizer.rulesVersion > rules) {
+    return {
+      status: 'newer',
+      reason: `database rows were normalized by rules version ${normalizer.rulesVersion}, newer than this release's (${rules}): refusing (downgrade)`,
+    };
+  }
   if (normalizer?.release != null && compareReleases(normalizer.release, required.release) > 0) {
     return {
       status: 'newer',
       reason: `database normalizer definitions are of release ${normalizer.release}, newer than this release (${required.release}): refusing (downgrade)`,
     };
+  }
+  if (normalizer?.checksum === required.normalizerChecksum) {
+    const by = normalizer.rulesVersion === null ? 'rules of no recorded version' : `rules version ${normalizer.rulesVersion}`;
+    return { status: 'older', reason: `rows normalized by rules version ${rules ?? 'none'} needed, database has rows normalized by ${by}: run the init job` };
   }
   const has = normalizer === null ? 'none' : normalizer.release === null ? 'older ones' : `those of release ${normalizer.release}`;
   return { status: 'older', reason: `normalizer definitions of release ${required.release} needed, database has ${has}: run the init job` };

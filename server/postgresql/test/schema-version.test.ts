@@ -9,15 +9,15 @@ import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDataba
 
 const available = await postgresReachable();
 
-const REQUIRED: RequiredSchema = { versions: [1, 2, 3], normalizerChecksum: 'abc', release: '0.3.0' };
+const REQUIRED: RequiredSchema = { versions: [1, 2, 3], normalizerChecksum: 'abc', normalizerRulesVersion: 4, release: '0.3.0' };
 
 describe('compareSchema', () => {
-  it('is current when every migration is applied and the definitions are this release\'s', () => {
-    expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3], normalizer: { checksum: 'abc', release: '0.1.0' } })).toEqual({ status: 'current' });
+  it('is current when every migration is applied and the definitions and rules version are this release\'s', () => {
+    expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3], normalizer: { checksum: 'abc', release: '0.1.0', rulesVersion: 4 } })).toEqual({ status: 'current' });
   });
 
   it('names the version needed and the version found when migrations are missing', () => {
-    expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2], normalizer: { checksum: 'old', release: null } })).toEqual({
+    expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2], normalizer: { checksum: 'old', release: null, rulesVersion: null } })).toEqual({
       status: 'older', reason: 'schema version 3 needed, database is at 2: run the init job',
     });
     expect(compareSchema(REQUIRED, { readable: true, applied: [], normalizer: null })).toEqual({
@@ -34,13 +34,13 @@ describe('compareSchema', () => {
 
   it('refuses a database with migrations this release does not ship, whatever else it has', () => {
     const reason = 'database schema 5 is newer than this release knows (3): refusing (downgrade)';
-    expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3, 4, 5], normalizer: { checksum: 'abc', release: '0.3.0' } })).toEqual({ status: 'newer', reason });
+    expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3, 4, 5], normalizer: { checksum: 'abc', release: '0.3.0', rulesVersion: 4 } })).toEqual({ status: 'newer', reason });
     // An unknown version below a missing one is still someone else's schema.
     expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2, 5], normalizer: null })).toEqual({ status: 'newer', reason });
   });
 
   it('orders different normalizer definitions by the release that applied them', () => {
-    const at = (release: string | null) => compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3], normalizer: { checksum: 'other', release } });
+    const at = (release: string | null) => compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3], normalizer: { checksum: 'other', release, rulesVersion: 4 } });
     expect(at('0.4.0')).toEqual({ status: 'newer', reason: 'database normalizer definitions are of release 0.4.0, newer than this release (0.3.0): refusing (downgrade)' });
     expect(at('0.3.0-rc.1')).toEqual({ status: 'older', reason: 'normalizer definitions of release 0.3.0 needed, database has those of release 0.3.0-rc.1: run the init job' });
     // The same release with other definitions is a development checkout: its init job applies its files.
@@ -49,6 +49,23 @@ describe('compareSchema', () => {
     expect(compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3], normalizer: null })).toEqual({
       status: 'older', reason: 'normalizer definitions of release 0.3.0 needed, database has none: run the init job',
     });
+  });
+
+  it('orders rows by the rules version that normalized them, whatever the release', () => {
+    const by = (rulesVersion: number | null, checksum = 'abc', release: string | null = '0.3.0') =>
+      compareSchema(REQUIRED, { readable: true, applied: [1, 2, 3], normalizer: { checksum, release, rulesVersion } });
+    // The same definitions, rows of older rules (a release that bumped the version without changing a definition).
+    expect(by(3)).toEqual({ status: 'older', reason: 'rows normalized by rules version 4 needed, database has rows normalized by rules version 3: run the init job' });
+    expect(by(null)).toEqual({
+      status: 'older', reason: 'rows normalized by rules version 4 needed, database has rows normalized by rules of no recorded version: run the init job',
+    });
+    // Newer rules are a downgrade even when an older release string (or none) was recorded beside them.
+    const newer = 'database rows were normalized by rules version 5, newer than this release\'s (4): refusing (downgrade)';
+    expect(by(5)).toEqual({ status: 'newer', reason: newer });
+    expect(by(5, 'other', '0.0.1')).toEqual({ status: 'newer', reason: newer });
+    expect(by(5, 'other', null)).toEqual({ status: 'newer', reason: newer });
+    // Other definitions under older rules are outdated, as before.
+    expect(by(3, 'other', '0.2.0')).toEqual({ status: 'older', reason: 'normalizer definitions of release 0.3.0 needed, database has those of release 0.2.0: run the init job' });
   });
 });
 
@@ -109,7 +126,8 @@ describe.skipIf(!available)('migrator: downgrades are refused, nothing changes (
     await migrate(client);
     const required = requiredSchema();
     expect(await readSchemaState(client)).toEqual({
-      readable: true, applied: loadMigrations().map((m) => m.version), normalizer: { checksum: required.normalizerChecksum, release: THIS_RELEASE },
+      readable: true, applied: loadMigrations().map((m) => m.version),
+      normalizer: { checksum: required.normalizerChecksum, release: THIS_RELEASE, rulesVersion: required.normalizerRulesVersion },
     });
     await ensureLoginRole('wi_schema_version_reader', 'workflow_index_reader');
     const asReader = await db.pool.connect();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { loadMigrations, loadNormalizer, migrate, migrationStatus, type NormalizerResult } from '../src/migrator.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
+import { definitionsFingerprint } from '../src/normalizer-fingerprint.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 import { fixtureEvents } from '@workflow-index/testkit';
@@ -55,7 +56,7 @@ describe.skipIf(!available)('upgrade from schema v1 with data (real PostgreSQL)'
     let normalizer: NormalizerResult | undefined;
     const steps = await migrate(client, { onNormalizer: (r) => (normalizer = r) });
     expect(steps.map((s) => [s.version, s.status])).toEqual(loadMigrations().map((m) => [m.version, m.version === 1 ? 'skipped' : 'applied']));
-    expect(normalizer).toMatchObject({ status: 'applied', files: loadNormalizer().files.length, rebuiltEvents: events.length * 2 });
+    expect(normalizer).toMatchObject({ status: 'applied', files: loadNormalizer().files.length, rebuilt: true, rebuiltEvents: events.length * 2 });
     expect(await snapshot(v1.pool)).toEqual(expected);
     expect((await migrationStatus(client)).normalizerUpToDate).toBe(true);
 
@@ -66,14 +67,17 @@ describe.skipIf(!available)('upgrade from schema v1 with data (real PostgreSQL)'
     expect(type.rows).toEqual([{ data_type: 'json' }]);
   });
 
-  it('a later release whose definitions changed rebuilds again; an unchanged one does nothing', async () => {
+  it('a later release re-applies changed definitions, rebuilds again only with a new rules version; an unchanged one does nothing', async () => {
     const current = loadNormalizer();
     const results: NormalizerResult[] = [];
     await migrate(client, { onNormalizer: (r) => results.push(r) });
-    const changed = { files: [...current.files, { file: '999-probe.sql', sql: 'SELECT 1;' }], checksum: `${current.checksum}-next` };
+    const files = [...current.files, { file: '999-probe.sql', sql: 'SELECT 1;' }];
+    const changed = { files, checksum: definitionsFingerprint(files), rulesVersion: current.rulesVersion! };
     await migrate(client, { normalizer: changed, onNormalizer: (r) => results.push(r) });
-    expect(results.map((r) => r.status)).toEqual(['skipped', 'applied']);
-    expect(results[1]).toMatchObject({ rebuiltEvents: expect.any(Number) as number });
-    expect((results[1] as { rebuiltEvents: number }).rebuiltEvents).toBeGreaterThan(0);
+    await migrate(client, { normalizer: { ...changed, rulesVersion: current.rulesVersion! + 1 }, onNormalizer: (r) => results.push(r) });
+    expect(results.map((r) => r.status)).toEqual(['skipped', 'applied', 'applied']);
+    expect(results[1]).toMatchObject({ rebuilt: false, rebuiltEvents: 0 });
+    expect(results[2]).toMatchObject({ rebuilt: true });
+    expect((results[2] as { rebuiltEvents: number }).rebuiltEvents).toBeGreaterThan(0);
   });
 });

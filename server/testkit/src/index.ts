@@ -17,3 +17,4 @@ export * from './test-app.js';
 export * from './bench-dataset.js';
 export * from './event-rows.js';
 export * from './graphql-request.js';
+export * from './rules-fingerprint.js';

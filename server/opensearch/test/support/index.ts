@@ -4,3 +4,4 @@ export * from './leased-normalizer.js';
 export * from './normalized-store.js';
 export * from './opensearch-state.js';
 export * from './test-node.js';
+export * from './rules-fingerprint.js';

@@ -2,3 +2,4 @@ export * from './bench-dataset.js';
 export * from './load-events.js';
 export * from './raw-statement.js';
 export * from './test-database.js';
+export * from './normalizer-rules.js';
