@@ -20,19 +20,15 @@ import type {
   TimePredicate,
   Timestamp,
 } from './reader.js';
+import { TEXT_OPERATOR_NAMES, TEXT_OPERATORS, type TextOperator } from './text-operators.js';
 
 type Maybe<T> = T | null | undefined;
 
-export interface StringFilterArg {
-  readonly eq?: Maybe<string>;
-  readonly ne?: Maybe<string>;
+export type StringFilterArg = { readonly [op in TextOperator]?: Maybe<string> } & {
   readonly like?: Maybe<string>;
   readonly in?: Maybe<readonly string[]>;
-  readonly contains?: Maybe<string>;
-  readonly startsWith?: Maybe<string>;
-  readonly endsWith?: Maybe<string>;
   readonly isNull?: Maybe<boolean>;
-}
+};
 export interface DateTimeFilterArg {
   readonly eq?: Maybe<Timestamp>;
   readonly ne?: Maybe<Timestamp>;
@@ -164,11 +160,11 @@ function stringLeaves<S extends string, T extends string>(
   const leaf = (predicate: StringPredicate): void => {
     out.push({ kind: 'string', field, predicate });
   };
-  for (const op of ['eq', 'ne', 'contains', 'startsWith', 'endsWith'] as const) {
+  for (const op of TEXT_OPERATOR_NAMES) {
     const value = arg[op];
     if (isSet(value)) {
       checkClientText(value, `${path}${label}.${op}`);
-      leaf({ op, value: op === 'contains' || op === 'endsWith' ? value : normalize(value) });
+      leaf({ op, value: TEXT_OPERATORS[op].normalized ? normalize(value) : value });
     }
   }
   if (isSet(arg.in)) leaf({ op: 'in', values: checkInList(arg.in, `${path}${label}.in`, maxIn).map((v, i) => normalize(checkClientText(v, `${path}${label}.in[${i}]`))) });

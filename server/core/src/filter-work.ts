@@ -5,6 +5,7 @@
 // to a filter type is priced by its type without a change here.
 import type { GraphQLInputObjectType, GraphQLInputType } from 'graphql';
 import { graphql } from './graphql-runtime.js';
+import { isTextOperator, TEXT_OPERATORS } from './text-operators.js';
 
 const { getNamedType, isInputObjectType } = graphql;
 
@@ -29,7 +30,6 @@ export interface WorkPrices {
 }
 
 const JSON_FILTER = 'JsonFilterInput';
-const PATTERN_OPERATORS = new Set(['like', 'contains', 'startsWith', 'endsWith']);
 const LOGIC = new Set(['and', 'or', 'not']);
 
 /**
@@ -74,7 +74,7 @@ function fieldWork(owner: GraphQLInputObjectType, type: GraphQLInputType, value:
 function operatorWork(operator: string, operand: unknown, prices: WorkPrices): number {
   if (operand === undefined || operand === null) return 0;
   if (operator === 'in') return prices.condition + (Array.isArray(operand) ? operand.length * prices.inValue : 0);
-  return PATTERN_OPERATORS.has(operator) ? prices.pattern : prices.condition;
+  return operator === 'like' || (isTextOperator(operator) && TEXT_OPERATORS[operator].pattern) ? prices.pattern : prices.condition;
 }
 
 function jsonWork(value: unknown, prices: WorkPrices): number {

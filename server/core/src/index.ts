@@ -26,6 +26,7 @@ export * from './count-limit.js';
 export * from './cursor.js';
 export * from './duration.js';
 export * from './filter-translation.js';
+export * from './text-operators.js';
 export * from './filter-work.js';
 export * from './heap-tuning.js';
 export * from './tracing.js';

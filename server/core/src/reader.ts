@@ -2,6 +2,7 @@
 // Resolvers only ever see this interface; each backend translates the filter tree itself
 // (SQL with bind parameters for PostgreSQL, query DSL for OpenSearch).
 import type { WorkPrices } from './filter-work.js';
+import type { TextOperator } from './text-operators.js';
 
 /** ISO-8601 UTC timestamp with exactly six fractional digits, e.g. `2026-05-12T09:14:03.512337Z`. */
 export type Timestamp = string;
@@ -74,7 +75,7 @@ export type JsonField = 'input' | 'output';
 export type LikeSegment = { readonly kind: 'literal'; readonly text: string } | { readonly kind: 'any' } | { readonly kind: 'one' };
 
 export type StringPredicate =
-  | { readonly op: 'eq' | 'ne' | 'contains' | 'startsWith' | 'endsWith'; readonly value: string }
+  | { readonly op: TextOperator; readonly value: string }
   | { readonly op: 'in'; readonly values: readonly string[] }
   | { readonly op: 'like'; readonly pattern: readonly LikeSegment[] }
   | { readonly op: 'isNull'; readonly value: boolean };

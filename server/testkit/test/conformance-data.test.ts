@@ -1,6 +1,8 @@
 // Checks of the suite's own input and expectations, so an edit of the extra events or the tables cannot
 // silently make the backend runs meaningless. Needs no backend.
 import { describe, expect, it } from 'vitest';
+import { SHAPED_STRING_OPERATORS, TEXT_OPERATOR_NAMES } from '@workflow-index/core';
+import { INSTANCE_STRING_CASES, TASK_CASES } from '../src/conformance/filter-assertions.js';
 import { CONFORMANCE_EVENTS, EXTRA_EVENTS, FIXTURE_EVENTS, PLACEHOLDER_INSTANCE_IDS, PLACEHOLDER_TASK_IDS } from '../src/conformance/conformance-events.js';
 import { ALL_INSTANCES, ALL_TASKS, PAGING_INSTANCES } from '../src/conformance/expected-data.js';
 import { compareCodePoints, ids, sortInstances } from '../src/conformance/expected-order.js';
@@ -74,5 +76,15 @@ describe('conformance data', () => {
     expect(compareCodePoints('Zeta', 'alpha')).toBeLessThan(0);
     expect(compareCodePoints('rateX100Y', 'rate_100%')).toBeLessThan(0);
     expect(compareCodePoints('abc', 'ab')).toBeGreaterThan(0);
+  });
+});
+
+describe('conformance filter cases', () => {
+  it('every string operator is asserted on a run field and on a task field (a new operator needs its cases)', () => {
+    for (const op of [...TEXT_OPERATOR_NAMES, ...SHAPED_STRING_OPERATORS]) {
+      const used = new RegExp(`\\b${op}:`);
+      expect(INSTANCE_STRING_CASES.some(([filter]) => used.test(filter)), `${op} on a run field`).toBe(true);
+      expect(TASK_CASES.some(([filter]) => used.test(filter)), `${op} on a task field`).toBe(true);
+    }
   });
 });

@@ -2,6 +2,7 @@
 // orderBy objects with keys in any order and direction, limits and offsets, over values taken from the data itself
 // (so filters match something) plus values that match nothing, wildcard and LIKE syntax, and characters beyond U+FFFF.
 import fc from 'fast-check';
+import { TEXT_OPERATOR_NAMES, type TextOperator } from '@workflow-index/core';
 
 type Json = unknown;
 
@@ -67,15 +68,20 @@ function likeFrom(pool: readonly string[]): fc.Arbitrary<string> {
   });
 }
 
+/** A text operator's operand, from a value the data holds (so that it matches some rows). */
+const TEXT_OPERAND: Readonly<Record<TextOperator, (value: string) => string>> = {
+  eq: (v) => v,
+  ne: (v) => v,
+  contains: (v) => [...v].slice(1, 3).join(''),
+  startsWith: (v) => [...v].slice(0, 2).join(''),
+  endsWith: (v) => [...v].slice(-2).join(''),
+};
+
 function stringFilter(pool: readonly string[]): fc.Arbitrary<Record<string, Json>> {
   return fc.oneof(
-    stringValue(pool).map((v) => ({ eq: v })),
-    stringValue(pool).map((v) => ({ ne: v })),
+    ...TEXT_OPERATOR_NAMES.map((op) => stringValue(pool).map((v) => ({ [op]: TEXT_OPERAND[op](v) }))),
     fc.array(stringValue(pool), { maxLength: 3 }).map((v) => ({ in: v })),
     likeFrom(pool).map((v) => ({ like: v })),
-    stringValue(pool).map((v) => ({ contains: [...v].slice(1, 3).join('') })),
-    stringValue(pool).map((v) => ({ startsWith: [...v].slice(0, 2).join('') })),
-    stringValue(pool).map((v) => ({ endsWith: [...v].slice(-2).join('') })),
     fc.boolean().map((v) => ({ isNull: v })),
     fc.tuple(stringValue(pool), fc.boolean()).map(([v, n]) => ({ ne: v, isNull: n })),
   );

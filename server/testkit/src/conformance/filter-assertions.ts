@@ -19,7 +19,7 @@ const WITH_END_DATE = [...FIXTURES, ID.lateRunning, ID.timeForms, ID.jsonNumbers
 type Case = readonly [filter: string, expected: readonly string[]];
 type VariableCase = readonly [title: string, filter: unknown, expected: readonly string[]];
 
-const INSTANCE_STRING_CASES: readonly Case[] = [
+export const INSTANCE_STRING_CASES: readonly Case[] = [
   ['{name: {eq: "order-intake"}}', [ID.orderIntake, ID.orderCancelled]],
   ['{name: {eq: "zeta"}}', [ID.noNamespace]],
   ['{name: {eq: "Zeta"}}', [ID.waiting]],
@@ -308,7 +308,7 @@ const allTasksExcept = (...excluded: string[]): string[] => ALL_TASK_IDS.filter(
 const FIXTURE_TASK_IDS = FIXTURE_TASKS.map((t) => t.id);
 const FAULTED_TASKS = [T.chargeCard, T.postEntries1, T.normalizeAddress, T.lookup];
 
-const TASK_CASES: readonly Case[] = [
+export const TASK_CASES: readonly Case[] = [
   ['{id: {eq: "01KRDQEAPWDTERF1SDDX5A5SQV:do/0/pickItems/do/0/pickItem@1778577255133240"}}', [T.pickItem2]],
   ['{id: {startsWith: "01KRDQEAPWDTERF1SDDX5A5SQV:do/0/pickItems/do/0/pickItem"}}', [T.pickItem1, T.pickItem2, T.pickItem3]],
   ['{id: {contains: "@"}}', [T.pickItem2, T.pickItem3, T.postEntries2]],
