@@ -69,7 +69,7 @@ describe('request bodies', () => {
     const secret = `{"query": "{ __typename }", "variables": {"f": "${'s'.repeat(5000)}`;
     const response = await post(app, secret);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ errors: [{ message: 'POST body sent invalid JSON: Unterminated string in JSON at position 5048.', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(await response.json()).toEqual({ errors: [{ message: 'POST body sent invalid JSON: Unterminated string in JSON at position 5048 (line 1 column 5049).', extensions: { code: 'BAD_REQUEST' } }] });
     expect(JSON.stringify(log.entries)).not.toContain('sssss');
     const token = await post(app, 'hello');
     expect(await token.json()).toEqual({ errors: [{ message: "POST body sent invalid JSON: Unexpected token 'h'.", extensions: { code: 'BAD_REQUEST' } }] });
