@@ -10,7 +10,19 @@ import { type BackendRules, recordRulesFingerprint, RulesFingerprintError } from
 
 const BACKENDS: Readonly<Record<string, () => BackendRules>> = { postgresql: postgresqlRules, opensearch: openSearchRules };
 
-const { values } = parseArgs({ options: { backend: { type: 'string', multiple: true }, 'same-results': { type: 'string' } } });
+const USAGE = 'usage: npm run rules:record [-- --backend postgresql|opensearch] [--same-results "<why>"]';
+const { values } = (() => {
+  try {
+    return parseArgs({ options: { backend: { type: 'string', multiple: true }, 'same-results': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    console.error(`rules:record: ${(error as Error).message}\n${USAGE}`);
+    return process.exit(2);
+  }
+})();
+if (values.help === true) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const names = values.backend ?? Object.keys(BACKENDS);
 const unknown = names.filter((name) => !(name in BACKENDS));
 if (unknown.length > 0) {

@@ -13,3 +13,4 @@ export * from './jsonb-order.js';
 export * from './jsonb-text.js';
 export * from './lossless-json.js';
 export * from './postgresql-hash.js';
+export * from './event-grammar.js';

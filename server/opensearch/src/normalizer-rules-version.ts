@@ -36,6 +36,7 @@ export const RULES_SOURCES: readonly string[] = [
   'server/opensearch/src/long-detail.ts',
   'server/opensearch/src/workflow-instance-document.ts',
   'server/opensearch/src/task-execution-document.ts',
+  'server/events/src/event-grammar.ts',
   'server/events/src/event-time.ts',
   'server/events/src/event-identity.ts',
   'server/events/src/postgresql-hash.ts',

@@ -7,9 +7,9 @@ import { ImpossibleDateError, eventTimeMicros } from '@workflow-index/events';
 import { taskEventContentHash } from '@workflow-index/events';
 import { jsonbText, numericText } from '@workflow-index/events';
 import { JsonNumber, type JsonObject, type JsonValue, jsonTypeOf } from '@workflow-index/events';
+import { EVENT_TYPE, type EventKind, isKnownAction, type TaskAction, type WorkflowAction } from '@workflow-index/events';
 
-export type WorkflowAction = 'started' | 'completed' | 'faulted' | 'cancelled' | 'suspended' | 'resumed' | 'status-changed';
-export type TaskAction = 'started' | 'retried' | 'suspended' | 'resumed' | 'completed' | 'faulted' | 'cancelled';
+export type { TaskAction, WorkflowAction } from '@workflow-index/events';
 
 export interface EventError {
   readonly type: string | null;
@@ -64,9 +64,6 @@ export type ParseResult =
   | { readonly ok: true; readonly event: ParsedEvent }
   | { readonly ok: false; readonly reason: string; readonly instanceId: string | null; readonly eventType: string | null };
 
-const WORKFLOW_ACTIONS = new Set(['started', 'completed', 'faulted', 'cancelled', 'suspended', 'resumed', 'status-changed']);
-const TASK_ACTIONS = new Set(['started', 'retried', 'suspended', 'resumed', 'completed', 'faulted', 'cancelled']);
-const EVENT_TYPE = /(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$/;
 
 // U+0000 and lone surrogates: PostgreSQL's text cannot hold them, and its json_array_elements repairs their escapes
 // to U+FFFD before anything reads the record (the line-repair rule); OpenSearch keeps them, so they are repaired here.
@@ -201,7 +198,7 @@ export function parseRawEvent(source: JsonValue): ParseResult {
   const iid = textOf(jIid);
   const reject = (reason: string): ParseResult => ({ ok: false, reason, instanceId: iid === null ? null : left(iid, 255), eventType: et === null ? null : left(et, 255) });
   const m = et === null ? null : EVENT_TYPE.exec(et);
-  const kind = m?.[1] as 'workflow' | 'task' | undefined;
+  const kind = m?.[1] as EventKind | undefined;
   const action = m?.[2];
   let ts: number | undefined;
   let tStart: number | undefined;
@@ -227,7 +224,7 @@ export function parseRawEvent(source: JsonValue): ParseResult {
     valueProblem(jIid, 'instanceId', 255, true) ??
     (jTs === undefined || jTs === null ? 'missing timestamp' : undefined) ??
     (ts === undefined ? `timestamp ${left(jsonbText(jTs!), 64)} is not a valid time` : undefined) ??
-    ((kind === 'workflow' && !WORKFLOW_ACTIONS.has(action!)) || (kind === 'task' && !TASK_ACTIONS.has(action!)) ? `unknown eventType ${left(et ?? '', 200)}` : undefined) ??
+    (kind !== undefined && !isKnownAction(kind, action!) ? `unknown eventType ${left(et ?? '', 200)}` : undefined) ??
     (kind === 'workflow'
       ? (action === 'started'
           ? valueProblem(d.get('workflowName'), 'workflowName', 512, true) ??
