@@ -3,6 +3,7 @@
 // below says which path each serves.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import { createAuthenticator } from './auth/authenticator.js';
 import type { CoreConfig } from './config.js';
 import { CONSOLE_PATH } from './console-assets.js';
 import { CostBudget } from './cost-budget.js';
@@ -58,7 +59,7 @@ export function createApp(options: AppOptions): App {
   const costBudget = new CostBudget(config.graphql.maxCostInFlight, config.graphql.costQueueTimeoutMs);
   const { yoga, hot } = createGraphQLServer({ config, reader, logger, schema, costBudget });
   const metrics = createMetrics({ config, reader, logger, backend, costBudget });
-  const endpoint: GraphQLEndpoint = { config, yoga, hot, costBudget };
+  const endpoint: GraphQLEndpoint = { config, yoga, hot, costBudget, auth: createAuthenticator(config.auth, logger) };
   let draining = false;
   const health: HealthDeps = { config, reader, backend, startedAt, draining: () => draining, observeReadiness: (up) => metrics.observeReadiness(up) };
   const routes = appRoutes({ config, sdl, endpoint, health, registry: metrics.registry });

@@ -2,6 +2,8 @@
 // at once, frozen. Backends read their own keys with the same ConfigReader and report through
 // collectConfig, so an operator sees every problem of core and backend in one message.
 import { accessSync, constants as fsConstants } from 'node:fs';
+import { AUTH_CONFIG_KEYS, loadAuthConfig } from './auth/auth-config.js';
+import type { AuthConfig } from './auth/auth-config.js';
 
 export type Mode = 'development' | 'production';
 export type IntrospectionMode = 'DEFAULT' | 'NO_INTROSPECTION' | 'NO_INTROSPECTION_OR_QUERY';
@@ -76,6 +78,8 @@ export interface CoreConfig {
     /** Upper bound for collecting backend statistics during a scrape. */
     readonly backendTimeoutMs: number;
   };
+  /** Sign-in and access rules (auth/auth-config.ts). */
+  readonly auth: AuthConfig;
   readonly console: {
     /** Serve the web console at / and /q/console (also off when GRAPHQL_INTROSPECTION is NO_INTROSPECTION_OR_QUERY). */
     readonly enabled: boolean;
@@ -254,6 +258,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'HEALTH_DISK_PATH', development: '/', production: '/', description: 'Readiness: file system whose free space is checked.' },
   { key: 'HEALTH_DISK_MIN_FREE_BYTES', development: '52428800', production: '52428800', description: 'Readiness: DOWN below this many free bytes; 0 disables the check.' },
   { key: 'CONSOLE_ENABLED', development: 'true', production: 'true', description: 'Serve the web console at / and /q/console (off as well when GRAPHQL_INTROSPECTION is NO_INTROSPECTION_OR_QUERY).' },
+  ...AUTH_CONFIG_KEYS,
   { key: 'METRICS_BACKEND_TIMEOUT_MS', development: '2000', production: '2000', description: 'Scrape: how long collecting ingestion statistics may take (the gauges keep their last values after a timeout).' },
 ] satisfies ConfigKeyDoc[]);
 
@@ -362,6 +367,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
     metrics: {
       backendTimeoutMs: r.int('METRICS_BACKEND_TIMEOUT_MS', 2000, { min: 1, max: 600_000 }),
     },
+    auth: loadAuthConfig(r),
     console: { enabled: r.bool('CONSOLE_ENABLED', true) },
   };
   return r.finish(config);

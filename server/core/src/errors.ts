@@ -28,6 +28,10 @@ export const ErrorCode = {
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   /** HTTP 403: a POST that a browser sends cross-site without a preflight (not application/json) and without a CSRF header. */
   CSRF_HEADER_REQUIRED: 'CSRF_HEADER_REQUIRED',
+  /** HTTP 401 (AUTH_MODE=oidc): no bearer token, or one that does not verify; nothing ran. */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** The subject's rules do not allow what the request asks (a filter on payloads it may not read). */
+  FORBIDDEN: 'FORBIDDEN',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

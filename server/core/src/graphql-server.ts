@@ -2,6 +2,8 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { createSchema, createYoga } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
 import type { YogaLogger, YogaServerInstance } from 'graphql-yoga';
+import { NO_ACCESS } from './auth/access.js';
+import { scopedReader } from './auth/scoped-reader.js';
 import { boundedReader } from './bounded-reader.js';
 import { ConfigError, type CoreConfig } from './config.js';
 import { useCompiledExecution } from './compiled-execution.js';
@@ -14,7 +16,7 @@ import type { CostSettings } from './query-cost.js';
 import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
 import type { Reader } from './reader.js';
-import type { ServerContext } from './request-state.js';
+import type { RequestState, ServerContext } from './request-state.js';
 import { createResolvers } from './resolvers.js';
 import type { ResolverContext } from './resolvers.js';
 import { TaskLoaders } from './task-loader.js';
@@ -80,16 +82,20 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
   // Tracing is decided once, at start-up: with it off, requests run without a span plugin or a wrapped reader.
   const tracer = activeTracing();
   const backendReader = tracer === null ? reader : tracedReader(reader, tracer, reader.backendName);
-  const context = (): Omit<ResolverContext, 'params'> => {
+  // The subject's view (auth/scoped-reader.ts) over the bounded one: its own lookups count in the request's reads.
+  const context = (state: RequestState | undefined): Omit<ResolverContext, 'params'> => {
     const bounded = boundedReader(backendReader, config.graphql.maxConcurrentReads);
-    return { reader: bounded, loaders: new TaskLoaders(bounded) };
+    // With sign-in on, a request without verified credentials (none reach here through the transports) reads nothing.
+    const access = state?.access ?? (config.auth.mode === 'none' ? null : NO_ACCESS);
+    const reader = access === null ? bounded : scopedReader(bounded, access);
+    return { reader, loaders: new TaskLoaders(reader) };
   };
   const hot = config.graphql.compiledExecution && tracer === null ? new HotOperations() : null;
   const costSettings = costSettingsOf(config, reader);
   const yoga = createYoga<ServerContext, ResolverContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    context,
+    context: (initial) => context(initial.requestState),
     logging: yogaLogger(logger),
     graphiql: false,
     landingPage: false,

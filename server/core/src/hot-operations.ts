@@ -120,7 +120,7 @@ export function createHotAnswer(deps: {
   readonly graphqlConfig: CoreConfig['graphql'] & CostSettings;
   readonly costBudget: CostBudget | null;
   /** The resolvers' context of one request, as yoga's context factory builds it. */
-  readonly context: () => Omit<ResolverContext, 'params'>;
+  readonly context: (state: RequestState) => Omit<ResolverContext, 'params'>;
 }): HotAnswer {
   const { hot, schema, graphqlConfig: limits, costBudget } = deps;
   const maxJsonDepth = variablesJsonDepth(limits.maxFilterDepth); // useVariablesDepthLimit's bound
@@ -147,7 +147,7 @@ export function createHotAnswer(deps: {
     let held = costBudget === null ? 0 : cost;
     try {
       if (variables !== null) variables = expandShorthandInVariables(schema, entry.operation, variables as Record<string, unknown>);
-      const context: ResolverContext = { ...deps.context(), params: { query, variables, operationName } } as ResolverContext;
+      const context: ResolverContext = { ...deps.context(state), params: { query, variables, operationName } } as ResolverContext;
       const result = (await entry.compiled.query(undefined, context, (variables ?? {}) as Record<string, unknown>)) as ExecutionResult;
       compiledExecutionStats.executions += 1;
       entry.touch();

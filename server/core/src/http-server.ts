@@ -72,6 +72,9 @@ export async function startHttpServer(app: App, config: CoreConfig, logger: Logg
     throw error;
   }
   logger.info({ httpPort, httpsPort, host: config.http.host ?? 'all interfaces' }, 'listening');
+  if (config.auth.mode === 'none' && config.mode === 'production') {
+    logger.warn('AUTH_MODE is none: every client that reaches this service reads every run of every namespace, payloads included. Set AUTH_MODE=oidc to require sign-in (README, Access control).');
+  }
 
   let closing: Promise<void> | null = null;
   const close = async (): Promise<void> => {

@@ -1,4 +1,5 @@
 import type { ExecutionResult } from 'graphql';
+import type { Access } from './auth/access.js';
 
 /**
  * Facts about one HTTP request that the GraphQL layer learns and the HTTP layer reports
@@ -20,6 +21,12 @@ export interface RequestState {
    * (they would time out again, after as long).
    */
   timedOutResult: ExecutionResult | null;
+  /** AUTH_MODE=oidc: the verified token's `sub`, once it is; null otherwise. */
+  subject: string | null;
+  /** What the request may read (auth/access.ts); null: everything (AUTH_MODE=none). */
+  access: Access | null;
+  /** Why the request's token was refused (the reason label of workflow_index_auth_refusals_total), or null. */
+  authRefusal: string | null;
 }
 
 export interface ServerContext {
@@ -29,5 +36,5 @@ export interface ServerContext {
 }
 
 export function newRequestState(): RequestState {
-  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0, cost: null, compiledFailed: false, timedOutResult: null };
+  return { operationName: null, operationType: null, errorCodes: [], costHeld: 0, cost: null, compiledFailed: false, timedOutResult: null, subject: null, access: null, authRefusal: null };
 }

@@ -42,6 +42,7 @@ describe('loadCoreConfig', () => {
       log: { level: 'info', format: 'json' },
       health: { backendTimeoutMs: 1000, diskPath: '/', diskMinFreeBytes: 52_428_800 },
       metrics: { backendTimeoutMs: 2000 },
+      auth: { mode: 'none' },
       console: { enabled: true },
     });
   });
@@ -138,6 +139,7 @@ describe('loadCoreConfig', () => {
       log: { level: 'debug', format: 'json' },
       health: { backendTimeoutMs: 250, diskPath: '/tmp', diskMinFreeBytes: 0 },
       metrics: { backendTimeoutMs: 750 },
+      auth: { mode: 'none' },
       console: { enabled: false },
     });
   });

@@ -5,7 +5,7 @@ import { bufferResponse, finishResponse, toFetchResponse } from '../buffered-res
 import type { BufferedResponse } from '../buffered-response.js';
 import { hotRequestAnswerType } from '../hot-operations.js';
 import type { RequestState } from '../request-state.js';
-import { releaseCost } from './graphql-endpoint.js';
+import { refusedCredentials, releaseCost } from './graphql-endpoint.js';
 import type { GraphQLEndpoint } from './graphql-endpoint.js';
 import { answerHot } from './hot-answer.js';
 import type { PerClientLimit } from './per-client-limit.js';
@@ -25,6 +25,8 @@ export async function postGraphQLOverFetch(endpoint: GraphQLEndpoint, perClient:
 
 /** yoga gets the bytes as they came, or their read's failure. */
 async function answerFetchGraphQL(endpoint: GraphQLEndpoint, request: Request, url: URL, state: RequestState): Promise<BufferedResponse> {
+  const refusal = await refusedCredentials(endpoint, request.headers.get('authorization'), state);
+  if (refusal !== null) return bufferResponse(refusal);
   const { yoga, hot, config } = endpoint;
   const answerType = hot === null ? null : hotRequestAnswerType(`${url.pathname}${url.search}`, (name) => request.headers.get(name) ?? undefined, config.http.maxBodyBytes, false);
   if (answerType === null || request.body === null || request.signal.aborted) return bufferResponse(await yoga.fetch(request, { requestState: state }));

@@ -14,7 +14,7 @@ import { REQUEST_ID_HEADER } from '../request-context.js';
 import { requestTimedOut } from '../request-deadline.js';
 import { newRequestState } from '../request-state.js';
 import type { RequestState } from '../request-state.js';
-import { releaseCost } from './graphql-endpoint.js';
+import { refusedCredentials, releaseCost } from './graphql-endpoint.js';
 import type { GraphQLEndpoint } from './graphql-endpoint.js';
 import { answerHot } from './hot-answer.js';
 import { framedWithin, readBody, wentAway } from './node-body.js';
@@ -83,6 +83,12 @@ function admit(deps: GraphQLOverNodeDeps, exchange: Exchange, bytes: Buffer | nu
  * as for every other request) or reading the body itself.
  */
 async function answerAdmitted(endpoint: GraphQLEndpoint, { req, res, state }: Exchange, bytes: Buffer | null): Promise<BufferedResponse> {
+  const refusal = await refusedCredentials(endpoint, req.headers.authorization, state);
+  if (refusal !== null) {
+    // An unread body cannot be skipped to reach the connection's next request.
+    if (bytes === null) res.shouldKeepAlive = false;
+    return bufferResponse(refusal);
+  }
   if (bytes !== null) {
     const headers = req.headers;
     const answerType = endpoint.hot === null ? null : hotRequestAnswerType(req.url as string, (name) => headers[name] as string | undefined, endpoint.config.http.maxBodyBytes, true);

@@ -15,6 +15,7 @@ export function requestRecorder(metrics: AppMetrics, logger: Logger): RecordRequ
   return (method, route, path, status, started, state) => {
     const seconds = (performance.now() - started) / 1000;
     metrics.observeHttp(method, route, status, seconds);
+    if (state.authRefusal !== null) metrics.observeAuthRefusal(state.authRefusal);
     if (route === GRAPHQL_ENDPOINT && method === 'POST') metrics.observeOperation(state.operationType, state.operationName, seconds, state.errorCodes);
     const entry = logEntry(method, route, path, status, seconds, state);
     if (QUIET_ROUTES.has(route)) logger.debug(entry, REQUEST_LOG_MESSAGE);
@@ -29,6 +30,7 @@ function logEntry(method: string, route: string, path: string, status: number, s
     path,
     status,
     durationMs: Math.round(seconds * 100_000) / 100,
+    ...(state.subject !== null ? { subject: state.subject } : {}),
     ...(state.operationName !== null ? { operationName: state.operationName } : {}),
     ...(state.operationType !== null ? { operationType: state.operationType } : {}),
     ...(state.errorCodes.length > 0 ? { errorCodes: state.errorCodes } : {}),

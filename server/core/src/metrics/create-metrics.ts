@@ -6,6 +6,7 @@ import type { CostBudget } from '../cost-budget.js';
 import type { Logger } from '../logger.js';
 import type { OperationNameLimits } from '../operation-name-labels.js';
 import type { Reader } from '../reader.js';
+import { authRefusalsMetric } from './auth-refusals-metric.js';
 import { costBudgetMetrics } from './cost-budget-metrics.js';
 import { graphqlOperationMetrics } from './graphql-operation-metrics.js';
 import { httpMetrics } from './http-metrics.js';
@@ -22,6 +23,8 @@ export interface AppMetrics {
   observeOperation(operationType: string | null, operationName: string | null, seconds: number, errorCodes: readonly string[]): void;
   /** The outcome of the last readiness evaluation (the probes'), exported as workflow_index_ready. */
   observeReadiness(up: boolean): void;
+  /** A request refused for its credentials (AUTH_MODE=oidc), by reason: workflow_index_auth_refusals_total. */
+  observeAuthRefusal(reason: string): void;
 }
 
 export interface MetricsDeps {
@@ -45,6 +48,7 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   const http = httpMetrics(registry, now);
   const operations = graphqlOperationMetrics(registry, now, deps.operationNames);
   const observeReadiness = readinessMetric(registry);
+  const observeAuthRefusal = authRefusalsMetric(registry);
   poolMetric(registry, reader);
   if (deps.costBudget !== undefined) costBudgetMetrics(registry, deps.costBudget);
   const scrape = new IngestionStatsScrape(reader, config, logger);
@@ -55,5 +59,6 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
     observeHttp: (method, route, status, seconds) => http.observe(method, route, status, seconds),
     observeOperation: (operationType, operationName, seconds, errorCodes) => operations.observe(operationType, operationName, seconds, errorCodes),
     observeReadiness,
+    observeAuthRefusal,
   };
 }

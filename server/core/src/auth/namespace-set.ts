@@ -1,0 +1,56 @@
+// A set of namespaces given by rule patterns: `*` matches any run of characters, everything else itself; `*` alone
+// is every namespace, runs without a namespace included (they match no other pattern). As a filter it is a
+// condition on the run's namespace that both backends already answer (`namespace` eq / like).
+import { matchesLike } from '../like-pattern.js';
+import type { InstanceFilter, LikeSegment } from '../reader.js';
+
+export interface NamespaceSet {
+  /** Every namespace, and runs without one. */
+  readonly all: boolean;
+  /** The patterns as written, without duplicates (empty when `all`). */
+  readonly patterns: readonly string[];
+}
+
+export const NO_NAMESPACES: NamespaceSet = Object.freeze({ all: false, patterns: Object.freeze([]) });
+
+export function namespaceSetOf(patterns: Iterable<string>): NamespaceSet {
+  const unique = [...new Set(patterns)];
+  if (unique.includes('*')) return { all: true, patterns: [] };
+  return { all: false, patterns: unique.sort() };
+}
+
+/** Whether every namespace of `inner` is in `outer` (by the patterns as written: a conservative test). */
+export function covers(outer: NamespaceSet, inner: NamespaceSet): boolean {
+  if (outer.all) return true;
+  if (inner.all) return false;
+  return inner.patterns.every((pattern) => outer.patterns.includes(pattern));
+}
+
+export function inNamespaceSet(set: NamespaceSet, namespace: string | null): boolean {
+  if (set.all) return true;
+  if (namespace === null) return false;
+  return set.patterns.some((pattern) => matchesLike(segmentsOf(pattern), namespace));
+}
+
+/** The runs of the set as an instance filter; null for every run. An empty set matches nothing (an empty `or`). */
+export function namespaceFilter(set: NamespaceSet): InstanceFilter | null {
+  if (set.all) return null;
+  return { kind: 'or', nodes: set.patterns.map(patternFilter) };
+}
+
+function patternFilter(pattern: string): InstanceFilter {
+  const segments = segmentsOf(pattern);
+  const only = segments[0];
+  if (segments.length === 1 && only?.kind === 'literal') return { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: only.text } };
+  return { kind: 'string', field: 'namespace', predicate: { op: 'like', pattern: segments } };
+}
+
+/** Only `*` is a wildcard in a rule: `?` is a character of the namespace like any other. */
+function segmentsOf(pattern: string): LikeSegment[] {
+  const segments: LikeSegment[] = [];
+  pattern.split('*').forEach((text, index) => {
+    if (index > 0 && segments.at(-1)?.kind !== 'any') segments.push({ kind: 'any' });
+    if (text !== '') segments.push({ kind: 'literal', text });
+  });
+  return segments;
+}

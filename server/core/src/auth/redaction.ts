@@ -1,0 +1,20 @@
+// Payload fields a subject may not read are null: inputData, outputData and error.detail, of runs and of their tasks.
+import type { ErrorRecord, TaskExecutionRecord, WorkflowInstanceRecord } from '../reader.js';
+
+export function redactInstance(instance: WorkflowInstanceRecord): WorkflowInstanceRecord {
+  return {
+    ...instance,
+    inputData: null,
+    outputData: null,
+    error: redactError(instance.error),
+    ...(instance.tasks === undefined ? {} : { tasks: instance.tasks.map(redactTask) }),
+  };
+}
+
+export function redactTask(task: TaskExecutionRecord): TaskExecutionRecord {
+  return { ...task, inputData: null, outputData: null, error: redactError(task.error) };
+}
+
+function redactError(error: ErrorRecord | null): ErrorRecord | null {
+  return error === null ? null : { ...error, detail: null };
+}
