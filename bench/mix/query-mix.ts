@@ -1,8 +1,8 @@
 // The request mix of bench:query, shared by both backends' benchmarks so they measure the same GraphQL bodies with
 // the same variants: each row's name, query and variables (the variants come from one seeded stream, in this order,
 // so a row's variants depend on the rows before it). Each benchmark adds its own floor per row (the PostgreSQL
-// reader's SQL, or a hand-written OpenSearch search). The dataset these select from is query-dataset.ts's
-// (server/opensearch/bench/query-dataset.ts writes the same population as OpenSearch documents).
+// reader's SQL, or a hand-written OpenSearch search). The dataset these select from is the test kit's population
+// (server/testkit/src/bench-dataset.ts), which each backend's test support writes (its bench-dataset.ts).
 import { BASE_TIME, CUSTOMERS, NAMESPACES, SPAN_SECONDS, STATUSES, TASK_NAMES, benchInstanceId } from '@workflow-index/testkit';
 import { encodeCursor } from '@workflow-index/core';
 import { seededRandom } from '@workflow-index/testkit';

@@ -4,7 +4,7 @@
 //   (1 s cycle, no forced refreshes); p50/p99 over --samples events.
 //   throughput: --copies × the reference fixtures (80 events, 8 instances each copy) plus one 2,000-iteration loop,
 //   bulk-written first, then normalized from scratch in one pass: raw events per second.
-// Usage: node --conditions=source --import tsx server/opensearch/bench/freshness-bench.ts [--samples 40] [--copies 125]
+// Usage: node --conditions=source --import tsx bench/opensearch/freshness-bench.ts [--samples 40] [--copies 125]
 //   [--loop 2000] [--runs 3]
 // The node: WI_TEST_OPENSEARCH_URL (default http://127.0.0.1:9200). Everything lives under a random prefix, removed
 // at the end. The last line printed is one JSON object with the figures.

@@ -3,8 +3,8 @@
 //   --server dist|source --server-node-options ... --server-node-flags "--cpu-prof --cpu-prof-dir=/tmp/prof"]
 //
 // Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (the same mix
-// of GraphQL queries and variants, server/postgresql/bench/query-mix.ts; same measurements, same JSON summary). The
-// dataset is written straight into the normalized indices (query-dataset.ts) under a random prefix; the production
+// of GraphQL queries and variants, bench/mix/query-mix.ts; same measurements, same JSON summary). The
+// dataset is written straight into the normalized indices (server/opensearch/test/support/bench-dataset.ts) under a random prefix; the production
 // server (NODE_ENV=production) runs as a child process, by default as the image runs it (built, dist/main.js, with the
 // image's NODE_OPTIONS), as the PostgreSQL benchmark does; `--server source` runs src/main.ts through tsx; autocannon
 // measures each query at saturation (rps, p50, p99) and a fixed 100 requests/s (p99). The floor, in the same run: the

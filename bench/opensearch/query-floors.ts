@@ -1,4 +1,4 @@
-// The floor of bench:query --backend opensearch: for each row of the mix (server/postgresql/bench/query-mix.ts), the
+// The floor of bench:query --backend opensearch: for each row of the mix (bench/mix/query-mix.ts), the
 // OpenSearch request(s) someone writing it by hand sends for the same question, at the same concurrency as the
 // GraphQL measurement: a `_search`, a `_count`, an `_msearch`, or two steps where OpenSearch has no join (the runs of
 // the matching task executions, then those runs). test/query-bench-floors.test.ts checks that each floor finds what

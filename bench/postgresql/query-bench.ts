@@ -170,7 +170,7 @@ function readerCallsOf(cursorRows: CursorRows): Readonly<Record<string, QuerySpe
     // input.customer.id in three customers: 0.06 % of the runs (60 at 100,000), pre-selected by the GIN index like eq.
     'instances-json-in': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
     // input.coupon exists: 2 % of the runs (about 1,000 rows of the start index per page; no index answers whether a
-    // key exists, see docs/benchmarks.md), and exists: false (98 %).
+    // key exists, see docs/api.md, Implementation notes), and exists: false (98 %).
     'instances-json-exists': (reader, v) => reader.listInstances({ filter: instanceFilterOf(v), orderBy: [], limit: 20, offset: 0, payloads: false }),
   };
 }

@@ -1,4 +1,4 @@
-// node --conditions=source --import tsx server/postgresql/bench/retention-bench.ts [-- --instances N --flush 500 --rounds 3]
+// npm run bench:retention [-- --instances N --flush 500 --rounds 3]
 //
 // What the event store and retention cost, each against a floor measured in the same run:
 //  - ingestion through the triggers of this release (which also keep every event: workflow events in workflow_index.events, task events in task_events) against

@@ -1,5 +1,5 @@
-// bench:query --backend opensearch measures every row of the mix (server/postgresql/bench/query-mix.ts) against a
-// hand-written floor (bench/query-floors.ts) over its dataset (bench/query-dataset.ts). Both must be honest: each row
+// bench:query --backend opensearch measures every row of the mix (bench/mix/query-mix.ts) against a
+// hand-written floor (bench/opensearch/query-floors.ts) over its dataset (server/opensearch/test/support/bench-dataset.ts). Both must be honest: each row
 // finds something in the dataset (the population the PostgreSQL benchmark generates: coupons, the slow tail of
 // durations, faults at every task name), and each floor finds exactly what the production server answers over
 // GraphQL (the same ids in the same order, the same counts), so the ratio compares the same work.

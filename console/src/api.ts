@@ -6,7 +6,7 @@ import type { ListView, Status } from './view-state.ts';
 
 export interface Count {
   readonly value: number;
-  /** false: an estimate (large tables) or a lower bound (the fallback stops counting at COUNT_CAP). */
+  /** false: more than COUNT_EXACT_LIMIT match (PostgreSQL then gives its estimate). */
   readonly exact: boolean;
 }
 

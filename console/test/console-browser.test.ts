@@ -316,7 +316,7 @@ describe.skipIf(!available)('console in Chromium (PostgreSQL backend)', () => {
     expect(requested.some((url) => url.includes('/q/console/assets/'))).toBe(true);
     expect(requested.some((url) => url.endsWith('/graphql'))).toBe(true);
     expect(problems).toEqual([]);
-    // This backend has the API additions: the console used them and never fell back.
+    // The console asks for counts, durations and freshness in its own operations, with no fallback query.
     expect(operations).toContain('ConsoleRuns');
     expect(operations).toContain('ConsoleFreshness');
     expect(operations.filter((o) => o.endsWith('Fallback'))).toEqual([]);

@@ -210,7 +210,7 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Documentation of every key this module reads (rendered in /docs; the README table mirrors it). */
+/** Documentation of every key this module reads (rendered in /docs and in docs/configuration.md by `npm run docs:config`). */
 export interface ConfigKeyDoc {
   readonly key: string;
   readonly development: string;

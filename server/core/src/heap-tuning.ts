@@ -3,7 +3,8 @@
 // from how fast it collects compared with how fast the program allocates; a server whose requests each build a
 // large short-lived response is "fast to collect", so V8 lets the heap grow to several times what is alive and
 // the process keeps that memory (the resident high-water mark is what a container limit and the bench see).
-// A fixed factor of 1.2 collects sooner at the price of more full collections (measured in docs/benchmarks.md).
+// A fixed factor of 1.2 collects sooner at the price of more full collections (the peak RSS it keeps: docs/benchmarks.md;
+// the image's settings: docs/deployment.md, "What the images and pods do").
 //
 // `--heap-growing-percent` is read by V8 each time it recomputes the limit, so setting it at start-up takes
 // effect; NODE_OPTIONS refuses it, so the server sets it itself. An operator who passes the flag on the node

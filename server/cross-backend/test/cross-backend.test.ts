@@ -159,7 +159,7 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
       await generated(() => fc.assert(fc.asyncProperty(taskArb, async (variables) => { await expectSame(mixed!, TASKS, variables); }), { numRuns: 300, seed: 2 }));
     }, 300_000);
 
-    it('API additions, instances: durations, JSON operators, taskExecutions (nested, negated), orderBy duration, counts', async () => {
+    it('counts, durations, relations and JSON operators, instances: durations, JSON operators, taskExecutions (nested, negated), orderBy duration, counts', async () => {
       await generated(() => fc.assert(
         fc.asyncProperty(lookupInstanceArb, async (variables) => {
           await expectSame(mixed!, LOOKUP_INSTANCES, variables);
@@ -171,7 +171,7 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
       ));
     }, 300_000);
 
-    it('API additions, task executions: durations, JSON operators, the run\'s name/namespace/version, workflowInstance, counts', async () => {
+    it('counts, durations, relations and JSON operators, task executions: durations, JSON operators, the run\'s name/namespace/version, workflowInstance, counts', async () => {
       await generated(() => fc.assert(
         fc.asyncProperty(lookupTaskArb, async (variables) => {
           await expectSame(mixed!, LOOKUP_TASKS, variables);
@@ -181,7 +181,7 @@ describe.skipIf(!available)('cross-backend: PostgreSQL and OpenSearch answer ide
       ));
     }, 300_000);
 
-    it('API additions: keyset pages in duration order continue the same on both backends', async () => {
+    it('keyset pages in duration order continue the same on both backends', async () => {
       await generated(() => fc.assert(
         fc.asyncProperty(lookupInstanceArb, lookupTaskArb, fc.nat(), async (instances, tasks, pick) => {
           for (const [query, field, variables] of [[LOOKUP_INSTANCES, 'getWorkflowInstances', instances], [LOOKUP_TASKS, 'getTaskExecutions', tasks]] as const) {
@@ -318,7 +318,7 @@ const detailFilter = (status: string): fc.Arbitrary<Record<string, unknown>> =>
 /**
  * A count on both backends, compared unless PostgreSQL's exact count was cut short by its count timeout (a LIKE of
  * thousands of characters over 40k-character details, on a busy machine): it then answers its planner's estimate with
- * `exact: false`, which OpenSearch's exact count is not expected to equal (README, API additions). Returns whether
+ * `exact: false`, which OpenSearch's exact count is not expected to equal (docs/api.md, Implementation notes: PostgreSQL counts). Returns whether
  * it compared.
  */
 async function expectSameCount(pair: Pair, query: string, variables: Variables): Promise<boolean> {

@@ -32,7 +32,7 @@ export interface OpenSearchServerFlags {
 export const OPENSEARCH_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'OPENSEARCH_HOST', development: 'required', production: 'required', description: 'Host name of the OpenSearch cluster.' },
   { key: 'OPENSEARCH_PORT / OPENSEARCH_PROTOCOL', development: '9200 / http', production: '9200 / http', description: 'https needs a certificate the CA bundle (OPENSEARCH_CA_FILE) or the system trusts.' },
-  { key: 'OPENSEARCH_USERNAME / OPENSEARCH_PASSWORD', development: '—', production: '—', description: 'Basic authentication; the user only needs to read the normalized indices (README, OpenSearch).' },
+  { key: 'OPENSEARCH_USERNAME / OPENSEARCH_PASSWORD', development: '—', production: '—', description: 'Basic authentication; the user only needs to read the normalized indices (role workflow_index_server, docs/deployment.md, OpenSearch users and roles).' },
   { key: 'OPENSEARCH_CA_FILE', development: '—', production: '—', description: 'CA bundle (PEM) for https.' },
   { key: 'OPENSEARCH_QUERY_TIMEOUT_MS', development: String(DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS), production: String(DEFAULT_OPENSEARCH_QUERY_TIMEOUT_MS), description: 'Timeout of each search, and of a filter\'s checks of stored text in all (their several searches); the node stops a search at it and a timed-out query answers QUERY_TIMEOUT (a node that does not answer within it and a second more: SERVICE_UNAVAILABLE).' },
   { key: 'OPENSEARCH_SCHEMA_INIT', development: 'true', production: 'false', description: 'Create the raw templates, ingest pipeline and normalized indices at start (the init job does it in production).' },
@@ -53,7 +53,7 @@ export function openSearchServerHelp(): string {
     'Usage: workflow-index-opensearch [--port <n>] [--help]',
     '',
     'Workflow Index GraphQL server on OpenSearch (reads the normalized indices workflow-instances and task-executions).',
-    'Every setting comes from the environment; the README lists them all. This module\'s own:',
+    'Every setting comes from the environment; docs/configuration.md lists them all. This module\'s own:',
     ...OPENSEARCH_CONFIG_KEYS.map((k) => `  ${k.key.padEnd(42)} ${k.description}`),
     '',
     '  --port <n>   HTTP port (HTTP_PORT); 0 picks a free port',

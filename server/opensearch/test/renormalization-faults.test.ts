@@ -1,4 +1,4 @@
-// The re-normalization after a rules change when a page fails (normalizer-job.ts renormalize, pageFailed), against
+// The re-normalization after a rules change when a page fails (normalizer-renormalize-walk.ts pageFailed, normalizer-renormalize-narrowing.ts), against
 // the real node. The fault is injected into our own function (recomputeStoredInstances, normalizer-recompute.ts) for
 // the pages holding one instance id: either a failure of that run (an error of our code, as "recording refused
 // documents failed" is) or a real failure of the cluster (the page's requests go through a proxy that refuses or

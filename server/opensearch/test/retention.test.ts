@@ -36,7 +36,7 @@ async function writeUntilAccepted(ns: TestNamespace, flush: readonly FluentBitRe
 /**
  * `step` as the running normalizer repeats it: a search over raw indices that one is being deleted from or created
  * in meanwhile can answer 503 (all shards failed), and the client then briefly has no living connection; the running
- * normalizer retries such a cycle after a back-off without moving its checkpoint (normalizer-job.ts).
+ * normalizer retries such a cycle after a back-off (normalizer-job.ts) without moving its checkpoint (normalizer-cycle.ts).
  */
 async function retried<T>(step: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

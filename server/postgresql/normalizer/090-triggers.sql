@@ -62,7 +62,7 @@ SET jit = off
 -- hold 20 events or more it is not, and the generic plans are kept; in one whose flushes hold a few events (what
 -- Fluent Bit sends while events trickle in) the custom plans look cheaper, so every flush planned its statements
 -- again, which cost more than running them (backend CPU per task flush of 5 events: 4.6 ms, 1.7 ms with this;
--- docs/benchmarks.md). The plan shapes do not depend on the estimates anyway (the settings above).
+-- docs/write-path.md, Normalization). The plan shapes do not depend on the estimates anyway (the settings above).
 SET plan_cache_mode = force_generic_plan
 -- A flush that waits for an instance row another flush holds gives up after this and is retried by its writer
 -- (lock_not_available propagates): one stuck transaction cannot wedge every flush behind it.

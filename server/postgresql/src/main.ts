@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     tracingSettings(process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`workflow-index: invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}\n(see --help and the configuration table in the README)\n`);
+    process.stderr.write(`workflow-index: invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join('\n')}\n(see --help and docs/configuration.md)\n`);
     process.exitCode = 2;
     return;
   }

@@ -78,7 +78,7 @@ export const POSTGRESQL_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
 function flagParser(argv: readonly string[]) {
   return yargs([...argv])
     .scriptName('workflow-index-postgresql')
-    .usage('$0 [options]\n\nWorkflow Index GraphQL server on PostgreSQL.\nEvery option also has an environment variable; the README lists all settings.')
+    .usage('$0 [options]\n\nWorkflow Index GraphQL server on PostgreSQL.\nEvery option also has an environment variable; docs/configuration.md lists all settings.')
     // yargs' own --help/--version would print and exit from inside the parser; main decides instead.
     .version(false)
     .help(false)

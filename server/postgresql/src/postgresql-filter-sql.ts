@@ -312,7 +312,7 @@ const CANONICAL_INDEX = /^(?:0|[1-9]\d*)$/;
 /**
  * The value at `path`, as `#>` reads it (a missing path is NULL), except that only `0` or digits without a leading
  * zero index an array: `#>` also reads `-1` (the last element), `01`, `+1` or ` 1` as indexes, which the OpenSearch
- * reader's leaves cannot (README, JSON filters). Such a segment meeting an array gives NULL; meeting an object it is a
+ * reader's leaves cannot (docs/api.md, Filters: JSON paths). Such a segment meeting an array gives NULL; meeting an object it is a
  * key, as for `#>`.
  */
 function jsonValueAtPath(column: string, path: readonly string[], params: SqlParams): string {

@@ -5,7 +5,7 @@
 // The normalizer's statements keep their generic plans whatever the flush size. PL/pgSQL plans a statement with the
 // flush's arrays as values for its first five executions in a session (custom plans) and then keeps a generic plan
 // only if its estimated cost is not above theirs; for a session whose flushes hold a few events it was, so every
-// small flush planned its statements again, which cost more CPU than running them (docs/benchmarks.md). The trigger
+// small flush planned its statements again, which cost more CPU than running them (docs/write-path.md, Normalization). The trigger
 // runs with plan_cache_mode = force_generic_plan; here a session sends small flushes and auto_explain shows each nested
 // statement's plan: a generic plan reads the flush's arrays from parameters (unnest($7), …), a custom plan holds them
 // as constants.

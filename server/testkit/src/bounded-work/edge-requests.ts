@@ -3,7 +3,7 @@
 // the widest filters (GRAPHQL_MAX_FILTER_CONDITIONS), the most aliases (GRAPHQL_MAX_ALIASES), the largest limits,
 // deep offsets, nested task lists, counts per status, one filter shared by every alias. Values mostly match nothing
 // (the backend then reads the most) and sometimes everything. Each backend's bounded-work test sends them to the real
-// server and asserts what the backend did (bench data: server/postgresql/bench/query-dataset.ts).
+// server and asserts what the backend did (bench data: bench-dataset.ts).
 import fc from 'fast-check';
 import { TEXT_OPERATOR_NAMES, TEXT_OPERATORS } from '@workflow-index/core';
 
@@ -20,7 +20,7 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const listSize = fc.oneof({ weight: 3, arbitrary: fc.constant(EDGE.inValues) }, { weight: 2, arbitrary: fc.constant(2500) }, { weight: 2, arbitrary: fc.constantFrom(0, 1, 9, 100) });
 
 const nothing = (prefix: string) => (n: number) => range(n).map((i) => `${prefix}-${i}`);
-/** Values the bench data holds (see query-dataset.ts), so that some filters match. */
+/** Values the bench data holds (see bench-dataset.ts), so that some filters match. */
 const SOME = { name: ['flow-3', 'flow-11'], namespace: ['com.acme.ns1'], customer: ['C-17', 'C-4999'], tier: ['gold', 'std'] };
 
 type Filter = Record<string, unknown>;

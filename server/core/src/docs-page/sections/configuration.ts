@@ -9,7 +9,7 @@ export const CONFIGURATION: Section = {
   nav: 'Configuration',
   blocks: [
     paragraph(`Environment variables (command-line flags, where a command takes them, win over the environment). All keys are checked at
-start-up and every problem is reported at once. The storage backend adds its own keys (see the README).`),
+start-up and every problem is reported at once. The storage backend adds its own keys (docs/configuration.md in the repository lists every setting).`),
     table(
       ['key', 'development', 'production', 'meaning'],
       CORE_CONFIG_KEYS.map((k) => [`\`${k.key}\``, `\`${k.development}\``, `\`${k.production}\``, k.description]),
