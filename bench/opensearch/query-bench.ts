@@ -2,16 +2,16 @@
 //   --url http://127.0.0.1:9200 --freshness-samples 40 --queries a,b,c --keep-indices --reuse-prefix P
 //   --server dist|source --server-node-options ... --server-node-flags "--cpu-prof --cpu-prof-dir=/tmp/prof"]
 //
-// Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (the same mix
-// of GraphQL queries and variants, bench/mix/query-mix.ts; same measurements, same JSON summary). The
-// dataset is written straight into the normalized indices (server/opensearch/test/support/bench-dataset.ts) under a random prefix; the production
-// server (NODE_ENV=production) runs as a child process, by default as the image runs it (built, dist/main.js, with the
-// image's NODE_OPTIONS), as the PostgreSQL benchmark does; `--server source` runs src/main.ts through tsx; autocannon
-// measures each query at saturation (rps, p50, p99) and a fixed 100 requests/s (p99). The floor, in the same run: the
-// hand-written request(s) per row (query-floors.ts) sent with the same client library at the same concurrency — what
-// the node alone delivers. Then the freshness figure: a workflow.started event sent in Fluent Bit's bulk shape, with
-// the production normalizer (normalizer-main.ts) running as a child process, until GraphQL serves its instance
-// (p50/p99). The last line printed is one JSON object.
+// Query performance of the real OpenSearch server on a real node, the twin of the PostgreSQL benchmark (the same mix of
+// GraphQL queries and variants, bench/mix/query-mix.ts; same measurements, same JSON summary). The dataset is written
+// straight into the normalized indices (server/opensearch/test/support/bench-dataset.ts) under a random prefix; the
+// production server (NODE_ENV=production) runs as a child process, by default as the image runs it (built,
+// dist/main.js, with the image's NODE_OPTIONS), as the PostgreSQL benchmark does; `--server source` runs src/main.ts
+// through tsx; autocannon measures each query at saturation (rps, p50, p99) and a fixed 100 requests/s (p99). The
+// floor, in the same run: the hand-written request(s) per row (query-floors.ts) sent with the same client library at
+// the same concurrency — what the node alone delivers. Then the freshness figure: a workflow.started event sent in
+// Fluent Bit's bulk shape, with the production normalizer (normalizer-main.ts) running as a child process, until
+// GraphQL serves its instance (p50/p99). The last line printed is one JSON object.
 import { benchInstanceId, graphqlData } from '@workflow-index/testkit';
 import { Client } from '@opensearch-project/opensearch';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -32,7 +32,7 @@ import { writeDataset } from '@workflow-index/opensearch/testing';
 import { type FloorRequest, openSearchFloors, type QuerySpec } from './query-floors.js';
 
 const argv = yargs(hideBin(process.argv))
-  .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by backend-dispatch.ts' })
+  .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by bench/dispatch.ts' })
   .option('instances', { type: 'number', default: 20_000, describe: 'workflow instances generated' })
   .option('tasks-per-instance', { type: 'number', default: 10, describe: 'task executions per instance' })
   .option('duration', { type: 'number', default: 10, describe: 'seconds per measurement' })
@@ -55,7 +55,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Each process's entry: from source through tsx, or compiled (what the images run). */
 const ENTRIES = {
   source: { server: fileURLToPath(new URL('../../server/opensearch/src/main.ts', import.meta.url)), normalizer: fileURLToPath(new URL('../../server/opensearch/src/normalizer-main.ts', import.meta.url)) },
-  dist: { server: fileURLToPath(new URL('../dist/main.js', import.meta.url)), normalizer: fileURLToPath(new URL('../dist/normalizer-main.js', import.meta.url)) },
+  dist: { server: fileURLToPath(new URL('../../server/opensearch/dist/main.js', import.meta.url)), normalizer: fileURLToPath(new URL('../../server/opensearch/dist/normalizer-main.js', import.meta.url)) },
 } as const;
 const serverMode = argv.server as keyof typeof ENTRIES;
 const PREFIX = argv['reuse-prefix'] ?? `wi-bench-query-${randomBytes(4).toString('hex')}-`;
@@ -95,7 +95,7 @@ const nodeOptions = argv['server-node-options'] ?? imageNodeOptions();
 
 /** `npm run build` (tsc -b tsconfig.build.json), so dist/ is what the source says. */
 function build(): void {
-  const result = spawnSync(process.execPath, [fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`npm run build failed (use --server source to run from source):\n${result.stdout}${result.stderr}`);
 }
 

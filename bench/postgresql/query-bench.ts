@@ -6,7 +6,7 @@
 // p99) and at a fixed 100 requests/s (p99). In the same run the same SQL goes straight through a `pg` pool at the
 // same concurrency (the floor: what the database alone delivers), giving the ratio server/floor. The server's peak
 // RSS comes from /proc/<pid>/status (VmHWM). The last line printed is one JSON object with the figures.
-import { BASE_TIME, SPAN_SECONDS, benchInstanceId } from '@workflow-index/testkit';
+import { benchInstanceId } from '@workflow-index/testkit';
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -18,10 +18,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { InstanceFilter, TaskFilter, SimpleInstanceFilter, Reader, SimpleTaskFilter } from '@workflow-index/core';
 import { type InstanceFilterArg, type TaskFilterArg, translateInstanceFilter, translateTaskFilter } from '@workflow-index/core';
-import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core';
+import { DEFAULT_COUNT_EXACT_LIMIT, loadCoreConfig, type WorkPrices } from '@workflow-index/core';
 import { migrate } from '@workflow-index/postgresql';
 import { generateDataset, recordStatements } from '@workflow-index/postgresql/testing';
 import { type CursorRows, type MixQuery, queryMix, selectQueries } from '../mix/query-mix.js';
+import { HEAVIEST_REQUEST_NAME, heaviestLegalRequest, type RequestLimits } from '../mix/heaviest-request.js';
 import { seededRandom } from '@workflow-index/testkit';
 import { createPostgresqlReader, preparedStatementName } from '@workflow-index/postgresql';
 import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../load/http-load.js';
@@ -52,7 +53,7 @@ const argv = yargs(hideBin(process.argv))
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN_SOURCE = fileURLToPath(new URL('../../server/postgresql/src/main.ts', import.meta.url));
-const MAIN_DIST = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const MAIN_DIST = fileURLToPath(new URL('../../server/postgresql/dist/main.js', import.meta.url));
 // One login per run: helpers benchmarking side by side on one PostgreSQL must not re-password or drop each other's.
 const READER_ROLE = `wi_bench_query_reader_${randomBytes(4).toString('hex')}`;
 const READER_PASSWORD = randomBytes(12).toString('hex');
@@ -188,37 +189,35 @@ const instanceFilterOf = (v: Record<string, unknown>): InstanceFilter | null => 
 const taskFilterOf = (v: Record<string, unknown>): TaskFilter | null => translateTaskFilter(v['filter'] as TaskFilterArg);
 
 /**
- * The heaviest request the default limits accept: 20 aliases × limit 1000 with both payloads = GRAPHQL_MAX_COST
- * (20,000 rows), four reads at a time (GRAPHQL_MAX_CONCURRENT_READS). Measured apart, after the mix, for the RSS it
- * costs at saturation. Each alias reads the newest 1000 runs started before its own point of the dataset's span (the
- * aliases used offsets 0, 1000, … 19,000 before an offset's skipped rows were priced: that request now costs 39,000).
+ * The heaviest request the server's limits accept (heaviest-request.ts: its size from this backend's prices), four
+ * reads at a time (GRAPHQL_MAX_CONCURRENT_READS). Measured apart, after the mix, for the RSS it costs at saturation.
  */
-const HEAVY_ALIASES = 20;
-function heaviestSpec(): QuerySpec {
-  const fields = 'id name namespace version status startDate endDate lastUpdate inputData outputData error { type title detail status instance }';
-  const before = (k: number): string => new Date(BASE_TIME + Math.round(((HEAVY_ALIASES - k) * SPAN_SECONDS * 1000) / HEAVY_ALIASES)).toISOString();
-  const aliases = Array.from({ length: HEAVY_ALIASES }, (_, k) => `p${k}: getWorkflowInstances(limit: 1000, filter: {startDate: {lt: "${before(k)}"}}, orderBy: {startDate: DESC}) { ${fields} }`);
+function heaviestSpec(prices: WorkPrices, limits: RequestLimits): QuerySpec & { readonly summary: string } {
+  const heavy = heaviestLegalRequest(prices, limits);
   return {
-    name: 'heaviest-legal-request',
-    query: `query Heaviest { ${aliases.join(' ')} }`,
+    name: heavy.name,
+    query: heavy.query,
     variables: [{}],
+    summary: `${heavy.aliases.length} aliases (limits ${[...new Set(heavy.aliases.map((a) => a.limit))].join(', ')}), cost ${heavy.cost} of GRAPHQL_MAX_COST ${limits.maxCost}`,
     readerCalls: async (reader) => {
-      for (let k = 0; k < HEAVY_ALIASES; k++) {
-        await reader.listInstances({ filter: { kind: 'time', field: 'startDate', predicate: { op: 'lt', value: before(k) } }, orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: 1000, offset: 0, payloads: true });
+      for (const alias of heavy.aliases) {
+        await reader.listInstances({ filter: { kind: 'time', field: 'startDate', predicate: { op: 'lt', value: alias.before } }, orderBy: [{ field: 'startDate', direction: 'DESC' }], limit: alias.limit, offset: 0, payloads: true });
       }
     },
   };
 }
 
-
-/** Runs each spec's reader calls once on an instrumented pool, recording the statements of every variant. */
-async function captureVariants(url: string, specs: readonly QuerySpec[]): Promise<Map<string, Variant[]>> {
+/**
+ * A reader on an instrumented pool: `capture` runs each spec's reader calls once, recording the statements of every
+ * variant. The reader's prices (workPrices) size the heaviest request before it is captured.
+ */
+function captureSession(url: string): { reader: Reader; capture: (specs: readonly QuerySpec[]) => Promise<Map<string, Variant[]>> } {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   let recording: Statement[] = [];
   recordStatements(pool, (statement) => recording.push(statement), { plainText: true });
   const reader = createPostgresqlReader({ pool });
-  const result = new Map<string, Variant[]>();
-  try {
+  const capture = async (specs: readonly QuerySpec[]): Promise<Map<string, Variant[]>> => {
+    const result = new Map<string, Variant[]>();
     for (const spec of specs) {
       const variants: Variant[] = [];
       for (const variables of spec.variables) {
@@ -228,10 +227,9 @@ async function captureVariants(url: string, specs: readonly QuerySpec[]): Promis
       }
       result.set(spec.name, variants);
     }
-  } finally {
-    await reader.close();
-  }
-  return result;
+    return result;
+  };
+  return { reader, capture };
 }
 
 /**
@@ -285,6 +283,11 @@ function peakRssMiB(pid: number): number {
 
 async function main(): Promise<void> {
   const started = performance.now();
+  const serverEnv: Record<string, string> = Object.fromEntries(argv['server-env'].split(',').filter((pair) => pair.trim() !== '').map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--server-env takes KEY=VALUE pairs, got ${pair}`);
+    return [pair.slice(0, at).trim(), pair.slice(at + 1)];
+  }));
   const reuse = argv['reuse-database'];
   if (argv['load-generator'] === 'wrk' && !wrkAvailable()) throw new Error('--load-generator wrk needs the wrk command (Debian: apt-get install wrk)');
   if (reuse !== undefined && !/^wi_bench_query_[0-9a-f]{8}$/.test(reuse)) throw new Error(`--reuse-database takes a name a --keep-database run printed (wi_bench_query_xxxxxxxx), got ${reuse}`);
@@ -325,26 +328,30 @@ async function main(): Promise<void> {
       .query<{ id: string; start: string }>(`SELECT id, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start FROM workflow_index.workflow_instances WHERE id = ANY($1::text[]) ORDER BY id`, [cursorIds])
       .finally(() => cursorClient.end());
     const allSpecs = querySpecs(argv.instances, cursorRows.rows);
-    const heavy = heaviestSpec();
-    const specs = selectQueries(allSpecs, argv.queries, [heavy.name]);
-    const measureHeavy = argv.queries === undefined || argv.queries.split(',').some((name) => name.trim() === heavy.name);
-    const variants = await captureVariants(readerUrl, [...specs, heavy]);
+    const specs = selectQueries(allSpecs, argv.queries, [HEAVIEST_REQUEST_NAME]);
+    const measureHeavy = argv.queries === undefined || argv.queries.split(',').some((name) => name.trim() === HEAVIEST_REQUEST_NAME);
+    const session = captureSession(readerUrl);
+    let heavy: ReturnType<typeof heaviestSpec>;
+    let variants: Map<string, Variant[]>;
+    try {
+      // Sized by this backend's prices and the server's limits (its defaults, or what --server-env sets).
+      heavy = heaviestSpec(session.reader.workPrices, loadCoreConfig({ NODE_ENV: 'production', ...serverEnv }).graphql);
+      variants = await session.capture([...specs, heavy]);
+    } finally {
+      await session.reader.close();
+    }
+    log(`${heavy.name}: ${heavy.summary}`);
 
     let serverArgs = ['--conditions=source', '--import', 'tsx', MAIN_SOURCE];
     if (argv.server === 'dist') {
       // What `npm run serve:postgresql` runs: the compiled server.
-      const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' });
+      const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8' });
       if (build.status !== 0) throw new Error(`npm run build failed (use --server source to run from source):\n${build.stdout}${build.stderr}`);
       serverArgs = [MAIN_DIST];
     }
     const port = await freePort();
     const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
     const nodeOptions = argv['server-node-options'] ?? imageNodeOptions();
-    const serverEnv = Object.fromEntries(argv['server-env'].split(',').filter((pair) => pair.trim() !== '').map((pair) => {
-      const at = pair.indexOf('=');
-      if (at <= 0) throw new Error(`--server-env takes KEY=VALUE pairs, got ${pair}`);
-      return [pair.slice(0, at).trim(), pair.slice(at + 1)];
-    }));
     server = spawn(process.execPath, [...nodeFlags, ...serverArgs], {
       cwd: REPO_ROOT,
       env: {
