@@ -18,3 +18,4 @@ export * from './bench-dataset.js';
 export * from './event-rows.js';
 export * from './graphql-request.js';
 export * from './rules-fingerprint.js';
+export * from './service-suites.js';
