@@ -2,12 +2,13 @@
 // type (no "unknown eventType") by PostgreSQL's parse_events and by OpenSearch's parseRawEvent, with the same reason
 // (or none) for the same event; a type outside the table is unknown to both. A new event type that one backend does
 // not know fails here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { eventTypeOf, parseLosslessJson, TASK_ACTIONS, WORKFLOW_ACTIONS } from '@workflow-index/events';
 import { parseRawEvent } from '@workflow-index/opensearch';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
+import type { TestDatabase } from '@workflow-index/postgresql/testing';
+import { describePostgres, postgresTest } from './support/postgresql-fixtures.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_grammar' });
 
 const AT = 1778577243.5;
 const workflowEvent = (eventType: string): Record<string, unknown> => ({
@@ -27,12 +28,11 @@ const EVENTS: readonly Record<string, unknown>[] = [
 ];
 const KNOWN = WORKFLOW_ACTIONS.length + TASK_ACTIONS.length;
 
-describe.skipIf(!available)('the event grammar on both backends', () => {
+describePostgres('the event grammar on both backends', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_grammar' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
-  afterAll(async () => db?.drop());
 
   it('both accept exactly the table\'s types, with the same reason for each event', async () => {
     const { rows } = await db.pool.query<{ reason: string | null }>(

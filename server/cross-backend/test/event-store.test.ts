@@ -4,20 +4,19 @@
 // record times, other daily indices) adds no stored event.
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { expect } from 'vitest';
+import type { TestDatabase } from '@workflow-index/postgresql/testing';
+import { crossTest as it, describeBoth } from './support/fixtures.js';
 import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { loopStream } from '@workflow-index/testkit';
 import { randomInt, seededRandom, shuffled } from '@workflow-index/testkit';
 import { writeEventLines } from '@workflow-index/opensearch';
 import { rawIndices } from '@workflow-index/opensearch';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
+import type { TestNamespace } from '@workflow-index/opensearch/testing';
 import { leasedNormalizer } from '@workflow-index/opensearch/testing';
 import { openSearchState } from '@workflow-index/opensearch/testing';
 import type { ComparableState } from '@workflow-index/opensearch/testing';
 import { type Delivery, postgresqlState, writeToPostgreSQL } from './support/postgresql-twin.js';
-
-const available = (await openSearchReachable()) && (await postgresReachable());
 
 const DAY = 86_400_000;
 const RECORD_TIME = Date.UTC(2026, 4, 12, 9, 14, 3);
@@ -39,19 +38,15 @@ async function deleteRawIndices(ns: TestNamespace, prefix: string): Promise<void
   await ns.client.transport.request({ method: 'DELETE', path: `/${rawIndices(prefix)}`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } });
 }
 
-describe.skipIf(!available)('OpenSearch event store', () => {
+describeBoth('OpenSearch event store', () => {
   let ns: TestNamespace;
   let db: TestDatabase;
   let expected: ComparableState;
-  beforeAll(async () => {
-    ns = createTestNamespace();
-    db = await createTestDatabase();
+  it.beforeAll(async ({ namespace, database }) => {
+    ns = namespace;
+    db = database;
     await writeToPostgreSQL(db, [...good, ...BAD_LINES].map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i })));
     expected = await postgresqlState(db);
-  });
-  afterAll(async () => {
-    await ns?.drop();
-    await db?.drop();
   });
 
   let run = 0;

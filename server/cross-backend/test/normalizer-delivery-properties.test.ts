@@ -4,19 +4,18 @@
 // generated id), exact re-sends (409s), and bad events beside good ones (each recorded once per raw document).
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { expect } from 'vitest';
+import type { TestDatabase } from '@workflow-index/postgresql/testing';
+import { crossTest as it, describeBoth } from './support/fixtures.js';
 import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { loopStream } from '@workflow-index/testkit';
 import { randomInt, seededRandom, shuffled } from '@workflow-index/testkit';
 import { writeEventLines } from '@workflow-index/opensearch';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
+import type { TestNamespace } from '@workflow-index/opensearch/testing';
 import { leasedNormalizer } from '@workflow-index/opensearch/testing';
 import { openSearchState } from '@workflow-index/opensearch/testing';
 import type { ComparableState } from '@workflow-index/opensearch/testing';
 import { type Delivery, postgresqlState, writeToPostgreSQL } from './support/postgresql-twin.js';
-
-const available = (await openSearchReachable()) && (await postgresReachable());
 
 const DAY = 86_400_000;
 const RECORD_TIME = Date.UTC(2026, 4, 12, 9, 14, 3);
@@ -40,19 +39,15 @@ const placeholderOnly = [
 ];
 const good = [...placeholderOnly, ...reference, ...loopStream({ seed: 11, format: 'epoch-millis', items: 40, instances: 1, chains: true }).lines];
 
-describe.skipIf(!available)('OpenSearch normalizer: delivery-proof', () => {
+describeBoth('OpenSearch normalizer: delivery-proof', () => {
   let ns: TestNamespace;
   let db: TestDatabase;
   let expected: ComparableState;
-  beforeAll(async () => {
-    ns = createTestNamespace();
-    db = await createTestDatabase();
+  it.beforeAll(async ({ namespace, database }) => {
+    ns = namespace;
+    db = database;
     await writeToPostgreSQL(db, [...good, ...BAD_LINES].map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i })));
     expected = await postgresqlState(db);
-  });
-  afterAll(async () => {
-    await ns?.drop();
-    await db?.drop();
   });
 
   it('PostgreSQL rejects every bad line (the reference the property compares with)', () => {

@@ -2,8 +2,9 @@
 // content hash, event times (doubles in every epoch unit, numeric strings, ISO strings), canonical numbers, jsonb
 // text and jsonb order. Each property asks the real server for a whole batch in one query.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
+import { expect } from 'vitest';
+import type { TestDatabase } from '@workflow-index/postgresql/testing';
+import { describePostgres, postgresTest } from './support/postgresql-fixtures.js';
 import { canonicalNumber } from '@workflow-index/events';
 import { doubleEpochMicros, eventTimeMicros, ImpossibleDateError } from '@workflow-index/events';
 import { compareJsonb } from '@workflow-index/events';
@@ -14,19 +15,16 @@ import { PATH_SEPARATOR, VALUE_SEPARATOR, jsonLeaves, leafEntries } from '@workf
 import { jsonPathEntries, sortableNumber } from '@workflow-index/opensearch';
 import { jsonCandidates } from '@workflow-index/postgresql';
 
-const available = await postgresReachable();
+const it = postgresTest();
 const RUNS = { numRuns: 25 };
 // PostgreSQL text cannot hold NUL or a lone surrogate (the line-repair rule turns them into U+FFFD first).
 // eslint-disable-next-line no-control-regex -- NUL is what PostgreSQL text cannot hold
 const pgText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replace(/\u0000|[\ud800-\udfff]/g, '\ufffd'));
 
-describe.skipIf(!available)('normalizer primitives = PostgreSQL functions', () => {
+describePostgres('normalizer primitives = PostgreSQL functions', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
 
   it('hashtextextended', async () => {

@@ -1,17 +1,13 @@
 // applyRawSchema against the real node: what it reports on a fresh cluster, on a second run, and after a drift.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { type TestNamespace, createTestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
-
-describe.skipIf(!available)('applyRawSchema (real OpenSearch node)', () => {
+describeOpenSearch('applyRawSchema (real OpenSearch node)', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   const names = (p: string) => [`${p}workflow-events-raw-pipeline`, `${p}workflow-instance-events-raw-template`, `${p}task-execution-events-raw-template`];

@@ -11,16 +11,16 @@
 // server/postgresql/test/bounded-work.test.ts. Last, a legal request the property met here that filled the heap.
 import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { type App, createApp, createLogger, loadCoreConfig } from '@workflow-index/core';
 import { classify, edgeRequest, type EdgeRequest, heaviestLegalRequests, MemoryLog, type Outcome, pageLatencies, pageWaitBound } from '@workflow-index/testkit';
 import { writeDataset } from './support/bench-dataset.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { type Exchange, holdMeasuringLease, nodeAnswer, NodeProbe, type NodeWindow, recordExchanges } from './support/node-probe.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const RUNS = 5200;
 const MiB = 2 ** 20;
 /** The heap fraction the parent breaker (indices.breaker.total.limit, 95 % by default) guards. */
@@ -35,7 +35,7 @@ function expectNodeBounded(window: NodeWindow<unknown>, what: string): void {
 const mib = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`;
 const percent = (window: NodeWindow<unknown>): string => `${((100 * window.peakHeap) / window.heapMax).toFixed(1)} %`;
 
-describe.skipIf(!available)('bounded work: OpenSearch', () => {
+describeOpenSearch('bounded work: OpenSearch', () => {
   let ns: TestNamespace;
   let reader: OpenSearchReader;
   let app: App;
@@ -45,10 +45,10 @@ describe.skipIf(!available)('bounded work: OpenSearch', () => {
   let exchanges: Exchange[] = [];
   let releaseLease: (() => void) | undefined;
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ namespace }) => {
     // search-limits.test.ts lowers the request breaker's limit on purpose: not while this file measures.
     releaseLease = holdMeasuringLease();
-    ns = createTestNamespace();
+    ns = namespace;
     await applyNormalizedIndices(ns.client, ns.prefix);
     await writeDataset(ns.client, normalizedIndexNames(ns.prefix), RUNS, 10);
     // The reader on its own client, as the server has it; the probe reads the node stats on the namespace's.
@@ -64,7 +64,6 @@ describe.skipIf(!available)('bounded work: OpenSearch', () => {
     try {
       await app?.dispose();
       await reader?.close();
-      await ns?.drop();
     } finally {
       releaseLease?.();
     }

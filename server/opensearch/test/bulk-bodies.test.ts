@@ -1,19 +1,15 @@
 // sendBulk (normalizer-recompute.ts) cuts what it writes into bodies of at most BULK_BODY_BYTES: a node refuses one
 // bulk over its indexing-pressure limit (10 % of the heap, 53 MB on the 512 MiB test node) with a 429 that no retry
 // cures, which stalled the re-normalization walk (and a cycle) on a run with many large documents. Real node.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { BULK_BODY_BYTES, type BulkLine, sendBulk } from '../src/normalizer-recompute.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable, requestPathsOf } from './support/test-node.js';
+import { type TestNamespace, requestPathsOf } from './support/test-node.js';
 
-const available = await openSearchReachable();
-
-describe.skipIf(!available)('bulk bodies (real OpenSearch node)', () => {
+describeOpenSearch('bulk bodies (real OpenSearch node)', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('writes every document of a recomputation larger than one body, in several bodies of at most BULK_BODY_BYTES', async () => {

@@ -5,7 +5,8 @@
 // the task document repeats its run's placeholder flag. The count equals what the same filter lists, and a placeholder
 // run's matching task is not counted.
 import { translateInstanceFilter, type InstanceFilterArg } from '@workflow-index/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { instanceEvents, writeDataset } from './support/bench-dataset.js';
 import { parseLosslessJson } from '@workflow-index/events';
 import { normalizeInstance } from '../src/normalize-instance.js';
@@ -13,15 +14,14 @@ import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-
 import { documentId, sendBulk, type BulkLine } from '../src/normalizer-recompute.js';
 import { type ParsedEvent, parseRawEvent } from '../src/raw-event-parse.js';
 import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
-import { createTestNamespace, openSearchReachable, requestPathsOf, type TestNamespace } from './support/test-node.js';
+import { requestPathsOf, type TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const RUNS = 400;
 
-describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions condition', () => {
+describeOpenSearch('OpenSearch: count of runs by one taskExecutions condition', () => {
   let ns: TestNamespace;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await applyNormalizedIndices(ns.client, ns.prefix);
     const names = normalizedIndexNames(ns.prefix);
     await writeDataset(ns.client, names, RUNS, 10);
@@ -42,9 +42,6 @@ describe.skipIf(!available)('OpenSearch: count of runs by one taskExecutions con
     expect(await sendBulk(ns.client, lines)).toEqual([]);
     await ns.refresh();
   }, 300_000);
-  afterAll(async () => {
-    await ns?.drop();
-  });
 
   const validateFaulted = translateInstanceFilter({ taskExecutions: { taskName: { eq: 'validate' }, status: { eq: 'FAULTED' } } } as InstanceFilterArg);
 

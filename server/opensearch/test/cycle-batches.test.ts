@@ -3,16 +3,15 @@
 // (normalizer-batches.ts): the cut in batches is pure and tested here for every input shape; on the real node, the
 // event counts come from the event store, and any budget gives exactly the documents of one batch for all.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { batchesWithinBudget, storedEventCounts } from '../src/normalizer-batches.js';
 import type { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { generatedEventLines } from './support/generated-events.js';
 import { DAY_ONE, DAY_TWO, FIXTURE_LINES, leasedNormalizer, records } from './support/leased-normalizer.js';
 import { openSearchState } from './support/opensearch-state.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import type { TestNamespace } from './support/test-node.js';
 
 describe('the cut of a cycle\'s instances in batches', () => {
   it('keeps the order and every instance once; each batch within the instance limit, and within the budget beyond its first instance', () => {
@@ -40,13 +39,10 @@ describe('the cut of a cycle\'s instances in batches', () => {
   });
 });
 
-describe.skipIf(!available)('cycle batches on the real node', () => {
+describeOpenSearch('cycle batches on the real node', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   const FIRST = [...FIXTURE_LINES, ...generatedEventLines(30, 11)];

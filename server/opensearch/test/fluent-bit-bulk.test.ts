@@ -1,11 +1,11 @@
 // The _bulk shape of Fluent Bit's opensearch output, and how the real node answers it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import fc from 'fast-check';
 import { documentRuleLine, fluentBitBulkBody, fluentBitDocument, fluentBitTimestamp, logstashIndexName, sendFluentBitBulk, writeEventLines } from '../src/fluent-bit-bulk.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import type { TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const T = Date.UTC(2026, 4, 12, 23, 59, 59, 999) + 0.9; // sub-millisecond part is truncated, as Fluent Bit does
 
 describe('Fluent Bit bulk shape', () => {
@@ -53,14 +53,11 @@ describe('Fluent Bit bulk shape', () => {
   });
 });
 
-describe.skipIf(!available)('Fluent Bit bulk against the real node', () => {
+describeOpenSearch('Fluent Bit bulk against the real node', () => {
   let ns: TestNamespace;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await applyRawSchema(ns.client, { prefix: ns.prefix });
-  });
-  afterAll(async () => {
-    await ns?.drop();
   });
 
   async function count(index: string): Promise<number> {

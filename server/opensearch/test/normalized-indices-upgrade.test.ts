@@ -3,11 +3,10 @@
 // error.detail beyond the keyword limit inside `error`): the normalizer's bootstrap
 // adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the documents
 // already there stay readable.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyNormalizedIndices, normalizedIndexNames, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
-import { createTestNamespace, openSearchReachable, type TestNamespace } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import type { TestNamespace } from './support/test-node.js';
 
 const NEW_ERROR_FIELDS = ['detail_long', 'detail_head', 'detail_chunks'];
 const NEW_FIELDS = ['duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
@@ -21,13 +20,10 @@ function earlier(definition: Record<string, unknown>): Record<string, unknown> {
   return { ...definition, mappings: { ...mappings, properties } };
 }
 
-describe.skipIf(!available)('normalized indices created by an earlier release', () => {
+describeOpenSearch('normalized indices created by an earlier release', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('the bootstrap adds the new fields in place; a document with them is accepted, the old ones stay', async () => {

@@ -4,18 +4,17 @@
 import { Client } from '@opensearch-project/opensearch';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
-import { OPENSEARCH_URL, type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
-
-describe.skipIf(!available)('normalized indices under a user that may not create indices', () => {
+describeOpenSearch('normalized indices under a user that may not create indices', () => {
   let ns: TestNamespace;
   let proxy: Server;
   let restricted: Client;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     const target = new URL(OPENSEARCH_URL);
     proxy = createServer((req, res) => {
       // PUT /<index> (no further path): what the security plugin refuses without indices:admin/create
@@ -36,7 +35,6 @@ describe.skipIf(!available)('normalized indices under a user that may not create
   afterAll(async () => {
     await restricted?.close();
     await new Promise((resolve) => proxy?.close(resolve));
-    await ns?.drop();
   });
 
   it('existing indices are used; a missing one says to run opensearch-setup', async () => {

@@ -2,12 +2,13 @@
 // change) must leave that run's documents as they were and record it, not withdraw its executions: the run keeps
 // being served as last computed, and every other run is normalized. The fault is injected into our own pure function
 // (normalize-instance.ts) for one instance id; OpenSearch is the real node.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expect, vi } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import type * as NormalizeInstance from '../src/normalize-instance.js';
 import type { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { DAY_ONE, DAY_TWO, leasedNormalizer, records } from './support/leased-normalizer.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import type { TestNamespace } from './support/test-node.js';
 
 const failing = vi.hoisted(() => ({ instanceId: null as string | null }));
 vi.mock('../src/normalize-instance.js', async (importOriginal) => {
@@ -21,7 +22,6 @@ vi.mock('../src/normalize-instance.js', async (importOriginal) => {
   };
 });
 
-const available = await openSearchReachable();
 const P = 'io.serverlessworkflow.';
 const T = 1_778_577_243;
 const line = (o: Record<string, unknown>): string => JSON.stringify(o);
@@ -33,15 +33,12 @@ function run(id: string): string[] {
   ];
 }
 
-describe.skipIf(!available)('a normalization that throws for one run (real OpenSearch node)', () => {
+describeOpenSearch('a normalization that throws for one run (real OpenSearch node)', () => {
   let ns: TestNamespace;
   let n: OpenSearchNormalizer;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     n = await leasedNormalizer(ns.client, ns.prefix);
-  });
-  afterAll(async () => {
-    await ns?.drop();
   });
 
   async function deliver(lines: readonly string[], recordTimeMs: number): Promise<void> {

@@ -2,16 +2,16 @@
 // concurrency), a checkpoint that survives restarts (nothing skipped, nothing counted twice), failures retried with
 // back-off without ever stopping, and a status document and metrics an operator can read.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expect, vi } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { readCheckpoint, readStatus } from '../src/normalizer-checkpoint.js';
 import { LeaseLostError, OpenSearchNormalizer } from '../src/normalizer-job.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import type { TestNamespace } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
 
-const available = await openSearchReachable();
 const lines = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
 const RECORD_TIME = Date.UTC(2026, 4, 12, 9, 14, 3);
 const deliveries = lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
@@ -22,13 +22,10 @@ async function metricValue(normalizer: OpenSearchNormalizer, name: string, label
   return Number(value?.value ?? 0);
 }
 
-describe.skipIf(!available)('OpenSearch normalizer job', () => {
+describeOpenSearch('OpenSearch normalizer job', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('a restart continues from the persisted checkpoint: nothing skipped, nothing counted twice', async () => {

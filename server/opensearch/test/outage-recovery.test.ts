@@ -9,7 +9,8 @@
 import { Client } from '@opensearch-project/opensearch';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, expect, vi } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { SERVICE_UNAVAILABLE_MESSAGE } from '@workflow-index/core';
 import { CONFORMANCE_EVENTS, postGraphQL, type ServerProcess, startNodeScript, stop } from '@workflow-index/testkit';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
@@ -17,9 +18,8 @@ import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { eventLines, loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
 import { type OutageProxy, type ProxyState, startOutageProxy } from './support/outage-proxy.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const SERVER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const NORMALIZER_MAIN = fileURLToPath(new URL('../src/normalizer-main.ts', import.meta.url));
 const node = new URL(OPENSEARCH_URL);
@@ -58,20 +58,19 @@ const connectionEnv = (prefix: string, proxy: OutageProxy): Record<string, strin
 
 const LIST = '{ getWorkflowInstances(limit: 5, orderBy: {id: ASC}) { id status } }';
 
-describe.skipIf(!available)('OpenSearch outage and recovery (server and normalizer processes behind a proxy)', () => {
+describeOpenSearch('OpenSearch outage and recovery (server and normalizer processes behind a proxy)', () => {
   let ns: TestNamespace;
   let proxy: OutageProxy;
   const processes: ServerProcess[] = [];
 
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     proxy = await startOutageProxy({ host: node.hostname, port: Number(node.port || '9200') });
   });
 
   afterAll(async () => {
     for (const p of processes) await stop(p);
     await proxy?.close();
-    await ns?.drop();
   });
 
   it('serve:opensearch: each outage answers SERVICE_UNAVAILABLE with the public message and readiness DOWN; it serves again by itself', async () => {

@@ -1,10 +1,10 @@
 // Raw events through the real ingest pipeline, written exactly as Fluent Bit's opensearch output writes them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { fluentBitDocument, writeEventLines } from '../src/fluent-bit-bulk.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import type { TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const RECORD_TIME_MS = Date.UTC(2026, 4, 12, 9, 14, 3, 600);
 
 interface RawDocument {
@@ -21,14 +21,11 @@ interface RawDocument {
   readonly [field: string]: unknown;
 }
 
-describe.skipIf(!available)('raw event pipeline (real OpenSearch node)', () => {
+describeOpenSearch('raw event pipeline (real OpenSearch node)', () => {
   let ns: TestNamespace;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await applyRawSchema(ns.client, { prefix: ns.prefix });
-  });
-  afterAll(async () => {
-    await ns?.drop();
   });
 
   /** Indexes one workflow event line and returns the stored document. */

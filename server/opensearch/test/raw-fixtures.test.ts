@@ -3,12 +3,12 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import type { TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const REAL_FIXTURES = fileURLToPath(new URL('../../../../shared/fixtures/real/', import.meta.url));
 const fixtureSets = existsSync(REAL_FIXTURES) ? readdirSync(REAL_FIXTURES).filter((d) => existsSync(join(REAL_FIXTURES, d, 'events.jsonl'))).sort() : [];
 
@@ -31,13 +31,10 @@ function holdsBigInteger(line: string): boolean {
   });
 }
 
-describe.skipIf(!available)('real fixture events in OpenSearch', () => {
+describeOpenSearch('real fixture events in OpenSearch', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('finds the fixture sets beside the repository', () => {

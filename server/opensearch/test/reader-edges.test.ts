@@ -4,7 +4,8 @@
 // statistics, and an outage or missing indices as BackendUnavailableError.
 import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { BackendUnavailableError } from '@workflow-index/core';
 import type { InstanceFilter, SimpleInstanceFilter, SimpleInstanceSortField, ListQuery, SortKey } from '@workflow-index/core';
 import { MAX_LEAVES } from '../src/json-leaves.js';
@@ -13,9 +14,7 @@ import { classifyResponse } from '../src/reader/search-requests.js';
 import { likeDsl } from '../src/reader/filter-dsl.js';
 import { parseLikePattern } from '@workflow-index/core';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
 const WF = 'io.serverlessworkflow.workflow.';
 const TASK = 'io.serverlessworkflow.task.';
@@ -63,13 +62,13 @@ const query = (over: Partial<ListQuery<SimpleInstanceFilter, SimpleInstanceSortF
   filter: null, orderBy: [], limit: 1000, offset: 0, payloads: false, ...over,
 });
 
-describe.skipIf(!available)('OpenSearch reader edges', () => {
+describeOpenSearch('OpenSearch reader edges', () => {
   let ns: TestNamespace;
   let reader: OpenSearchReader;
   let narrow: OpenSearchReader;
 
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await loadNormalized(ns.client, ns.prefix, eventLines(EVENTS));
     reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
     narrow = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix, maxResultWindow: 7 });
@@ -78,7 +77,6 @@ describe.skipIf(!available)('OpenSearch reader edges', () => {
   afterAll(async () => {
     await reader?.close();
     await narrow?.close();
-    await ns?.drop();
   });
 
   const ORDERS: readonly SortKey<SimpleInstanceSortField>[][] = [

@@ -6,15 +6,14 @@
 //  - counts: exact values always, `exact` false above the limit.
 import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import type { InstanceFilter, JsonPredicate } from '@workflow-index/core';
 import { MAX_LEAVES } from '../src/json-leaves.js';
 import { sortableNumber } from '../src/json-paths.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
 /** A decimal token's exact value as (integer, power of ten). */
 function exactValue(token: string): { n: bigint; scale: number } {
@@ -80,14 +79,14 @@ const EVENTS = [
   ...Array.from({ length: 9 }, (_, i) => runEvents(`ext-dur-${i}`, null, 0, false, i % 3 === 0 ? null : 60 + (i % 4))).flat(),
 ];
 
-describe.skipIf(!available)('OpenSearch lookup filter edges', () => {
+describeOpenSearch('OpenSearch lookup filter edges', () => {
   let ns: TestNamespace;
   let reader: OpenSearchReader;
   let bounded: OpenSearchReader;
   let smallWindow: OpenSearchReader;
 
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await loadNormalized(ns.client, ns.prefix, eventLines(EVENTS));
     // A document normalized before this release: without the paths and numbers of the JSON operators.
     await ns.client.transport.request({
@@ -106,7 +105,6 @@ describe.skipIf(!available)('OpenSearch lookup filter edges', () => {
     await reader?.close();
     await bounded?.close();
     await smallWindow?.close();
-    await ns?.drop();
   });
 
   const ids = async (r: OpenSearchReader, filter: InstanceFilter): Promise<string[]> =>

@@ -6,7 +6,8 @@
 // skipped and recorded only after failing alone three times in a row for a reason of its own, never for the cluster
 // being away; a failing slice never fails a cycle, and the status and the failures counter show it.
 import { Client, errors } from '@opensearch-project/opensearch';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import type { NormalizedIndexNames } from '../src/normalized-indices.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
@@ -18,7 +19,7 @@ import { RULES_VERSION } from '../src/normalizer-rules-version.js';
 import { generatedEventLines } from './support/generated-events.js';
 import { DAY_ONE, DAY_TWO, leasedNormalizer, records } from './support/leased-normalizer.js';
 import { type OutageProxy, startOutageProxy } from './support/outage-proxy.js';
-import { OPENSEARCH_URL, type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
 const fault = vi.hoisted(() => ({
   /** The run whose pages fail; '*': every page. */
@@ -45,7 +46,6 @@ vi.mock('../src/normalizer-recompute.js', async (importOriginal) => {
   };
 });
 
-const available = await openSearchReachable();
 const LINES = generatedEventLines(12, 31);
 const POISONED = 'gen-005';
 
@@ -110,12 +110,12 @@ async function slicesToEnd(n: OpenSearchNormalizer): Promise<string[]> {
   throw new Error(`the re-normalization did not finish in 200 slices: ${failures.slice(-3).join(' | ')}`);
 }
 
-describe.skipIf(!available)('a re-normalization page that fails (real OpenSearch node)', () => {
+describeOpenSearch('a re-normalization page that fails (real OpenSearch node)', () => {
   let ns: TestNamespace;
   let proxy: OutageProxy;
   let proxied: Client;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     const node = new URL(OPENSEARCH_URL);
     proxy = await startOutageProxy({ host: node.hostname, port: Number(node.port || '9200') });
     proxied = new Client({ node: `http://127.0.0.1:${proxy.port}`, maxRetries: 0, requestTimeout: 10_000 });
@@ -125,7 +125,6 @@ describe.skipIf(!available)('a re-normalization page that fails (real OpenSearch
     fault.instanceId = null;
     await proxied?.close();
     await proxy?.close();
-    await ns?.drop();
   });
 
   it('halves the failing page down to the run, skips and records the run after three failures of its own, re-normalizes every other run and records the version', async () => {

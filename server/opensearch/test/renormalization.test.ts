@@ -8,7 +8,8 @@
 // events through meanwhile without a stale page replacing them, and never bring back a run instance retention deleted.
 import type { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expect, vi } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { eventStoreIndex, stringifyLossless } from '../src/event-store.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { type JsonObject, parseLosslessJson } from '@workflow-index/events';
@@ -24,9 +25,7 @@ import { writeRetentionRule } from '../src/retention/retention-rule.js';
 import { generatedEventLines } from './support/generated-events.js';
 import { DAY_ONE, DAY_TWO, FIXTURE_LINES, leasedNormalizer, records } from './support/leased-normalizer.js';
 import { openSearchState } from './support/opensearch-state.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import type { TestNamespace } from './support/test-node.js';
 
 const T = '1.7785772435E9';
 const known = (JSON.parse(FIXTURE_LINES[0]!) as { instanceId: string }).instanceId;
@@ -146,12 +145,12 @@ async function renormalizeToEnd(n: OpenSearchNormalizer): Promise<number> {
   throw new Error('the re-normalization did not finish in 1000 slices');
 }
 
-describe.skipIf(!available)('OpenSearch re-normalization after a rules change', () => {
+describeOpenSearch('OpenSearch re-normalization after a rules change', () => {
   let ns: TestNamespace;
   /** A fresh normalization of every line: what an old installation must end up with. */
   let fresh: Documents;
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     const prefix = `${ns.prefix}fresh-`;
     const n = await leasedNormalizer(ns.client, prefix);
     await deliver(ns, n, prefix, LINES, DAY_ONE);
@@ -159,9 +158,6 @@ describe.skipIf(!available)('OpenSearch re-normalization after a rules change', 
     expect(fresh.instances.length).toBeGreaterThan(20);
     expect(fresh.instances.every(([, d]) => (d as { task_states_complete: boolean }).task_states_complete)).toBe(true);
   }, 120_000);
-  afterAll(async () => {
-    await ns?.drop();
-  });
 
   it('an old installation gets exactly the documents of a fresh normalization, from the event store alone, and the version is recorded', async () => {
     const prefix = `${ns.prefix}walk-`;

@@ -3,17 +3,17 @@
 // events kept; retention while Fluent Bit keeps writing (retrying refused flushes, as it does) loses nothing; instance
 // retention deletes finished runs only, counts per workflow in a dry run, is idempotent, and a late event for a
 // deleted run does not bring it back. "Older than the horizon" is reached by running retention at a later `now`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { type FluentBitRecord, writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
 import { writeRetentionRule } from '../src/retention/retention-rule.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
+import type { TestNamespace } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { DAY_MS, DAY_ONE, DAY_TWO, FIXTURE_LINES, leasedNormalizer, rawIndexNames, records } from './support/leased-normalizer.js';
 
-const available = await openSearchReachable();
 const DAY = DAY_MS;
 const lines = FIXTURE_LINES;
 const instanceIds = [...new Set(lines.map((l) => (JSON.parse(l) as { instanceId: string }).instanceId))];
@@ -58,13 +58,10 @@ async function waitPast(ms: number): Promise<void> {
   while (Date.now() < until) await new Promise((r) => setTimeout(r, 10));
 }
 
-describe.skipIf(!available)('OpenSearch retention', () => {
+describeOpenSearch('OpenSearch retention', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('never deletes a raw index the normalizer has not processed, nor one within the horizon', async () => {

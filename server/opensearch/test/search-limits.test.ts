@@ -14,7 +14,8 @@
 import { Client } from '@opensearch-project/opensearch';
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { createApp, type App } from '@workflow-index/core';
 import { loadCoreConfig } from '@workflow-index/core';
 import { parseLikePattern } from '@workflow-index/core';
@@ -24,9 +25,8 @@ import { writeDataset } from './support/bench-dataset.js';
 import { applyNormalizedIndices, normalizedIndexNames } from '../src/normalized-indices.js';
 import { createOpenSearchReader, type OpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { awaitNoMeasuring, type Exchange, nodeAnswer, nodeStats, recordExchanges } from './support/node-probe.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const RUNS = 5200;
 const REQUEST_LIMIT = 'indices.breaker.request.limit';
 /** Below the 5 KiB every aggregator reserves in the request breaker when it is built. */
@@ -110,7 +110,7 @@ async function rawSearch(client: Client, index: string, body: Readonly<Record<st
   return response.body as { took: number; timed_out: boolean; hits: { hits: unknown[] } };
 }
 
-describe.skipIf(!available)('search limits on the OpenSearch node', () => {
+describeOpenSearch('search limits on the OpenSearch node', () => {
   let ns: TestNamespace;
   /** The value the breaker test found, while its own is set (afterAll puts it back if the test could not). */
   let lowered: { previous: string | null } | null = null;
@@ -129,8 +129,8 @@ describe.skipIf(!available)('search limits on the OpenSearch node', () => {
     return { reader, app, sent };
   };
 
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await applyNormalizedIndices(ns.client, ns.prefix);
     await writeDataset(ns.client, normalizedIndexNames(ns.prefix), RUNS, 10);
   }, 300_000);
@@ -140,7 +140,6 @@ describe.skipIf(!available)('search limits on the OpenSearch node', () => {
       if (lowered !== null && (await transientRequestLimit(ns.client)) === TINY_REQUEST_LIMIT) await setTransientRequestLimit(ns.client, lowered.previous);
     } finally {
       for (const close of closers.splice(0)) await close();
-      await ns?.drop();
     }
   });
 

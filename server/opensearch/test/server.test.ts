@@ -4,15 +4,15 @@
 // and exits 0).
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { attribute, CONFORMANCE_EVENTS, OtlpReceiver, postGraphQL, startNodeScript } from '@workflow-index/testkit';
 import { loadOpenSearchServerConfig } from '../src/opensearch-server-config.js';
 import { type OpenSearchServer, startOpenSearchServer } from '../src/opensearch-server.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
 import { startOutageProxy } from './support/outage-proxy.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
-const available = await openSearchReachable();
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const node = new URL(OPENSEARCH_URL);
 
@@ -30,13 +30,10 @@ async function ready(baseUrl: string): Promise<{ status: number; body: { status:
   return { status: response.status, body: (await response.json()) as never };
 }
 
-describe.skipIf(!available)('OpenSearch production server', () => {
+describeOpenSearch('OpenSearch production server', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('is not ready while the normalized indices are missing (and says so), then serves queries and metrics once they exist', async () => {

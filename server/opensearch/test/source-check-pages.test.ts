@@ -4,7 +4,8 @@
 // about sizes. A filter's lookups share one OPENSEARCH_QUERY_TIMEOUT_MS (lookup-deadline.ts). The answer is the same
 // whatever the budget.
 import { Client } from '@opensearch-project/opensearch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { QueryTimeoutError, type InstanceFilter, type SimpleInstanceFilter } from '@workflow-index/core';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { INSTANCE_FIELDS } from '../src/reader/fields.js';
@@ -15,9 +16,7 @@ import { MATCH_ALL } from '../src/reader/query-dsl.js';
 import { CHECK_LISTING, CHECK_SEARCH, checkedIds } from '../src/reader/source-check.js';
 import { SearchRequests, type SearchBody, type SearchResponse, type Searcher } from '../src/reader/search-requests.js';
 import { eventLines, loadNormalized } from './support/normalized-store.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable, type TestNamespace } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
 
 const WF = 'io.serverlessworkflow.workflow.';
 const T0 = 1778577243;
@@ -69,23 +68,19 @@ class RecordingSearcher implements Searcher {
   }
 }
 
-describe.skipIf(!available)('checks on the stored text read batches bounded by their text, within one timeout per filter', () => {
+describeOpenSearch('checks on the stored text read batches bounded by their text, within one timeout per filter', () => {
   let ns: TestNamespace;
   let requests: SearchRequests;
   let index: string;
   const gold = Array.from({ length: RUNS }, (_, k) => k).filter((k) => k % 3 === 0 && !NO_INPUT.has(k)).map(idOf);
   const isGold = (text: string | null): boolean => text !== null && (JSON.parse(text) as { customer?: { id?: string } }).customer?.id === 'gold';
 
-  beforeAll(async () => {
-    ns = createTestNamespace();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
     await loadNormalized(ns.client, ns.prefix, eventLines(EVENTS));
     requests = new SearchRequests(new Client({ node: OPENSEARCH_URL }), 30_000);
     index = normalizedIndexNames(ns.prefix).workflowInstances;
   }, 240_000);
-
-  afterAll(async () => {
-    await ns?.drop();
-  });
 
   it('a listing sends no text; each batch brings at most the budget, or one longer text alone; the ids are those of the whole set, in id order', async () => {
     const budget = 100_000;

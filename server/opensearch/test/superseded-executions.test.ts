@@ -7,7 +7,8 @@
 // write is refused and nothing stale is served (the second test). Runs instance retention deletes are not replaced by
 // markers (retention is there to free the space): there, each bulk's lease check withholds a replaced normalizer's
 // writes (the third test), which leaves only a bulk executing more than index.gc_deletes after its writer's check.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expect, vi } from 'vitest';
+import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { LeaseLostError, OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { type BulkLine, documentId, planRecompute, sendBulk, writeRecompute } from '../src/normalizer-recompute.js';
@@ -15,9 +16,7 @@ import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { writeRetentionRule } from '../src/retention/retention-rule.js';
 import { DAY_ONE, DAY_TWO, leasedNormalizer, records } from './support/leased-normalizer.js';
 import { openSearchState } from './support/opensearch-state.js';
-import { type TestNamespace, createTestNamespace, openSearchReachable } from './support/test-node.js';
-
-const available = await openSearchReachable();
+import type { TestNamespace } from './support/test-node.js';
 
 const RUN = 'loop-run';
 const W = 'io.serverlessworkflow.workflow.';
@@ -72,13 +71,10 @@ async function pastTheWindow(ns: TestNamespace, index: string): Promise<void> {
   await ns.client.transport.request({ method: 'DELETE', path: `/${index}/_doc/window-probe`, querystring: { version: '8', version_type: 'external_gte', refresh: 'true' } });
 }
 
-describe.skipIf(!available)('OpenSearch: a stale normalizer cannot bring back a superseded execution', () => {
+describeOpenSearch('OpenSearch: a stale normalizer cannot bring back a superseded execution', () => {
   let ns: TestNamespace;
-  beforeAll(() => {
-    ns = createTestNamespace();
-  });
-  afterAll(async () => {
-    await ns?.drop();
+  it.beforeAll(async ({ namespace }) => {
+    ns = namespace;
   });
 
   it('the hazard: a delete with the newer version is forgotten after index.gc_deletes, and the stale bulk re-creates the document', async () => {

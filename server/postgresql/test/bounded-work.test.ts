@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import { createApp, type App } from '@workflow-index/core';
 import { loadCoreConfig } from '@workflow-index/core';
 import { edgeRequest, heaviestLegalRequests, type EdgeRequest } from '@workflow-index/testkit';
@@ -18,9 +19,10 @@ import { BackendMemory, classify, MemoryLog, pageLatencies, pageWaitBound, type 
 import { generateDataset } from './support/bench-dataset.js';
 import { createPool } from '../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
-import { ADMIN_URL, createTestDatabase, dropLoginRoles, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, ensureLoginRole, type TestDatabase } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_bounded' });
+
 const RUNS = 5200;
 const MiB = 2 ** 20;
 const BOUND = 256 * MiB;
@@ -35,7 +37,7 @@ function rssAnon(pid: number): number | null {
   }
 }
 
-describe.skipIf(!available)('bounded work: PostgreSQL', () => {
+describePostgres('bounded work: PostgreSQL', () => {
   const applicationName = `wi-bounded-${randomBytes(3).toString('hex')}`;
   const login = `wi_bounded_${randomBytes(4).toString('hex')}`;
   let db: TestDatabase;
@@ -48,8 +50,9 @@ describe.skipIf(!available)('bounded work: PostgreSQL', () => {
   const logged = (): string =>
     log.entries.filter((e) => Number(e['level']) >= 40).slice(-3).map((e) => `${String(e['msg'])}: ${String((e['err'] as { message?: unknown } | undefined)?.message)}`).join(' | ');
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_bounded' });
+  it.beforeAll(async ({ database, loginRoles }) => {
+    db = database;
+    loginRoles.dropAtEnd(login);
     const client = await db.pool.connect();
     try {
       await generateDataset(client, RUNS, 10);
@@ -77,8 +80,6 @@ describe.skipIf(!available)('bounded work: PostgreSQL', () => {
   afterAll(async () => {
     await close?.();
     await admin?.end();
-    await db?.drop();
-    await dropLoginRoles(login);
   });
 
   const send = (request: EdgeRequest, address = '10.0.0.1'): Promise<Response> =>

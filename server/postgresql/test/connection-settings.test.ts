@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
 import pg from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import {
   type Environment,
   type PostgresConnectionSettings,
 } from '../src/connection-settings.js';
-import { ADMIN_URL, createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, type TestDatabase } from './support/test-database.js';
 
 function settingsOf(env: Environment, flags = {}): PostgresConnectionSettings {
   const { settings, problems } = resolvePostgresConnection(env, flags);
@@ -219,15 +220,10 @@ describe('resolvePostgresConnection: problems', () => {
   });
 });
 
-const available = await postgresReachable();
-
-describe.skipIf(!available)('connection settings against the real server', () => {
+describePostgres('connection settings against the real server', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
 
   it('a JDBC URL with Quarkus aliases and currentSchema connects as configured', async () => {

@@ -3,8 +3,9 @@
 // producer's µs (epoch-seconds) and nanosecond (iso8601) precisions: the served executions must be the oracle's
 // for every precision, from the events alone — through JSONL (no runtime time to break ties), CRI container logs,
 // the Fluent Bit model and a filterless forwarder in any order.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { afterAll, describe, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
+import type { TestDatabase } from './support/test-database.js';
 import { canonicalJson, expectedIndex } from '@workflow-index/testkit';
 import { criLog } from '@workflow-index/testkit';
 import { rawFlushes } from './support/raw-statement.js';
@@ -13,7 +14,6 @@ import { deliveryPaths, lineTimeNanos, printedLines, recordTimeText, withSuffix,
 import { loopStream, uuidV3, type LoopStream, type ProducerTimeFormat } from '@workflow-index/testkit';
 import { realFixture } from '@workflow-index/testkit';
 
-const available = await postgresReachable();
 const FORMATS: readonly ProducerTimeFormat[] = ['epoch-millis', 'epoch-seconds', 'iso8601'];
 
 const keysByType = (lines: readonly string[]): Map<string, string> => {
@@ -63,18 +63,17 @@ describe('the long-loop generator reproduces the real producer', () => {
   });
 });
 
-describe.skipIf(!available)('long loops in every producer precision (real PostgreSQL)', () => {
+describePostgres('long loops in every producer precision (real PostgreSQL)', () => {
   let db: TestDatabase;
   let paths: DeliveryPaths;
   let run = 0;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database, loginRoles }) => {
+    db = database;
     paths = await deliveryPaths(db, 'loops');
+    loginRoles.dropAtEnd(paths.forwarderRole);
   }, 60_000);
   afterAll(async () => {
     await paths?.close();
-    await db?.drop();
-    if (paths) await dropLoginRoles(paths.forwarderRole);
   });
 
   /** Each path delivers the stream under its own suffix; returns what was served for it. */

@@ -5,12 +5,14 @@
 // `%` or `@` are the contract's exactly. (An instance id holding `:` would collide too — instance `a:b` at `c`,
 // instance `a` at `b:c` —; its task events are refused, as before.)
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
+import type { TestDatabase } from './support/test-database.js';
 import { expectedIndex } from '@workflow-index/testkit';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_exec_ids' });
+
 const P = 'io.serverlessworkflow.';
 const T0_MS = 1_778_577_243_000;
 
@@ -34,13 +36,10 @@ async function ingestErrors(db: TestDatabase): Promise<string[]> {
   return rows.map((r) => r.reason);
 }
 
-describe.skipIf(!available)('task execution ids (real PostgreSQL)', () => {
+describePostgres('task execution ids (real PostgreSQL)', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_exec_ids' });
-  });
-  afterAll(async () => {
-    await db?.drop();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
 
   it('give each of the colliding shapes its own id, and keep plain ids as the contract prints them', async () => {

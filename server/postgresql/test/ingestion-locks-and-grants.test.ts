@@ -1,14 +1,14 @@
 // No login can stall or skew ingestion: the normalizer serializes on instance-row locks that only the owner can
 // take (no advisory keys another login could guess), a flush that waits too long gives up with a retryable error
 // instead of wedging the ones behind it, and the forwarder writes (tag, time, data) and nothing else.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, ensureLoginRole, type TestDatabase } from './support/test-database.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import type { Event } from './support/load-events.js';
 
-const available = await postgresReachable();
 const T0 = 1778577243.5;
 const started = (id: string): Event => ({
   eventType: 'io.serverlessworkflow.workflow.started.v1', instanceId: id, timestamp: T0, startTime: T0, status: 'RUNNING',
@@ -19,7 +19,7 @@ const task = (id: string, action: string, t: number): Event => ({
   status: action === 'started' ? 'RUNNING' : 'COMPLETED', ...(action === 'started' ? { startTime: t } : { endTime: t }),
 });
 
-describe.skipIf(!available)('locks and grants no login can abuse (real PostgreSQL, real logins)', () => {
+describePostgres('locks and grants no login can abuse (real PostgreSQL, real logins)', () => {
   let db: TestDatabase;
   const suffix = randomBytes(4).toString('hex');
   const forwarderRole = `wi_fwd_lk_${suffix}`;
@@ -32,14 +32,13 @@ describe.skipIf(!available)('locks and grants no login can abuse (real PostgreSQ
     clients.push(client);
     return client;
   };
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await ensureLoginRole(forwarderRole, 'workflow_index_forwarder');
     await ensureLoginRole(readerRole, 'workflow_index_reader');
   });
   afterAll(async () => {
     for (const c of clients) await c.end().catch(() => undefined);
-    await db?.drop();
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     for (const r of [forwarderRole, readerRole]) await admin.query(`DROP ROLE IF EXISTS ${r}`).catch(() => undefined);

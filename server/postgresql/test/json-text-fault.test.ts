@@ -3,11 +3,10 @@
 // example is checked on both, then fast-check holds them to the same answer for texts built from JSON and the
 // faults producers print (bare NaN/inf, raw control characters, bad escapes, cut texts, deep nesting).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
 import { jsonTextProblem, readJsonText } from '@workflow-index/events';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
-
-const available = await postgresReachable();
+import type { TestDatabase } from './support/test-database.js';
 
 const deep = (n: number): string => `${'['.repeat(n)}${']'.repeat(n)}`;
 
@@ -76,12 +75,11 @@ describe('json-text-fault.ts', () => {
   });
 });
 
-describe.skipIf(!available)('042-json-text-fault.sql = json-text-fault.ts (real PostgreSQL)', () => {
+describePostgres('042-json-text-fault.sql = json-text-fault.ts (real PostgreSQL)', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
-  afterAll(async () => db?.drop());
 
   const sqlProblems = async (texts: readonly string[]): Promise<(string | null)[]> => {
     const r = await db.pool.query<{ p: string | null }>('SELECT workflow_index.json_text_problem(t) AS p FROM unnest($1::text[]) WITH ORDINALITY AS u(t, o) ORDER BY o', [texts]);

@@ -1,16 +1,18 @@
 // Production mode end to end: main.ts as a child process (what `npm run serve:postgresql` and the image run),
 // configured only by the environment, against real PostgreSQL as a reader login role — reached through a TCP proxy
 // the test can cut, to see readiness and queries during an outage and the recovery after it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
+import { ADMIN_URL, createTestDatabase, ensureLoginRole, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 import { fixtureEvents, type GraphQLResponseBody, postGraphQL } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_main' });
+
 
 const READER_ROLE = 'wi_main_test_reader';
 const FORWARDER_ROLE = 'wi_main_test_forwarder';
@@ -121,14 +123,14 @@ describe('production mode configuration', () => {
   });
 });
 
-describe.skipIf(!available)('production mode against real PostgreSQL', () => {
+describePostgres('production mode against real PostgreSQL', () => {
   let db: TestDatabase;
   let proxy: TcpProxy;
   let readerUrl: string;
   const servers: ServerProcess[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_main' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
     await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
     const forwarder = openTestPool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
@@ -147,7 +149,6 @@ describe.skipIf(!available)('production mode against real PostgreSQL', () => {
   afterAll(async () => {
     for (const s of servers) await stop(s);
     await proxy?.cut();
-    await db?.drop();
   });
 
   it('serves as the reader role; readiness goes DOWN during an outage, queries answer SERVICE_UNAVAILABLE promptly, and both recover by themselves', async () => {

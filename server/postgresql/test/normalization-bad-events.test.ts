@@ -1,14 +1,13 @@
 // A bad event never blocks good ones: the Fluent Bit statement that carries it succeeds, every good event in it
 // is normalized, and the bad one stays in the raw table and is recorded in ingest_errors with the reason.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
+import { ADMIN_URL, ensureLoginRole, type TestDatabase } from './support/test-database.js';
 import { snapshot, type Event } from './support/load-events.js';
 import { fixtureEvents } from '@workflow-index/testkit';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-
-const available = await postgresReachable();
 
 const good = (id: string, extra: Event = {}): Event => ({
   eventType: 'io.serverlessworkflow.workflow.started.v1', instanceId: id, timestamp: 1.778577243512378e9,
@@ -47,19 +46,18 @@ const BAD: ReadonlyArray<readonly [Event | unknown, RegExp]> = [
   [task('BAD-TASK-4', { eventType: 'io.serverlessworkflow.task.faulted.v1', status: 'FAILED', error: { status: 1.5 } }), /error.status must be an integer/],
 ];
 
-describe.skipIf(!available)('bad events (real PostgreSQL, forwarder role)', () => {
+describePostgres('bad events (real PostgreSQL, forwarder role)', () => {
   let db: TestDatabase;
   let forwarder: pg.Client;
   const role = `wi_fwd_${randomBytes(4).toString('hex')}`;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await ensureLoginRole(role, 'workflow_index_forwarder');
     forwarder = new pg.Client({ connectionString: db.urlAs(role, 'test-password') });
     await forwarder.connect();
   });
   afterAll(async () => {
     await forwarder?.end();
-    await db?.drop();
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);

@@ -6,8 +6,9 @@
 // event served, every hostile line either served (repaired) or recorded in ingest_errors — never a failed flush.
 // Base stream: the real Quarkus Flow output (epoch-seconds, 20 of its 21 instances) and a generated epoch-millis loop.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
+import type { TestDatabase } from './support/test-database.js';
 import { expectedIndex } from '@workflow-index/testkit';
 import { criLog, rfc3339Nano } from '@workflow-index/testkit';
 import { rawFlushes, type RawRecord } from './support/raw-statement.js';
@@ -17,7 +18,6 @@ import { flbDouble, reprintNumbers, rotateMembers } from './support/forwarder-re
 import { loopStream } from '@workflow-index/testkit';
 import { realFixture } from '@workflow-index/testkit';
 
-const available = await postgresReachable();
 const real = realFixture('epoch-seconds');
 const loop = loopStream({ seed: 70, format: 'epoch-millis', items: 30, payloads: true });
 // The real i-unicode instance printed a NUL escape; its delivery is the real-fixtures suite's, and NUL escapes are
@@ -77,7 +77,7 @@ function hostileLine(kind: HostileKind, id: string): string {
   return `{${extra[kind]},"instanceId":"${id}","workflowNamespace":"hostile","workflowName":"${kind}","startTime":${t},"eventType":"io.serverlessworkflow.workflow.started.v1","workflowVersion":"1.0.0","timestamp":${t},"status":"RUNNING"}`;
 }
 
-describe.skipIf(!available)('deliveries as production makes them (real PostgreSQL, fast-check)', () => {
+describePostgres('deliveries as production makes them (real PostgreSQL, fast-check)', () => {
   let db: TestDatabase;
   let paths: DeliveryPaths;
   let clean: Snapshot;
@@ -85,17 +85,16 @@ describe.skipIf(!available)('deliveries as production makes them (real PostgreSQ
   const suffixed = (suffix: string, indices: readonly number[]): string[] => indices.map((i) => withSuffix(LINES[i]!, IDS, suffix));
   const errorCount = async (): Promise<number> => (await db.pool.query('SELECT count(*)::int AS n FROM workflow_index.ingest_errors')).rows[0].n as number;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database, loginRoles }) => {
+    db = database;
     paths = await deliveryPaths(db, 'delivery');
+    loginRoles.dropAtEnd(paths.forwarderRole);
     // One clean delivery: the printed lines in printed order, record time = the event's own time, no metadata.
     await paths.asForwarder(rawFlushes(suffixed('~clean', INDICES).map((line) => forwarded(line, { shiftMs: 0, metadata: 'none', timeKey: 'wi_record_time', reprint: false, rotate: 0 }, 0))));
     clean = await paths.served(IDS, '~clean');
   }, 60_000);
   afterAll(async () => {
     await paths?.close();
-    await db?.drop();
-    if (paths) await dropLoginRoles(paths.forwarderRole);
   });
 
   it('a clean delivery serves the oracle\'s rows', () => {

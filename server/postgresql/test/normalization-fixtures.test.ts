@@ -1,10 +1,10 @@
 // The reference stream, written the way Fluent Bit writes it, gives exactly the rows its events imply.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
+import type { TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot } from './support/load-events.js';
 import { fixtureEvents } from '@workflow-index/testkit';
 
-const available = await postgresReachable();
 const events = fixtureEvents();
 
 /** The payload field of the one event matching instance suffix, event type suffix and (optional) position. */
@@ -57,15 +57,14 @@ const tasks = [
   ['01KRDQEHBQF7VKFR571KEFRHM5:do/3/publishResult', 'publishResult', 'COMPLETED', '09:15:09.450101', '09:15:09.453978'],
 ] as const;
 
-describe.skipIf(!available)('normalization of the reference stream (real PostgreSQL)', () => {
+describePostgres('normalization of the reference stream (real PostgreSQL)', () => {
   let db: TestDatabase;
   let state: Awaited<ReturnType<typeof snapshot>>;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await loadEvents(db.pool, events, { batchSizes: [25] });
     state = await snapshot(db.pool);
   });
-  afterAll(async () => db?.drop());
 
   it('stores every event in the raw tables and rejects none', async () => {
     const raw = await db.pool.query(`SELECT (SELECT count(*) FROM workflow_raw.workflow_events_raw)::int AS w, (SELECT count(*) FROM workflow_raw.task_events_raw)::int AS t, (SELECT count(*) FROM workflow_index.ingest_errors)::int AS e`);

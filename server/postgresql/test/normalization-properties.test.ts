@@ -1,12 +1,12 @@
 // Any arrival order, any replay, any split into Fluent Bit flushes and any accepted timestamp representation of
 // an instance's events gives the same normalized rows (DESIGN.md, Normalization rules).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
 import fc from 'fast-check';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import type { TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 import { fixtureEvents } from '@workflow-index/testkit';
 
-const available = await postgresReachable();
 const events = fixtureEvents();
 const TIME_KEYS = ['timestamp', 'startTime', 'endTime', 'lastUpdateTime'] as const;
 
@@ -59,12 +59,12 @@ function strip<T>(value: T, suffix: string): T {
 
 const instanceIds = [...new Set(events.map((e) => String(e['instanceId'])))];
 
-describe.skipIf(!available)('normalization is a pure function of the event set (real PostgreSQL, fast-check)', () => {
+describePostgres('normalization is a pure function of the event set (real PostgreSQL, fast-check)', () => {
   let db: TestDatabase;
   let canonical: Awaited<ReturnType<typeof snapshot>>;
   let run = 0;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await loadEvents(db.pool, events.map((e) => suffixed(e, '~canon')));
     canonical = strip(await snapshot(db.pool, instanceIds.map((id) => `${id}~canon`)), '~canon');
     expect(canonical.instances).toHaveLength(8);
@@ -79,7 +79,6 @@ describe.skipIf(!available)('normalization is a pure function of the event set (
     }
     expect(canonical.tasks.every((t) => t.workflow_name !== null)).toBe(true);
   });
-  afterAll(async () => db?.drop());
 
   it('any permutation, duplication and batching of all eight instances gives the canonical rows', async () => {
     const n = events.length;

@@ -1,11 +1,11 @@
 // The normalization rules one by one, on small hand-made streams (each test uses its own instance ids).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
+import type { TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import { rawInsertStatement } from './support/raw-statement.js';
 
-const available = await postgresReachable();
 const T0 = 1778577243.5; // 2026-05-12T09:14:03.5Z
 const P = 'io.serverlessworkflow.';
 
@@ -28,12 +28,11 @@ const tk = (id: string, action: string, t: number, pos = 'do/0/step', extra: Eve
 });
 const iso = (t: number): string => new Date(Math.round(t * 1000)).toISOString().replace(/\.(\d{3})Z$/, (_m, ms: string) => `.${ms}000Z`);
 
-describe.skipIf(!available)('normalization rules (real PostgreSQL)', () => {
+describePostgres('normalization rules (real PostgreSQL)', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
-  afterAll(async () => db?.drop());
 
   const instance = async (id: string) => (await snapshot(db.pool, [id])).instances[0];
   const tasksOf = async (id: string) => (await snapshot(db.pool, [id])).tasks;

@@ -5,11 +5,13 @@
 //    give the same {kind, action} or NULL;
 //  * epoch_us (048-event-store.sql), which enters event identities, through `AT TIME ZONE 'UTC'` (immutable, so it
 //    is inlined) gives extract(epoch …)'s value in any session time zone: stored identities do not change.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import fc from 'fast-check';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import type { TestDatabase } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_evtype' });
+
 const REGEX = String.raw`(?:^|\.)(workflow|task)\.([a-z-]+)\.v[0-9]+$`;
 
 // Dot-separated parts near the rule's edges: kinds, actions, versions, their look-alikes, empty and non-ASCII parts.
@@ -27,13 +29,10 @@ const eventType = fc.oneof(
   fc.string({ maxLength: 40 }),
 );
 
-describe.skipIf(!available)('normalizer helpers that inline (real PostgreSQL, fast-check)', () => {
+describePostgres('normalizer helpers that inline (real PostgreSQL, fast-check)', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_evtype' });
-  });
-  afterAll(async () => {
-    await db?.drop();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
 
   it('gives what the regular expression gave, for any text', async () => {

@@ -3,13 +3,15 @@
 // the CPU of a 10,000-event flush). The trigger and rebuild_normalized() run with jit = off whatever the server's
 // settings; here the session asks for JIT on every statement (jit_above_cost = 0) and auto_explain shows each nested
 // statement's plan, which would carry a "JIT:" section had it been compiled.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import type pg from 'pg';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import type { TestDatabase } from './support/test-database.js';
 import { explainingClient } from './support/auto-explain.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_jit' });
+
 const P = 'io.serverlessworkflow.';
 
 function events(n: number): Array<Record<string, unknown>> {
@@ -22,18 +24,17 @@ function events(n: number): Array<Record<string, unknown>> {
   return list;
 }
 
-describe.skipIf(!available)('the normalizer never JIT-compiles (real PostgreSQL)', () => {
+describePostgres('the normalizer never JIT-compiles (real PostgreSQL)', () => {
   let db: TestDatabase;
   let client: pg.Client;
   let plans: string[];
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_jit' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     ({ client, plans } = await explainingClient(db.url, `SET jit = on; SET jit_above_cost = 0; SET jit_optimize_above_cost = -1; SET jit_inline_above_cost = -1;
       SET client_min_messages = log; SET search_path = workflow_raw`));
   });
   afterAll(async () => {
     await client?.end().catch(() => undefined);
-    await db?.drop();
   });
 
   it('runs every statement of a flush and of a rebuild without JIT, though the session asks for it', async () => {

@@ -9,13 +9,15 @@
 // runs with plan_cache_mode = force_generic_plan; here a session sends small flushes and auto_explain shows each nested
 // statement's plan: a generic plan reads the flush's arrays from parameters (unnest($7), …), a custom plan holds them
 // as constants.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import type pg from 'pg';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import type { TestDatabase } from './support/test-database.js';
 import { explainingClient } from './support/auto-explain.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_trigger' });
+
 const P = 'io.serverlessworkflow.';
 
 function flush(n: number): Array<Record<string, unknown>> {
@@ -26,17 +28,16 @@ function flush(n: number): Array<Record<string, unknown>> {
   ];
 }
 
-describe.skipIf(!available)('the trigger: the flush converted to jsonb in one pass, generic plans for small flushes (real PostgreSQL)', () => {
+describePostgres('the trigger: the flush converted to jsonb in one pass, generic plans for small flushes (real PostgreSQL)', () => {
   let db: TestDatabase;
   let client: pg.Client;
   let plans: string[];
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_trigger' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     ({ client, plans } = await explainingClient(db.url, `SET auto_explain.log_level = notice; SET auto_explain.log_verbose = on; SET client_min_messages = notice; SET search_path = workflow_raw`));
   });
   afterAll(async () => {
     await client?.end().catch(() => undefined);
-    await db?.drop();
   });
 
   it('plans the statements of the eighth flush of two events generically, and still normalizes it', async () => {

@@ -3,14 +3,16 @@
 // the relation filters plan no sequential scan and no sort of a table; every count statement is bounded by its
 // LIMIT (COUNT_EXACT_LIMIT + 1) and the estimate is an EXPLAIN. The SQL is the reader's own, captured from its pool.
 import { benchInstanceId } from '@workflow-index/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import type pg from 'pg';
 import type { InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core';
 import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
-import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
+import { type TestDatabase, openTestPool } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_plans_additions' });
+
 const RUNS = 100_000;
 const MAX_SORTED_ROWS = RUNS / 10;
 const EXACT_LIMIT = 10_000;
@@ -99,14 +101,14 @@ const COUNTS: ReadonlyArray<readonly [string, (reader: Reader) => Promise<unknow
 
 interface Statement { readonly text: string; readonly values: readonly unknown[] }
 
-describe.skipIf(!available)('query plans of counts, relation filters, durations and JSON operators at 100,000 runs × 10 tasks', () => {
+describePostgres('query plans of counts, relation filters, durations and JSON operators at 100,000 runs × 10 tasks', () => {
   let db: TestDatabase;
   let explain: pg.Pool;
   let reader: PostgresqlReader;
   let recording: Statement[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_plans_additions' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     const owner = await db.pool.connect();
     try {
       await generateDataset(owner, RUNS, 10);
@@ -122,7 +124,6 @@ describe.skipIf(!available)('query plans of counts, relation filters, durations 
   afterAll(async () => {
     await reader?.close();
     await explain?.end();
-    await db?.drop();
   });
 
   const planOf = async (statement: Statement): Promise<PlanNode> => {

@@ -3,15 +3,16 @@
 // EXPLAINed with the same bind values, so a change to the statements or the indexes that loses an index path fails
 // here, before any benchmark. Plans, not timings: nothing here depends on the machine's speed.
 import { benchInstanceId } from '@workflow-index/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import type pg from 'pg';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core';
 import type { SimpleInstanceFilter, KeysetPosition, Reader, SimpleTaskFilter } from '@workflow-index/core';
 import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
-import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
+import { type TestDatabase, openTestPool } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_plans' });
 
 const RUNS = 100_000;
 /** A sort whose input the planner expects above this many rows sorts a table, not a page (10 % of the runs). */
@@ -121,14 +122,14 @@ const READS_INDEX: Readonly<Record<string, string>> = {
   'faulted tasks of a workflow in a day, newest first': 'task_executions_run_name_faulted_idx',
 };
 
-describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {
+describePostgres('query plans at 100,000 runs × 10 tasks', () => {
   let db: TestDatabase;
   let explain: pg.Pool;
   let reader: Reader;
   let recording: Statement[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_plans' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     const owner = await db.pool.connect();
     try {
       await generateDataset(owner, RUNS, 10);
@@ -144,7 +145,6 @@ describe.skipIf(!available)('query plans at 100,000 runs × 10 tasks', () => {
   afterAll(async () => {
     await reader?.close();
     await explain?.end();
-    await db?.drop();
   });
 
   it('plans every query of the mix without a sequential scan or a sort of a table', async () => {

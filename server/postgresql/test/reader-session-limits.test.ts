@@ -1,14 +1,16 @@
 // The server's login is bounded by the database (migrations/0015_reader_session_limits.sql): statement_timeout,
 // work_mem and idle_in_transaction_session_timeout are the login's defaults in this database, for a login the init job
 // creates and for one that existed before the migration.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { applyLoginRoles } from '../src/login-roles.js';
 import { loadMigrations, migrate } from '../src/migrator.js';
-import { ADMIN_URL, createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ migrated: false });
+
 const LIMITS = { statement_timeout: '30s', work_mem: '4MB', idle_in_transaction_session_timeout: '1min' };
 
 /** The session defaults a login starts with in `db`. */
@@ -24,15 +26,16 @@ async function sessionDefaults(db: TestDatabase, login: string): Promise<Record<
   }
 }
 
-describe.skipIf(!available)('reader login session limits (real PostgreSQL)', () => {
+describePostgres('reader login session limits (real PostgreSQL)', () => {
   const suffix = randomBytes(4).toString('hex');
   const created = `wi_limits_new_${suffix}`;
   const earlier = `wi_limits_old_${suffix}`;
   let db: TestDatabase;
   let other: TestDatabase;
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ migrated: false });
+  it.beforeAll(async ({ database, loginRoles }) => {
+    db = database;
+    loginRoles.dropAtEnd(created, earlier);
     other = await createTestDatabase();
     const migrations = loadMigrations();
     const client = await db.pool.connect();
@@ -49,9 +52,7 @@ describe.skipIf(!available)('reader login session limits (real PostgreSQL)', () 
   });
 
   afterAll(async () => {
-    await db?.drop();
     await other?.drop();
-    await dropLoginRoles(created, earlier);
   });
 
   it('a reader login the init job creates starts its sessions with the limits', async () => {

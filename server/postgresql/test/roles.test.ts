@@ -1,15 +1,15 @@
 // Least-privilege roles and the two PostgreSQL 15 pitfalls of the Fluent Bit pgsql output, with real login roles.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { ADMIN_URL, createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ADMIN_URL, ensureLoginRole, type TestDatabase } from './support/test-database.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import { fixtureEvents } from '@workflow-index/testkit';
 
-const available = await postgresReachable();
 const FLUENT_BIT_STARTUP = 'CREATE TABLE IF NOT EXISTS workflow_events_raw (tag varchar, time timestamp, data jsonb)';
 
-describe.skipIf(!available)('database roles (real PostgreSQL)', () => {
+describePostgres('database roles (real PostgreSQL)', () => {
   let db: TestDatabase;
   const suffix = randomBytes(4).toString('hex');
   const forwarderRole = `wi_fwd_${suffix}`;
@@ -17,8 +17,8 @@ describe.skipIf(!available)('database roles (real PostgreSQL)', () => {
   const bareRole = `wi_bare_${suffix}`; // a forwarder without the search_path setting
   let forwarder: pg.Client;
   let reader: pg.Client;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await ensureLoginRole(forwarderRole, 'workflow_index_forwarder');
     await ensureLoginRole(readerRole, 'workflow_index_reader');
     await ensureLoginRole(bareRole, 'workflow_index_reader');
@@ -35,7 +35,6 @@ describe.skipIf(!available)('database roles (real PostgreSQL)', () => {
   afterAll(async () => {
     await forwarder?.end();
     await reader?.end();
-    await db?.drop();
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     for (const r of [forwarderRole, readerRole, bareRole]) await admin.query(`DROP ROLE IF EXISTS ${r}`).catch(() => undefined);

@@ -1,13 +1,14 @@
 // The schema-version rule: what a release needs versus what a database has, with the exact reasons the server's
 // readiness, the init job and wait-for-schema report; and the migrator refusing a downgrade without changing anything.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { loadMigrations, loadNormalizer, migrate, migrationStatus, MigrationError, requiredSchema, THIS_RELEASE, type Migration } from '../src/migrator.js';
 import { compareReleases, compareSchema, readSchemaState, type RequiredSchema } from '../src/schema-version.js';
-import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ensureLoginRole, type TestDatabase } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ migrated: false, prefix: 'wi_schema_version' });
 
 const REQUIRED: RequiredSchema = { versions: [1, 2, 3], normalizerChecksum: 'abc', normalizerRulesVersion: 4, release: '0.3.0' };
 
@@ -109,17 +110,16 @@ async function history(client: pg.ClientBase): Promise<HistorySnapshot> {
   };
 }
 
-describe.skipIf(!available)('migrator: downgrades are refused, nothing changes (real PostgreSQL)', () => {
+describePostgres('migrator: downgrades are refused, nothing changes (real PostgreSQL)', () => {
   let db: TestDatabase;
   let client: pg.PoolClient;
   const future: Migration = { version: 9999, name: 'future', file: '9999_future.sql', sql: 'CREATE TABLE workflow_index.future_probe (x int);', checksum: 'f' };
-  beforeAll(async () => {
-    db = await createTestDatabase({ migrated: false, prefix: 'wi_schema_version' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     client = await db.pool.connect();
   });
   afterAll(async () => {
     client?.release();
-    await db?.drop();
   });
 
   it('records the release with the normalizer definitions and lets the reader group read both histories', async () => {

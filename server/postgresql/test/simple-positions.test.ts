@@ -2,13 +2,15 @@
 // step): the recomputation takes a shortcut for a position with a single start or closing event, or starts and
 // closing events that alternate in time (normalizer/070-task-executions.sql), and sweeps the others. Whatever the kinds, instants (ties included), payloads and flush splits, the served
 // executions are the oracle's (support/expected-executions.ts, written from the contract's rules, not from the SQL).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import fc from 'fast-check';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import type { TestDatabase } from './support/test-database.js';
 import { expectedIndex } from '@workflow-index/testkit';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_simple' });
+
 const P = 'io.serverlessworkflow.';
 const T0 = 1_778_577_243;
 const KINDS = ['started', 'retried', 'completed', 'faulted', 'cancelled', 'suspended', 'resumed'] as const;
@@ -68,13 +70,10 @@ function streamOf(positions: ReadonlyArray<readonly TaskEvent[]>, instanceId: st
   return events;
 }
 
-describe.skipIf(!available)('positions with few events (real PostgreSQL, fast-check)', () => {
+describePostgres('positions with few events (real PostgreSQL, fast-check)', () => {
   let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_simple' });
-  });
-  afterAll(async () => {
-    await db?.drop();
+  it.beforeAll(async ({ database }) => {
+    db = database;
   });
 
   it('serve the oracle\'s executions, in any flush split and order', async () => {

@@ -2,13 +2,13 @@
 // normalizer/075-task-run-fields.sql): NULL while the run is a placeholder, its run's once workflow.started arrives
 // (before or after the tasks, in any flush), following a run whose identity an earlier workflow.started replaces,
 // the same after rebuild_normalized(); the reader's workflowName/Namespace/Version task filters read them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, pgTest as it } from './support/fixtures.js';
 import type { InstanceFilter, TaskFilter } from '@workflow-index/core';
 import { PostgresqlReader } from '../src/postgresql-reader.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import type { TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 
-const available = await postgresReachable();
 const T0 = 1778577243.5; // 2026-05-12T09:14:03.5Z
 const P = 'io.serverlessworkflow.';
 
@@ -36,16 +36,15 @@ const faultedCharge = (name: string): TaskFilter => ({
   ],
 });
 
-describe.skipIf(!available)("the run's fields on its task executions (real PostgreSQL)", () => {
+describePostgres("the run's fields on its task executions (real PostgreSQL)", () => {
   let db: TestDatabase;
   let reader: PostgresqlReader;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  it.beforeAll(async ({ database }) => {
+    db = database;
     reader = new PostgresqlReader({ pool: db.pool, ownsPool: false });
   });
   afterAll(async () => {
     await reader?.close();
-    await db?.drop();
   });
 
   const ids = async (filter: TaskFilter): Promise<string[]> =>

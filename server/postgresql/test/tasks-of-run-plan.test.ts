@@ -4,15 +4,16 @@
 // and that plan reads the run's tasks by their instance_id, checking "not a placeholder" once, not per task.
 // Plans and plan counts, not timings.
 import { benchInstanceId } from '@workflow-index/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import type pg from 'pg';
 import type { Reader } from '@workflow-index/core';
 import { generateDataset, recordStatements } from './support/bench-dataset.js';
 import { createPostgresqlReader } from '../src/postgresql-reader.js';
 import { loadEvents } from './support/load-events.js';
-import { createTestDatabase, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
+import { type TestDatabase, openTestPool } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_run_tasks' });
 
 const RUNS = 5_000;
 
@@ -26,14 +27,14 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-describe.skipIf(!available)('the tasks of one run: one plan per session, one index', () => {
+describePostgres('the tasks of one run: one plan per session, one index', () => {
   let db: TestDatabase;
   let session: pg.Pool;
   let reader: Reader;
   const recorded: Array<{ text: string; values: readonly unknown[] }> = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_run_tasks' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     const owner = await db.pool.connect();
     try {
       await generateDataset(owner, RUNS, 10);
@@ -55,7 +56,6 @@ describe.skipIf(!available)('the tasks of one run: one plan per session, one ind
   afterAll(async () => {
     await reader?.close();
     await session?.end();
-    await db?.drop();
   });
 
   it('serves a run\'s tasks in order, none of a placeholder, from a generic plan reused after five', async () => {

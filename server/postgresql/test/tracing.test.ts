@@ -2,14 +2,15 @@
 // OTLP/HTTP receiver run by the test (a plain node:http server decoding the JSON export). A request that carries a
 // W3C traceparent gives a SERVER span in the caller's trace, named after the operation and carrying the request
 // id, with the backend queries as its CLIENT children; without the OTEL_* environment nothing is exported.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase, openTestPool } from './support/test-database.js';
+import { ensureLoginRole, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
 import { attribute, fixtureEvents, type GraphQLResponse, OtlpReceiver, postGraphQL } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ prefix: 'wi_tracing' });
 
 const READER_ROLE = 'wi_tracing_test_reader';
 const FORWARDER_ROLE = 'wi_tracing_test_forwarder';
@@ -27,14 +28,14 @@ function post(baseUrl: string, headers: Record<string, string>): Promise<GraphQL
   return postGraphQL(baseUrl, QUERY, undefined, headers);
 }
 
-describe.skipIf(!available)('OpenTelemetry tracing against real PostgreSQL', () => {
+describePostgres('OpenTelemetry tracing against real PostgreSQL', () => {
   let db: TestDatabase;
   let readerUrl: string;
   const receiver = new OtlpReceiver();
   const servers: ServerProcess[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ prefix: 'wi_tracing' });
+  it.beforeAll(async ({ database }) => {
+    db = database;
     await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
     await ensureLoginRole(FORWARDER_ROLE, 'workflow_index_forwarder');
     const forwarder = openTestPool({ connectionString: db.urlAs(FORWARDER_ROLE, 'test-password'), max: 1 });
@@ -50,7 +51,6 @@ describe.skipIf(!available)('OpenTelemetry tracing against real PostgreSQL', () 
   afterAll(async () => {
     for (const s of servers) await stop(s);
     await receiver.close();
-    await db?.drop();
   });
 
   it('exports a span per GraphQL request in the caller\'s trace, with the request id, and the backend queries as its children', async () => {

@@ -1,16 +1,17 @@
 // Upgrading a database that ran the v1 normalizer (record time in the event identity) is one `migrate` with no
 // manual step: the raw events are kept, and every normalized row is rebuilt by the current rules, so the
 // duplicate executions v1 created from re-deliveries with other record times disappear.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import type pg from 'pg';
 import { loadMigrations, loadNormalizer, migrate, migrationStatus, type NormalizerResult } from '../src/migrator.js';
 import { fluentBitInsertStatement } from '../src/fluent-bit-statement.js';
 import { definitionsFingerprint } from '../src/normalizer-fingerprint.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { loadEvents, snapshot, type Event } from './support/load-events.js';
 import { fixtureEvents } from '@workflow-index/testkit';
 
-const available = await postgresReachable();
+const it = postgresTest({ migrated: false });
 
 function deliver(events: readonly Event[], recordTimeShift: number): string[] {
   const byTable = new Map<string, Event[]>();
@@ -22,18 +23,17 @@ function deliver(events: readonly Event[], recordTimeShift: number): string[] {
     fluentBitInsertStatement(table, 'workflow.x', rows, (r) => Number(r['timestamp']) + recordTimeShift));
 }
 
-describe.skipIf(!available)('upgrade from schema v1 with data (real PostgreSQL)', () => {
+describePostgres('upgrade from schema v1 with data (real PostgreSQL)', () => {
   let v1: TestDatabase;
   let clean: TestDatabase;
   let client: pg.PoolClient;
-  beforeAll(async () => {
-    v1 = await createTestDatabase({ migrated: false });
+  it.beforeAll(async ({ database }) => {
+    v1 = database;
     clean = await createTestDatabase();
     client = await v1.pool.connect();
   });
   afterAll(async () => {
     client?.release();
-    await v1?.drop();
     await clean?.drop();
   });
 

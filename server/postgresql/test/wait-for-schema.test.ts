@@ -3,12 +3,13 @@
 // own words: for each database state its reason is the one compareSchema gives (the rule it must not drift from).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { describePostgres, postgresTest } from './support/fixtures.js';
 import { loadMigrations, loadNormalizer, migrate, requiredSchema } from '../src/migrator.js';
 import { compareSchema, readSchemaState } from '../src/schema-version.js';
-import { createTestDatabase, ensureLoginRole, postgresReachable, type TestDatabase } from './support/test-database.js';
+import { ensureLoginRole, type TestDatabase } from './support/test-database.js';
 
-const available = await postgresReachable();
+const it = postgresTest({ migrated: false, prefix: 'wi_wait_schema' });
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCRIPT = 'kustomize/components/backend-postgresql/wait-for-schema.mjs';
@@ -41,19 +42,16 @@ async function serverReason(db: TestDatabase): Promise<string | null> {
   }
 }
 
-describe.skipIf(!available)('wait-for-schema (the real script, real PostgreSQL)', () => {
+describePostgres('wait-for-schema (the real script, real PostgreSQL)', () => {
   let db: TestDatabase;
   const location = (): string => {
     const url = new URL(db.url);
     return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
   };
   const where = (): string => `(${location()})`;
-  beforeAll(async () => {
+  it.beforeAll(async ({ database }) => {
     await ensureLoginRole(READER_ROLE, 'workflow_index_reader');
-    db = await createTestDatabase({ migrated: false, prefix: 'wi_wait_schema' });
-  });
-  afterAll(async () => {
-    await db?.drop();
+    db = database;
   });
 
   async function expectWaiting(reason: string): Promise<void> {

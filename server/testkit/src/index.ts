@@ -19,3 +19,4 @@ export * from './event-rows.js';
 export * from './graphql-request.js';
 export * from './rules-fingerprint.js';
 export * from './oidc/test-issuer.js';
+export * from './service-suites.js';

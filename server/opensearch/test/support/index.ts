@@ -5,3 +5,4 @@ export * from './normalized-store.js';
 export * from './opensearch-state.js';
 export * from './test-node.js';
 export * from './rules-fingerprint.js';
+export * from './namespace-fixture.js';

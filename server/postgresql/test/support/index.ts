@@ -3,3 +3,4 @@ export * from './load-events.js';
 export * from './raw-statement.js';
 export * from './test-database.js';
 export * from './normalizer-rules.js';
+export * from './database-fixture.js';

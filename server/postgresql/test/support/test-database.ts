@@ -55,8 +55,15 @@ export function openTestPool(config: pg.PoolConfig): pg.Pool {
   return pool;
 }
 
+export interface TestDatabaseOptions {
+  /** Runs the real migrator on the new database (default true). */
+  readonly migrated?: boolean;
+  /** Name prefix of the database (default `wi_test`). */
+  readonly prefix?: string;
+}
+
 /** Creates a uniquely named database; migrated unless `migrated: false`. */
-export async function createTestDatabase(options: { migrated?: boolean; prefix?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = `${options.prefix ?? 'wi_test'}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
