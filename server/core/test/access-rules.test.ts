@@ -1,0 +1,91 @@
+// The rules of access control that need no provider: namespace patterns (fast-check against a regular expression of
+// their meaning), the union of a subject's rules, the groups claim path, and what the scoped Reader asks the backend.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { accessOf, seesEveryPayload } from '../src/auth/access.js';
+import { parseAccessRules } from '../src/auth/access-rules.js';
+import { groupsOf } from '../src/auth/groups-claim.js';
+import { inNamespaceSet, namespaceFilter, namespaceSetOf } from '../src/auth/namespace-set.js';
+import { scopedReader } from '../src/auth/scoped-reader.js';
+import type { Reader } from '../src/reader.js';
+import { RecordingReader } from '@workflow-index/testkit';
+
+const CHARS = fc.constantFrom('a', 'b', '.', '?', '%', '_', '\\', 'é', '*');
+const namespace = fc.option(fc.string({ unit: fc.constantFrom('a', 'b', '.', '?', '%', '_', '\\', 'é'), maxLength: 6 }), { nil: null });
+const pattern = fc.string({ unit: CHARS, minLength: 1, maxLength: 6 });
+
+/** What a rule pattern means: `*` any run of characters, everything else itself; `*` alone every namespace. */
+function meaning(patterns: readonly string[], value: string | null): boolean {
+  if (patterns.includes('*')) return true;
+  if (value === null) return false;
+  return patterns.some((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'u').test(value));
+}
+
+describe('namespace patterns', () => {
+  it('property: a namespace is in the set iff one pattern matches it (`*` any characters, `?` `%` `_` literal)', () => {
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 4 }), namespace, (patterns, value) => {
+        expect(inNamespaceSet(namespaceSetOf(patterns), value)).toBe(meaning(patterns, value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a set is one filter on namespace: eq for a plain name, like for a pattern, nothing for *, an empty or for none', () => {
+    expect(namespaceFilter(namespaceSetOf(['*', 'org.acme']))).toBeNull();
+    expect(namespaceFilter(namespaceSetOf([]))).toEqual({ kind: 'or', nodes: [] });
+    expect(namespaceFilter(namespaceSetOf(['org.acme.shop', 'org.acme.*']))).toEqual({
+      kind: 'or',
+      nodes: [
+        { kind: 'string', field: 'namespace', predicate: { op: 'like', pattern: [{ kind: 'literal', text: 'org.acme.' }, { kind: 'any' }] } },
+        { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'org.acme.shop' } },
+      ],
+    });
+  });
+});
+
+describe('rules and subjects', () => {
+  const { rules, problems } = parseAccessRules(
+    {
+      rules: [
+        { group: 'shop', namespaces: ['org.acme.shop'], payloads: true },
+        { group: 'audit', namespaces: ['org.acme.*'] },
+        { group: 'ops', namespaces: ['*'], payloads: true },
+      ],
+    },
+    'test',
+  );
+
+  it('a subject gets the union of the rules of its groups; payloads only where a rule with payloads matches', () => {
+    expect(problems).toEqual([]);
+    const both = accessOf(['shop', 'audit', 'unknown'], rules);
+    expect(both.runs).toEqual({ all: false, patterns: ['org.acme.*', 'org.acme.shop'] });
+    expect(both.payloads).toEqual({ all: false, patterns: ['org.acme.shop'] });
+    expect(seesEveryPayload(both)).toBe(false);
+    expect(seesEveryPayload(accessOf(['shop'], rules))).toBe(true);
+    expect(accessOf(['ops'], rules).runs.all).toBe(true);
+    expect(accessOf([], rules).runs).toEqual({ all: false, patterns: [] });
+  });
+
+  it('the groups claim: a name, a dotted path, a namespaced claim with dots; a string is one group, other values none', () => {
+    expect(groupsOf({ groups: ['a', 'b', 3] }, 'groups')).toEqual(['a', 'b']);
+    expect(groupsOf({ realm_access: { roles: ['r'] } }, 'realm_access.roles')).toEqual(['r']);
+    expect(groupsOf({ 'https://acme.example/groups': 'g' }, 'https://acme.example/groups')).toEqual(['g']);
+    expect(groupsOf({ groups: { nested: true } }, 'groups')).toEqual([]);
+    expect(groupsOf({}, 'realm_access.roles')).toEqual([]);
+  });
+
+  it('the scoped Reader narrows lists, counts and task lists before the backend runs them, and leaves full access alone', async () => {
+    const reader = new RecordingReader();
+    const scoped = scopedReader(reader as Reader, accessOf(['shop'], rules));
+    await scoped.countInstancesByStatus(null, { exactLimit: 10 });
+    await scoped.countTasks({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 't' } }, { exactLimit: 10 });
+    const shop = { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'org.acme.shop' } };
+    expect(reader.calls.find((call) => call.method === 'countInstancesByStatus')).toMatchObject({ filter: { kind: 'or', nodes: [shop] } });
+    expect(reader.callsOf('countTasks')[0]?.filter).toEqual({
+      kind: 'and',
+      nodes: [{ kind: 'instance', node: { kind: 'or', nodes: [shop] } }, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 't' } }],
+    });
+    expect(scopedReader(reader as Reader, accessOf(['ops'], rules))).toBe(reader);
+  });
+});
