@@ -5,6 +5,8 @@
 import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, expect } from 'vitest';
 import { describePostgres, postgresTest } from './support/fixtures.js';
+import { indexesOf, nodeTypesOf, planProblems } from './support/query-plan.js';
+import type { PlanNode } from './support/query-plan.js';
 import type pg from 'pg';
 import type { InstanceFilter, KeysetPosition, Reader, TaskFilter } from '@workflow-index/core';
 import { generateDataset, recordStatements } from './support/bench-dataset.js';
@@ -16,31 +18,6 @@ const it = postgresTest({ prefix: 'wi_plans_additions' });
 const RUNS = 100_000;
 const MAX_SORTED_ROWS = RUNS / 10;
 const EXACT_LIMIT = 10_000;
-
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Relation Name'?: string;
-  readonly 'Index Name'?: string;
-  readonly 'Plan Rows': number;
-  readonly 'Presorted Key'?: readonly string[];
-  readonly Plans?: readonly PlanNode[];
-}
-
-/** Sequential scans, and sorts of more than MAX_SORTED_ROWS rows (an incremental sort after id or a time sorts a row or two). */
-function planProblems(node: PlanNode): string[] {
-  const problems: string[] = [];
-  if (node['Node Type'] === 'Seq Scan') problems.push(`Seq Scan on ${node['Relation Name'] ?? '?'}`);
-  const smallGroups = node['Node Type'] === 'Incremental Sort' && (node['Presorted Key'] ?? []).some((k) => /start_time|end_time|last_update|\bid\b/.test(k));
-  if ((node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort') && !smallGroups) {
-    const input = node.Plans?.[0]?.['Plan Rows'] ?? node['Plan Rows'];
-    if (input > MAX_SORTED_ROWS) problems.push(`${node['Node Type']} of ${input} rows`);
-  }
-  for (const child of node.Plans ?? []) problems.push(...planProblems(child));
-  return problems;
-}
-
-const nodeTypesOf = (node: PlanNode): string[] => [node['Node Type'], ...(node.Plans ?? []).flatMap(nodeTypesOf)];
-const indexesOf = (node: PlanNode): string[] => [...(node['Index Name'] === undefined ? [] : [node['Index Name']]), ...(node.Plans ?? []).flatMap(indexesOf)];
 
 const page = { limit: 20, offset: 0, payloads: false, filter: null } as const;
 const at = (...values: (string | null)[]): KeysetPosition => ({ values });
@@ -140,7 +117,7 @@ describePostgres('query plans of counts, relation filters, durations and JSON op
       expect(recording.length, name).toBeGreaterThan(0);
       for (const statement of recording) {
         const plan = await planOf(statement);
-        const problems = planProblems(plan);
+        const problems = planProblems(plan, MAX_SORTED_ROWS);
         if (problems.length > 0 || indexesOf(plan).length === 0) failures.push(`${name}: ${problems.length > 0 ? problems.join(', ') : 'no index used'}\n  ${statement.text}`);
         // (after a row without a duration only rows without one follow: those need no duration index)
         const durationIndex = (table: string): string => `${table}_duration_${name.includes(' ASC') ? 'asc_' : ''}idx`;
@@ -162,7 +139,7 @@ describePostgres('query plans of counts, relation filters, durations and JSON op
       for (const statement of recording.filter((s) => s.text.startsWith('SELECT'))) {
         const plan = await planOf(statement);
         const indexes = indexesOf(plan);
-        const problems = planProblems(plan);
+        const problems = planProblems(plan, MAX_SORTED_ROWS);
         if (problems.length > 0) failures.push(`${name}: ${problems.join(', ')}`);
         if (!indexes.some((index) => index.startsWith('task_executions_run_name_'))) failures.push(`${name}: no index of 0011 in ${indexes.join(', ')}`);
         const runLookups = indexes.filter((index) => index.startsWith('workflow_instances_') && index !== placeholderIndex);
@@ -179,7 +156,7 @@ describePostgres('query plans of counts, relation filters, durations and JSON op
     expect(await reader.countInstances(runsWhereChargeFaulted, { exactLimit: EXACT_LIMIT })).toEqual({ value: 1000, exact: true });
     const [statement] = recording;
     const plan = await planOf(statement!);
-    expect(planProblems(plan)).toEqual([]);
+    expect(planProblems(plan, MAX_SORTED_ROWS)).toEqual([]);
     expect(indexesOf(plan).filter((index) => index.startsWith('workflow_instances_') && index !== 'workflow_instances_placeholder_idx')).toEqual([]);
     expect(indexesOf(plan)).toContain('task_executions_faulted_instance_idx');
   }, 60_000);

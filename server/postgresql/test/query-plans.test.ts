@@ -5,6 +5,8 @@
 import { benchInstanceId } from '@workflow-index/testkit';
 import { afterAll, expect } from 'vitest';
 import { describePostgres, postgresTest } from './support/fixtures.js';
+import { indexesOf, nodeTypesOf, planProblems } from './support/query-plan.js';
+import type { PlanNode } from './support/query-plan.js';
 import type pg from 'pg';
 import { DEFAULT_COUNT_EXACT_LIMIT } from '@workflow-index/core';
 import type { SimpleInstanceFilter, KeysetPosition, Reader, SimpleTaskFilter } from '@workflow-index/core';
@@ -17,38 +19,6 @@ const it = postgresTest({ prefix: 'wi_plans' });
 const RUNS = 100_000;
 /** A sort whose input the planner expects above this many rows sorts a table, not a page (10 % of the runs). */
 const MAX_SORTED_ROWS = RUNS / 10;
-
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Relation Name'?: string;
-  readonly 'Index Name'?: string;
-  readonly 'Plan Rows': number;
-  readonly 'Presorted Key'?: readonly string[];
-  readonly Plans?: readonly PlanNode[];
-}
-
-/** What is wrong with a plan: every sequential scan and every sort of more than MAX_SORTED_ROWS rows. */
-function planProblems(node: PlanNode): string[] {
-  const problems: string[] = [];
-  if (node['Node Type'] === 'Seq Scan') problems.push(`Seq Scan on ${node['Relation Name'] ?? '?'}`);
-  // An incremental sort after a (nearly unique) timestamp or the id sorts groups of a row or two; after any other
-  // key its groups are as large as that key's values are frequent: counted like a full sort.
-  const smallGroups = node['Node Type'] === 'Incremental Sort' && (node['Presorted Key'] ?? []).some((k) => /start_time|end_time|last_update|\bid\b/.test(k));
-  if ((node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort') && !smallGroups) {
-    const input = node.Plans?.[0]?.['Plan Rows'] ?? node['Plan Rows'];
-    if (input > MAX_SORTED_ROWS) problems.push(`${node['Node Type']} of ${input} rows`);
-  }
-  for (const child of node.Plans ?? []) problems.push(...planProblems(child));
-  return problems;
-}
-
-function nodeTypesOf(node: PlanNode): string[] {
-  return [node['Node Type'], ...(node.Plans ?? []).flatMap(nodeTypesOf)];
-}
-
-function indexesOf(node: PlanNode): string[] {
-  return [...(node['Index Name'] === undefined ? [] : [node['Index Name']]), ...(node.Plans ?? []).flatMap(indexesOf)];
-}
 
 interface Statement { readonly text: string; readonly values: readonly unknown[] }
 
@@ -158,7 +128,7 @@ describePostgres('query plans at 100,000 runs × 10 tasks', () => {
         if (/^EXPLAIN /.test(statement.text)) continue;
         const result = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${statement.text}`, [...statement.values]);
         const plan = result.rows[0]!['QUERY PLAN'][0].Plan;
-        const problems = planProblems(plan);
+        const problems = planProblems(plan, MAX_SORTED_ROWS);
         if (problems.length > 0 || indexesOf(plan).length === 0) {
           failures.push(`${name}: ${problems.length > 0 ? problems.join(', ') : 'no index used'}\n  ${statement.text}`);
         }
@@ -184,7 +154,7 @@ describePostgres('query plans at 100,000 runs × 10 tasks', () => {
   it('the newest event time of the metrics (ingest_stats) still reads max(last_update) from an index', async () => {
     const result = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>('EXPLAIN (FORMAT JSON) SELECT max(last_update) FROM workflow_index.workflow_instances');
     const plan = result.rows[0]!['QUERY PLAN'][0].Plan;
-    expect(planProblems(plan)).toEqual([]);
+    expect(planProblems(plan, MAX_SORTED_ROWS)).toEqual([]);
     expect(indexesOf(plan)).toEqual(['workflow_instances_last_update_idx']);
   });
 
@@ -192,7 +162,7 @@ describePostgres('query plans at 100,000 runs × 10 tasks', () => {
     const sorted = await explain.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       'EXPLAIN (FORMAT JSON) SELECT id FROM workflow_index.workflow_instances ORDER BY namespace, id LIMIT 20',
     );
-    const problems = planProblems(sorted.rows[0]!['QUERY PLAN'][0].Plan);
+    const problems = planProblems(sorted.rows[0]!['QUERY PLAN'][0].Plan, MAX_SORTED_ROWS);
     expect(problems.length).toBeGreaterThan(0);
     for (const problem of problems) expect(problem).toMatch(/^(Incremental )?Sort of \d+ rows$|^Seq Scan on workflow_instances$/);
   });
