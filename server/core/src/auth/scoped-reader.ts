@@ -24,7 +24,7 @@ export function scopedReader(reader: Reader, access: Access): Reader {
     countInstancesByStatus: (filter, options) => reader.countInstancesByStatus(scope.instances(filter), options),
     tasksOfInstances: (ids, options) => scope.tasksOfInstances(ids, options),
     ping: (timeoutMs) => reader.ping(timeoutMs),
-    ingestionStats: () => scope.ingestionStats(),
+    ingestionStats: () => (access.runs.all ? reader.ingestionStats() : scope.ingestionStats()),
     poolStats: () => reader.poolStats(),
     close: () => reader.close(),
     backendName: reader.backendName,
