@@ -29,6 +29,8 @@ function renders(): [string, K8sObject[], boolean][] {
     ['overlay opensearch', render('kustomize/overlays/opensearch'), false],
     ['overlay kind-opensearch', render('kustomize/overlays/kind-opensearch'), true],
     ['base + service-monitor', renderCombination(['manifests/base'], ['kustomize/components/backend-postgresql', 'kustomize/components/service-monitor']), false],
+    ['overlay postgresql + auth-oidc', renderCombination(['kustomize/overlays/postgresql'], ['kustomize/components/auth-oidc']), false],
+    ['overlay opensearch + auth-oidc', renderCombination(['kustomize/overlays/opensearch'], ['kustomize/components/auth-oidc']), false],
   ];
 }
 

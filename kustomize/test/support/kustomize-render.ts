@@ -23,7 +23,7 @@ export const OPENSEARCH_OVERLAYS = ['opensearch', 'kind-opensearch'] as const;
 export const ALL_OVERLAYS = [...OVERLAYS, ...OPENSEARCH_OVERLAYS] as const;
 /** The production overlays (Secrets created by the operator, none in the render). */
 export const PRODUCTION_OVERLAYS: readonly string[] = ['postgresql', 'opensearch'];
-export const COMPONENTS = ['backend-postgresql', 'dev-postgresql', 'backend-opensearch', 'dev-opensearch', 'release-named-migration', 'service-monitor', 'workflows-namespace'] as const;
+export const COMPONENTS = ['backend-postgresql', 'dev-postgresql', 'backend-opensearch', 'dev-opensearch', 'release-named-migration', 'service-monitor', 'workflows-namespace', 'auth-oidc'] as const;
 
 let available: boolean | undefined;
 export function kubectlAvailable(): boolean {
