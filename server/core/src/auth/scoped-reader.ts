@@ -24,7 +24,8 @@ export function scopedReader(reader: Reader, access: Access): Reader {
     countInstancesByStatus: (filter, options) => reader.countInstancesByStatus(scope.instances(filter), options),
     tasksOfInstances: (ids, options) => scope.tasksOfInstances(ids, options),
     ping: (timeoutMs) => reader.ping(timeoutMs),
-    ingestionStats: () => scope.ingestionStats(),
+    // Counters of the whole index, no payload in them: a `*` rule is enough, with or without payloads.
+    ingestionStats: () => (access.runs.all ? reader.ingestionStats() : scope.ingestionStats()),
     poolStats: () => reader.poolStats(),
     close: () => reader.close(),
     backendName: reader.backendName,
