@@ -1,12 +1,10 @@
 // The shared conformance suite on a real OpenSearch node: the events written as Fluent Bit's opensearch output writes
 // them (the `_bulk` shape into the daily raw indices, repaired by the ingest pipeline), normalized by the real
-// normalizer, read by the OpenSearch Reader, all under a test prefix.
-import { Client } from '@opensearch-project/opensearch';
+// normalizer, read by the OpenSearch Reader, all under a test prefix (support/conformance-store.ts).
 import { describe } from 'vitest';
 import { runConformanceSuite } from '@workflow-index/testkit';
-import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
-import { eventLines, loadNormalized } from './support/normalized-store.js';
-import { createTestNamespace, OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
+import { conformanceStore } from './support/conformance-store.js';
+import { openSearchReachable } from './support/test-node.js';
 
 const available = await openSearchReachable();
 
@@ -16,23 +14,6 @@ describe.skipIf(!available)('conformance: OpenSearch', () => {
     // Each request twice, not three times: the hot path sits above the Reader (the PostgreSQL and PGlite suites send
     // three), and a third round of the whole suite tripped the 512 MiB test node's parent circuit breaker once in CI.
     executionsPerRequest: 2,
-    async setup(events) {
-      const ns = createTestNamespace();
-      try {
-        await loadNormalized(ns.client, ns.prefix, eventLines(events));
-      } catch (error) {
-        await ns.drop();
-        throw error;
-      }
-      // The reader on its own client, as the server has it.
-      const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
-      return {
-        reader,
-        async teardown() {
-          await reader.close();
-          await ns.drop();
-        },
-      };
-    },
+    setup: conformanceStore,
   });
 });

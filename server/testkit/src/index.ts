@@ -1,5 +1,6 @@
 export * from './bounded-work/edge-requests.js';
 export * from './bounded-work/outcomes.js';
+export * from './conformance/admin-auth.js';
 export * from './conformance/conformance-suite.js';
 export * from './conformance/graphql-client.js';
 export * from './cri-log.js';

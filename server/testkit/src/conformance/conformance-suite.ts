@@ -4,11 +4,11 @@
 //
 // A backend binding is one test file:
 //   describe('conformance: mybackend', () => runConformanceSuite({ name: 'mybackend', setup: async (events) => … }));
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createApp } from '@workflow-index/core';
 import type { App } from '@workflow-index/core';
-import { defaultCoreConfig } from '@workflow-index/core';
+import { defaultCoreConfig, loadCoreConfig } from '@workflow-index/core';
 import { withCountExactLimit } from '@workflow-index/core';
 import type { Reader } from '@workflow-index/core';
 import { describeCounts, ESTIMATING_COUNT_LIMIT } from './counts-assertions.js';
@@ -20,6 +20,7 @@ import { CONFORMANCE_EVENTS as EVENTS } from './conformance-events.js';
 import { describeCursors } from './cursor-assertions.js';
 import { describeErrors } from './error-assertions.js';
 import { describeFilters } from './filter-assertions.js';
+import { postGraphQL } from '../graphql-request.js';
 import { GraphQLClient, type QueryRecorder } from './graphql-client.js';
 import { describeOperations } from './operation-assertions.js';
 import { describeOrdering } from './ordering-assertions.js';
@@ -34,6 +35,19 @@ export interface ConformanceBackend {
   readonly recordQuery?: QueryRecorder;
   /** How many times the client sends each request (graphql-client.ts); default 3. */
   readonly executionsPerRequest?: 2 | 3;
+  /**
+   * Optional: the suite with sign-in on (CONTRACT §8). Called once before the store is loaded: `settings` are the
+   * configuration keys its apps are loaded with (AUTH_MODE=oidc, OIDC_ISSUER, OIDC_AUDIENCE, AUTHZ_RULES_FILE, …) over
+   * the production defaults, `authorization` the header every request of the suite carries (an admin's bearer token:
+   * a rule `*` with payloads, so every assertion holds unchanged). The suite then also asserts that a request without
+   * it is refused.
+   */
+  readonly auth?: () => Promise<ConformanceAuth>;
+}
+
+export interface ConformanceAuth {
+  readonly settings: Readonly<Record<string, string>>;
+  readonly authorization: string;
 }
 
 
@@ -55,12 +69,18 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
     let statementPrice = 0;
 
     beforeAll(async () => {
+      const auth = await backend.auth?.();
+      const config = auth === undefined ? defaultCoreConfig('production') : loadCoreConfig({ NODE_ENV: 'production', ...auth.settings });
+      if (auth !== undefined) {
+        client.setHeaders({ authorization: auth.authorization });
+        estimating.setHeaders({ authorization: auth.authorization });
+      }
       const store = await backend.setup(CONFORMANCE_EVENTS);
       teardown = () => store.teardown();
       statementPrice = store.reader.workPrices.statement;
-      app = createApp({ config: defaultCoreConfig('production'), reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
+      app = createApp({ config, reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
       client.attach(app);
-      const estimatingConfig = withCountExactLimit(defaultCoreConfig('production'), ESTIMATING_COUNT_LIMIT);
+      const estimatingConfig = withCountExactLimit(config, ESTIMATING_COUNT_LIMIT);
       estimatingApp = createApp({ config: estimatingConfig, reader: store.reader, logger: pino({ level: LOG_LEVEL }), backend: backend.name });
       estimating.attach(estimatingApp);
     });
@@ -90,5 +110,17 @@ export function runConformanceSuite(backend: ConformanceBackend): void {
     // Through the second client, whose requests are not recorded: the answer names the backend and depends on the
     // clock, so a cross-backend replay (server/cross-backend/test/cross-backend.test.ts) could never match it.
     describe('index status', () => describeIndexStatus(estimating));
+    if (backend.auth !== undefined) {
+      describe('sign-in (AUTH_MODE=oidc)', () => {
+        it('a request without the bearer token (or with one that is no JWT) is HTTP 401 UNAUTHENTICATED with WWW-Authenticate: Bearer and no data', async () => {
+          if (app === null) throw new Error('the conformance app is not set up (beforeAll failed?)');
+          for (const headers of [{}, { authorization: 'Bearer not-a-jwt' }] as Record<string, string>[]) {
+            const { status, body, response } = await postGraphQL(app, '{ getWorkflowInstances(limit: 1) { id } countWorkflowInstances { value } }', undefined, headers);
+            expect({ status, data: body.data ?? null, codes: (body.errors ?? []).map((e) => e.extensions?.['code']) }).toEqual({ status: 401, data: null, codes: ['UNAUTHENTICATED'] });
+            expect(response.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+          }
+        });
+      });
+    }
   });
 }

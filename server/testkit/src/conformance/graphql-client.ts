@@ -18,8 +18,20 @@ export type QueryRecorder = (query: string, variables: Variables | undefined) =>
 export class GraphQLClient {
   private app: FetchingApp | null = null;
 
-  /** `executions`: how many times each request is sent (3: graphql-js, compiled, hot; 2: graphql-js, compiled). */
-  constructor(private readonly recorder?: QueryRecorder, private readonly executions: 2 | 3 = 3) {}
+  /**
+   * `executions`: how many times each request is sent (3: graphql-js, compiled, hot; 2: graphql-js, compiled).
+   * `headers`: sent with every request, e.g. `{ authorization: 'Bearer …' }` for an app with AUTH_MODE=oidc.
+   */
+  constructor(
+    private readonly recorder?: QueryRecorder,
+    private readonly executions: 2 | 3 = 3,
+    private headers: Readonly<Record<string, string>> = {},
+  ) {}
+
+  /** Replaces the headers sent with every later request. */
+  setHeaders(headers: Readonly<Record<string, string>>): void {
+    this.headers = headers;
+  }
 
   attach(app: FetchingApp | null): void {
     this.app = app;
@@ -45,7 +57,7 @@ export class GraphQLClient {
 
   private async post(query: string, variables: Variables | undefined): Promise<{ status: number; text: string; result: GraphQLResult }> {
     if (this.app === null) throw new Error('the conformance app is not set up (beforeAll failed?)');
-    const { status, text, body } = await postGraphQL(this.app, query, variables, { accept: 'application/graphql-response+json, application/json' });
+    const { status, text, body } = await postGraphQL(this.app, query, variables, { accept: 'application/graphql-response+json, application/json', ...this.headers });
     return { status, text, result: { status, data: body.data ?? null, errors: body.errors ?? [] } };
   }
 

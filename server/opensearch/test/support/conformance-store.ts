@@ -1,0 +1,27 @@
+// The conformance suite's store on a real OpenSearch node (conformance.test.ts, conformance-auth.test.ts): the events
+// written as Fluent Bit's opensearch output writes them (the `_bulk` shape into the daily raw indices, repaired by the
+// ingest pipeline), normalized by the real normalizer, read by the OpenSearch Reader, all under a test prefix.
+import { Client } from '@opensearch-project/opensearch';
+import type { Reader } from '@workflow-index/core';
+import { createOpenSearchReader } from '../../src/reader/opensearch-reader.js';
+import { eventLines, loadNormalized } from './normalized-store.js';
+import { createTestNamespace, OPENSEARCH_URL } from './test-node.js';
+
+export async function conformanceStore(events: readonly Record<string, unknown>[]): Promise<{ reader: Reader; teardown(): Promise<void> }> {
+  const ns = createTestNamespace();
+  try {
+    await loadNormalized(ns.client, ns.prefix, eventLines(events));
+  } catch (error) {
+    await ns.drop();
+    throw error;
+  }
+  // The reader on its own client, as the server has it.
+  const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
+  return {
+    reader,
+    async teardown() {
+      await reader.close();
+      await ns.drop();
+    },
+  };
+}
