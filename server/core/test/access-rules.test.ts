@@ -7,6 +7,7 @@ import { parseAccessRules } from '../src/auth/access-rules.js';
 import { groupsOf } from '../src/auth/groups-claim.js';
 import { inNamespaceSet, namespaceFilter, namespaceSetOf } from '../src/auth/namespace-set.js';
 import { scopedReader } from '../src/auth/scoped-reader.js';
+import { VerifiedTokens } from '../src/auth/verified-tokens.js';
 import type { Reader } from '../src/reader.js';
 import { RecordingReader } from '@workflow-index/testkit';
 
@@ -87,5 +88,29 @@ describe('rules and subjects', () => {
       nodes: [{ kind: 'instance', node: { kind: 'or', nodes: [shop] } }, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 't' } }],
     });
     expect(scopedReader(reader as Reader, accessOf(['ops'], rules))).toBe(reader);
+  });
+});
+
+describe('verified tokens kept for their lifetime', () => {
+  const verified = { subject: 's', groups: ['g'] };
+  const publishes = (kid: string) => kid === 'k1';
+
+  it('answers the same token again within its validity window and the clock skew, while its key is published', () => {
+    const kept = new VerifiedTokens(10, 30);
+    kept.keep('token', { verified, kid: 'k1', notBefore: 1000, expires: 2000 });
+    expect(kept.get('token', 1500, publishes)).toBe(verified);
+    expect(kept.get('token', 2029, publishes)).toBe(verified);
+    expect(kept.get('token', 971, publishes)).toBe(verified);
+    expect(kept.get('token', 969, publishes)).toBeNull();
+    expect(kept.get('other', 1500, publishes)).toBeNull();
+    expect(kept.get('token', 1500, () => false)).toBeNull();
+    expect(kept.get('token', 2031, publishes)).toBeNull();
+    expect(kept.get('token', 1500, publishes)).toBeNull();
+  });
+
+  it('keeps at most its bound, the least recently used leaving first', () => {
+    const kept = new VerifiedTokens(2, 0);
+    for (const token of ['a', 'b', 'c']) kept.keep(token, { verified, kid: 'k1', notBefore: 0, expires: 10 });
+    expect(['a', 'b', 'c'].map((token) => kept.get(token, 5, publishes) !== null)).toEqual([false, true, true]);
   });
 });

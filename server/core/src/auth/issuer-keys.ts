@@ -3,7 +3,7 @@
 // Discovery is read on first use and read again after a failure, so an issuer that is down at start-up is found
 // once it answers.
 import { createRemoteJWKSet } from 'jose';
-import type { JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey, RemoteJWKSet } from 'jose';
 
 export interface IssuerKeysOptions {
   readonly issuer: string;
@@ -20,6 +20,7 @@ export class IssuerUnavailableError extends Error {
 
 export class IssuerKeys {
   private keys: Promise<JWTVerifyGetKey> | null = null;
+  private remote: RemoteJWKSet | null = null;
 
   constructor(private readonly options: IssuerKeysOptions) {}
 
@@ -30,6 +31,13 @@ export class IssuerKeys {
       throw error;
     });
     return this.keys;
+  }
+
+  /** Whether the keys as last fetched, within their cache age, hold `kid` (a token verified before is still good). */
+  publishes(kid: string): boolean {
+    const remote = this.remote;
+    if (remote === null || !remote.fresh) return false;
+    return remote.jwks()?.keys.some((key) => key.kid === kid) ?? false;
   }
 
   private async discover(): Promise<JWTVerifyGetKey> {
@@ -44,7 +52,8 @@ export class IssuerKeys {
       throw new IssuerUnavailableError(`the OpenID provider's discovery document could not be read: ${(error as Error).message}`, { cause: error });
     }
     const jwksUri = jwksUriOf(document, issuer, url);
-    return createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: cooldownMs, timeoutDuration: timeoutMs });
+    this.remote = createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: cooldownMs, timeoutDuration: timeoutMs });
+    return this.remote;
   }
 }
 

@@ -5,6 +5,7 @@ import { errors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import { groupsOf } from './groups-claim.js';
 import { IssuerKeys, IssuerUnavailableError } from './issuer-keys.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** Why a token was refused: the `reason` label of workflow_index_auth_refusals_total. */
 export type RefusalReason = 'missing' | 'malformed' | 'expired' | 'not_yet_valid' | 'issuer' | 'audience' | 'unknown_key' | 'algorithm' | 'signature' | 'claims';
@@ -34,22 +35,30 @@ export class TokenRefused extends Error {
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
+/** How many verified tokens are kept (a few hundred bytes to a few KiB each). */
+const KEPT_TOKENS = 10_000;
+
 export class TokenVerifier {
   private readonly keys: IssuerKeys;
+  private readonly verified: VerifiedTokens;
 
   constructor(
     private readonly settings: OidcSettings,
     keyOptions: { cooldownMs?: number; timeoutMs?: number } = {},
   ) {
     this.keys = new IssuerKeys({ issuer: settings.issuer, cooldownMs: keyOptions.cooldownMs ?? 5000, timeoutMs: keyOptions.timeoutMs ?? 5000 });
+    this.verified = new VerifiedTokens(KEPT_TOKENS, settings.clockSkewSeconds);
   }
 
   /** The token's subject and groups; TokenRefused when it does not verify, IssuerUnavailableError when the keys cannot be read. */
   async verify(token: string): Promise<VerifiedToken> {
+    const kept = this.verified.get(token, Date.now() / 1000, (kid) => this.keys.publishes(kid));
+    if (kept !== null) return kept;
     const keys = await this.keys.get();
     let payload: JWTPayload;
+    let kid: string | undefined;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
+      ({ payload, protectedHeader: { kid } } = await jwtVerify(token, keys, {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         algorithms: ASYMMETRIC,
@@ -59,7 +68,9 @@ export class TokenVerifier {
     } catch (error) {
       throw refusalOf(error);
     }
-    return { subject: payload.sub as string, groups: groupsOf(payload, this.settings.groupsClaim) };
+    const verified = { subject: payload.sub as string, groups: groupsOf(payload, this.settings.groupsClaim) };
+    if (kid !== undefined) this.verified.keep(token, { verified, kid, notBefore: payload.nbf ?? 0, expires: payload.exp as number });
+    return verified;
   }
 }
 
