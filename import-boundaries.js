@@ -1,9 +1,12 @@
 // Which workspace may import which (an ESLint rule of ours, part of `npm test`): the two backends stand side by side on
 // core and events and never import each other; core and events import no backend; the test kit is backend-neutral;
-// the init job uses the backends through their entry points. Across workspaces every import goes through a package
-// entry point (`@workflow-index/<name>`, or `@workflow-index/<name>/testing` for a workspace's test support, which no
-// shipped code imports); a relative path into another workspace's folder is refused. Only the cross-backend tests, the
-// benchmarks and the repository-level tests (e2e, kustomize, test) import both backends.
+// the init job uses the backends through their light entry points only (`@workflow-index/<backend>/admin`). Across
+// workspaces every import goes through a package entry point declared in ENTRY_POINTS (and in that package's
+// "exports"): `@workflow-index/<name>`, a backend's `/admin` (its administration side, which never reaches the server
+// code nor @workflow-index/core, so processes that do not serve GraphQL do not load its stack), or `/testing` for a
+// workspace's test support, which no shipped code imports; a relative path into another workspace's folder is
+// refused. Only the cross-backend tests, the benchmarks and the repository-level tests (e2e, kustomize, test) import
+// both backends.
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,7 +20,18 @@ const WORKSPACES = {
 };
 const ALL = Object.values(WORKSPACES);
 
-/** What each part of the repository may import, first match wins; `shipped`: production code (no test support). */
+/** The entry points besides `@workflow-index/<name>` itself; test/import-boundaries.test.ts holds them equal to "exports". */
+export const ENTRY_POINTS = {
+  core: ['/schema.graphql'],
+  postgresql: ['/admin', '/testing'],
+  opensearch: ['/admin', '/testing'],
+  'fluent-bit': ['/testing'],
+};
+
+/**
+ * What each part of the repository may import, first match wins; `shipped`: production code (no test support). An
+ * allowed `name` admits every entry point of that workspace, `name/admin` only that one.
+ */
 const BOUNDARIES = [
   { folder: 'server/events', allow: [], shipped: true },
   { folder: 'server/core/src', allow: ['events'], shipped: true },
@@ -27,7 +41,7 @@ const BOUNDARIES = [
   { folder: 'server/postgresql', allow: ['core', 'events', 'testkit', 'fluent-bit'] },
   { folder: 'server/opensearch', allow: ['core', 'events', 'testkit', 'fluent-bit'] },
   { folder: 'server/testkit', allow: ['core', 'events'] },
-  { folder: 'init-job/src', allow: ['core', 'events', 'postgresql', 'opensearch'], shipped: true },
+  { folder: 'init-job/src', allow: ['events', 'postgresql/admin', 'opensearch/admin'], shipped: true },
   { folder: 'init-job', allow: ['core', 'events', 'postgresql', 'opensearch', 'testkit'] },
   { folder: 'console/src', allow: [], shipped: true },
   { folder: 'console', allow: ['core', 'testkit', 'postgresql'] },
@@ -54,10 +68,12 @@ export function importProblem(file, spec) {
   const match = /^@workflow-index\/([a-z-]+)(\/.*)?$/.exec(spec);
   if (match === null) return null;
   const [, name, subpath = ''] = match;
-  if (subpath !== '' && subpath !== '/testing' && spec !== '@workflow-index/core/schema.graphql') return `import @workflow-index/${name} through its entry point: ${spec} is not public.`;
+  if (subpath !== '' && !(ENTRY_POINTS[name] ?? []).includes(subpath)) return `import @workflow-index/${name} through its entry point: ${spec} is not public.`;
   if (subpath === '/testing' && boundary.shipped) return `shipped code does not import test support (${spec}).`;
   if (own !== null && WORKSPACES[own] === name) return subpath === '/testing' && !boundary.shipped ? null : `a workspace imports its own files by relative path, not through ${spec}.`;
-  if (!boundary.allow.includes(name)) {
+  if (!boundary.allow.includes(name) && !boundary.allow.includes(`${name}${subpath}`)) {
+    const entries = boundary.allow.filter((entry) => entry.startsWith(`${name}/`)).map((entry) => `@workflow-index/${entry}`);
+    if (entries.length > 0) return `${from} imports @workflow-index/${name} only through ${entries.join(', ')} (import-boundaries.js): ${spec} loads the server and the GraphQL stack, which this process does not use.`;
     const allowed = boundary.allow.length === 0 ? 'no other workspace' : boundary.allow.map((w) => `@workflow-index/${w}`).join(', ');
     return `${from} may not import @workflow-index/${name} (import-boundaries.js): it may import ${allowed}.`;
   }

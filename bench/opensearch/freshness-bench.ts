@@ -13,9 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { applyRawSchema } from '@workflow-index/opensearch';
-import { type FluentBitRecord, writeEventLines } from '@workflow-index/opensearch';
-import { OpenSearchNormalizer } from '@workflow-index/opensearch';
+import { applyRawSchema } from '@workflow-index/opensearch/admin';
+import { type FluentBitRecord, writeEventLines } from '@workflow-index/opensearch/admin';
+import { OpenSearchNormalizer } from '@workflow-index/opensearch/admin';
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '40' }, copies: { type: 'string', default: '125' }, loop: { type: 'string', default: '2000' }, runs: { type: 'string', default: '3' } } });
 const RUNS = Number(values.runs);

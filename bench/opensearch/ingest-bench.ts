@@ -15,10 +15,10 @@ import { randomBytes } from 'node:crypto';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { generateEventStream } from '../generators/event-generator.js';
-import { applyRawSchema } from '@workflow-index/opensearch';
-import { fluentBitBulkBody, type FluentBitRecord, logstashIndexName, rawPrefixFor } from '@workflow-index/opensearch';
-import { OpenSearchNormalizer } from '@workflow-index/opensearch';
-import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, type RawPrefix, rawIndexTemplate, rawTemplateName } from '@workflow-index/opensearch';
+import { applyRawSchema } from '@workflow-index/opensearch/admin';
+import { fluentBitBulkBody, type FluentBitRecord, logstashIndexName, rawPrefixFor } from '@workflow-index/opensearch/admin';
+import { OpenSearchNormalizer } from '@workflow-index/opensearch/admin';
+import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, type RawPrefix, rawIndexTemplate, rawTemplateName } from '@workflow-index/opensearch/admin';
 
 const argv = yargs(hideBin(process.argv))
   .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by bench-dispatch.ts' })

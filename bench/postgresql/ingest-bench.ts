@@ -17,8 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CEILINGS, ceilingNormalizer } from './ceiling/ceiling-normalizer.js';
 import { generateEventStream } from '../generators/event-generator.js';
-import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql';
-import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql';
+import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql/admin';
+import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql/admin';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 25_000, describe: 'instances generated per run (≈20 events each; the default gives well over 30 s of work)' })

@@ -14,8 +14,8 @@ import { hideBin } from 'yargs/helpers';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { generateEventStream } from '../generators/event-generator.js';
-import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql';
-import { fluentBitInsertStatement, rawTableFor } from '@workflow-index/postgresql';
+import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql/admin';
+import { fluentBitInsertStatement, rawTableFor } from '@workflow-index/postgresql/admin';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 2000, describe: 'instances generated per round (≈20 events each)' })

@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import { loadavg, tmpdir } from 'node:os';
 import { CEILINGS, ceilingNormalizer } from './ceiling/ceiling-normalizer.js';
 import { generateEventStream, type Event } from '../generators/event-generator.js';
-import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql';
-import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql';
+import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql/admin';
+import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql/admin';
 
 const argv = yargs(hideBin(process.argv))
   .option('runs', { type: 'number', default: 2000, describe: 'runs loaded before measuring' })

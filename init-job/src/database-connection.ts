@@ -8,7 +8,7 @@ import {
   toPoolConfig,
   type PostgresConnectionFlags,
   type PostgresConnectionSettings,
-} from '@workflow-index/postgresql';
+} from '@workflow-index/postgresql/admin';
 import { EXIT_FAILURE, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 
 export interface ConnectionArgs {

@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import pg from 'pg';
-import { DEFAULT_EVENT_TYPE_PREFIX, DEFAULT_INGEST_BATCH_SIZE, ingestEventLogs, IngestError, toPoolConfig, type IngestSummary } from '@workflow-index/postgresql';
+import { DEFAULT_EVENT_TYPE_PREFIX, DEFAULT_INGEST_BATCH_SIZE, ingestEventLogs, IngestError, toPoolConfig, type IngestSummary } from '@workflow-index/postgresql/admin';
 import { CONNECTION_ENV_HELP, EXIT_HELP, STDIN_TOKEN, withConnectionOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';

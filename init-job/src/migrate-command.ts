@@ -1,7 +1,7 @@
 // `migrate` (and `plan` = `migrate --dry-run`): wait for the database, apply pending migrations under the
 // migrator's advisory lock, then create or update the optional login roles.
-import { migrate, MigrationError, type MigrationStepResult, type NormalizerResult } from '@workflow-index/postgresql';
-import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql';
+import { migrate, MigrationError, type MigrationStepResult, type NormalizerResult } from '@workflow-index/postgresql/admin';
+import { applyLoginRoles, loginRoleStatements, resolveLoginRoles, type LoginRoleFlags } from '@workflow-index/postgresql/admin';
 import { CONNECTION_ENV_HELP, EXIT_HELP, LOGIN_ROLE_ENV_HELP, withConnectionOptions, withLoginRoleOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';

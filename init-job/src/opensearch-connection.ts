@@ -4,7 +4,7 @@
 // this prints: it travels in the client's auth option, and any reason is scrubbed of it before it is printed.
 import { accessSync, constants } from 'node:fs';
 import type { Client } from '@opensearch-project/opensearch';
-import { openSearchClient, openSearchConnectionSettings, type OpenSearchConnectionSettings } from '@workflow-index/opensearch';
+import { openSearchClient, openSearchConnectionSettings, type OpenSearchConnectionSettings } from '@workflow-index/opensearch/admin';
 import { EXIT_FAILURE, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 
 /** Tests and benchmarks share one node: every object name gets this prefix there. Production leaves it unset. */

@@ -2,7 +2,7 @@
 // the normalizer runs periodically). The horizons are the stored retention rule's, except where a flag or the
 // environment sets one (RAW_EVENTS_RETENTION_DAYS, INSTANCE_RETENTION_DAYS). Prints one line per raw index and per
 // workflow, then a summary; --dry-run deletes nothing.
-import { INSTANCE_RETENTION_ENV, pruneOpenSearch, RAW_RETENTION_ENV, type RetentionOverrides, type RetentionRunResult } from '@workflow-index/opensearch';
+import { INSTANCE_RETENTION_ENV, pruneOpenSearch, RAW_RETENTION_ENV, type RetentionOverrides, type RetentionRunResult } from '@workflow-index/opensearch/admin';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
 import type { PruneFlags, PruneSettings } from './prune-command.js';

@@ -1,6 +1,6 @@
 // `opensearch-setup` (and `plan --backend opensearch` = `opensearch-setup --dry-run`): wait for the cluster, then
 // create or update every object of the OpenSearch backend, one line per object on stdout.
-import { applyOpenSearchSetup, planOpenSearchSetup, retentionFromEnv, type SetupAction, type SetupStepResult } from '@workflow-index/opensearch';
+import { applyOpenSearchSetup, planOpenSearchSetup, retentionFromEnv, type SetupAction, type SetupStepResult } from '@workflow-index/opensearch/admin';
 import { DEFAULT_WAIT_TIMEOUT_SECONDS, EXIT_HELP, OPENSEARCH_ENV_HELP, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, resolveOpenSearchTarget, scrub } from './opensearch-connection.js';

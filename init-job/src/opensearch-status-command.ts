@@ -1,6 +1,6 @@
 // `status --backend opensearch`: the OpenSearch module's status (openSearchStatus: the objects, their documents, the
 // normalizer, the retention rule) as lines, or as one JSON object with --json.
-import { NORMALIZER_JOBS, openSearchStatus, type NormalizerReport, type NormalizerStatus } from '@workflow-index/opensearch';
+import { NORMALIZER_JOBS, openSearchStatus, type NormalizerReport, type NormalizerStatus } from '@workflow-index/opensearch/admin';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
 

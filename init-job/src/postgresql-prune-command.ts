@@ -1,7 +1,7 @@
 // `prune` on PostgreSQL: the PostgreSQL module's retention (pruneRawEvents, pruneFinishedInstances, previewPrune for
 // --dry-run) with the settings prune-command.ts checked; prints what was (or would be) deleted, per workflow.
 import type pg from 'pg';
-import { hasPruneFunctions, previewPrune, pruneFinishedInstances, pruneRawEvents, workflowLabel, type WorkflowCounts } from '@workflow-index/postgresql';
+import { hasPruneFunctions, previewPrune, pruneFinishedInstances, pruneRawEvents, workflowLabel, type WorkflowCounts } from '@workflow-index/postgresql/admin';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import type { PruneSettings } from './prune-command.js';

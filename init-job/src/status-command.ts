@@ -1,7 +1,7 @@
 // `status`: the PostgreSQL module's status (postgresqlStatus: migrations, normalizer definitions, ingestion figures,
 // the schema this release needs) as lines, or as one JSON object with --json. A database migrated by a newer release
 // is an error (exit 1): this release's init job and server refuse it; so is a migration changed after it was applied.
-import { postgresqlStatus } from '@workflow-index/postgresql';
+import { postgresqlStatus } from '@workflow-index/postgresql/admin';
 import { BACKEND_OPTION, CONNECTION_ENV_HELP, EXIT_HELP, OPENSEARCH_ENV_HELP, withConnectionOptions, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';

@@ -1,32 +1,11 @@
+// `@workflow-index/opensearch`: the server (reader, configuration, HTTP server), the local node for development and
+// tests, the events package and, re-exported, the write and administration side (admin.ts, also its own light entry
+// point `@workflow-index/opensearch/admin`).
+export * from './admin.js';
 export * from './local-node.js';
 export * from './local-node-java.js';
 export * from './local-node-distribution.js';
-export * from './raw-event-pipeline.js';
-export * from './raw-index-templates.js';
-export * from './apply-raw-schema.js';
 export * from '@workflow-index/events';
-export * from './fluent-bit-bulk.js';
-export * from './normalized-indices.js';
-export * from './workflow-instance-document.js';
-export * from './task-execution-document.js';
-export * from './normalize-instance.js';
-export * from './raw-event-parse.js';
-export * from './normalizer-job.js';
-export * from './normalizer-metrics.js';
-export * from './normalizer-checkpoint.js';
-export * from './normalizer-lease.js';
-export * from './opensearch-connection-settings.js';
 export * from './reader/opensearch-reader.js';
-export * from './event-store.js';
-export * from './json-leaves.js';
-export * from './json-paths.js';
-export * from './normalizer-rules-version.js';
-export * from './opensearch-document.js';
 export * from './opensearch-server-config.js';
 export * from './opensearch-server.js';
-export * from './raw-event-source.js';
-export * from './retention/retention-rule.js';
-export * from './retention/retention-run.js';
-export * from './retention/retention-prune.js';
-export * from './setup/opensearch-setup.js';
-export * from './setup/opensearch-status.js';

@@ -1,5 +1,6 @@
-export * from './migrator.js';
-export * from './fluent-bit-statement.js';
+// `@workflow-index/postgresql`: the server (reader, configuration, HTTP server) and, re-exported, the administration
+// side (admin.ts, also its own light entry point `@workflow-index/postgresql/admin`).
+export * from './admin.js';
 export { createPostgresqlReader, PostgresqlReader, preparedStatementName } from './postgresql-reader.js';
 export type { PostgresqlReaderOptions } from './postgresql-reader.js';
 export { createPool } from './postgresql-pool.js';
@@ -7,10 +8,4 @@ export type { CreatePoolOptions, PoolTimeouts } from './postgresql-pool.js';
 export { classifyError, isUnavailable } from './postgresql-errors.js';
 export { loadPostgresqlConfig, parseServerFlags, POSTGRESQL_CONFIG_KEYS } from './postgresql-config.js';
 export type { DatabaseConfig, DevConfig, DevServices, PostgresqlServerConfig, ServerFlags } from './postgresql-config.js';
-export * from './connection-settings.js';
-export * from './event-log-ingest.js';
-export * from './login-roles.js';
 export * from './postgresql-filter-sql.js';
-export * from './schema-version.js';
-export * from './postgresql-prune.js';
-export * from './postgresql-status.js';
