@@ -21,7 +21,7 @@ function summary(latencies: number[], seconds: number, failures: number): Measur
 }
 
 /** autocannon against /graphql at `connections` concurrent connections, rotating through the request bodies. */
-export async function measureHttp(baseUrl: string, bodies: readonly string[], options: { connections: number; duration: number }): Promise<Measurement> {
+export async function measureHttp(baseUrl: string, bodies: readonly string[], options: { connections: number; duration: number; headers?: Readonly<Record<string, string>> }): Promise<Measurement> {
   let next = 0;
   const latencies: number[] = [];
   let failures = 0;
@@ -34,7 +34,7 @@ export async function measureHttp(baseUrl: string, bodies: readonly string[], op
     duration: options.duration,
     requests: [{
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...options.headers },
       setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] as string }),
       onResponse: (status, body) => {
         failed = status !== 200 || body.includes('"errors"');
@@ -50,8 +50,8 @@ export async function measureHttp(baseUrl: string, bodies: readonly string[], op
   return summary(latencies, result.duration, failures + result.errors + result.timeouts + result.non2xx);
 }
 
-/** One request every 1000/rate ms, each on a keep-alive connection of its own while it runs (open loop). */
-export async function measureFixedRate(baseUrl: string, bodies: readonly string[], rate: number, duration: number): Promise<Measurement> {
+/** One request every 1000/rate ms, each on a keep-alive connection of its own while it runs (open loop); `headers` on each (e.g. Authorization). */
+export async function measureFixedRate(baseUrl: string, bodies: readonly string[], rate: number, duration: number, headers: Readonly<Record<string, string>> = {}): Promise<Measurement> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const target = new URL(`${baseUrl}/graphql`);
   const latencies: number[] = [];
@@ -61,7 +61,7 @@ export async function measureFixedRate(baseUrl: string, bodies: readonly string[
   const began = performance.now();
   const inFlight: Array<Promise<void>> = [];
   const send = (body: string, scheduled: number): Promise<void> => new Promise((resolve) => {
-    const request = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+    const request = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));

@@ -29,6 +29,13 @@ end
 local next_body = 0
 failures = 0
 local headers = { ["Content-Type"] = "application/json" }
+-- More headers (e.g. Authorization), one "Name: value" a line.
+if os.getenv("WI_WRK_HEADERS") then
+  for line in io.lines(os.getenv("WI_WRK_HEADERS")) do
+    local name, value = line:match("^([^:]+):%s*(.*)$")
+    if name then headers[name] = value end
+  end
+end
 function init(args)
   next_body = offset * 7919
 end
@@ -48,8 +55,8 @@ function done(summary, latency, requests)
 end
 `;
 
-/** wrk against /graphql at `connections` concurrent connections (two threads), rotating through the request bodies. */
-export async function measureWrk(baseUrl: string, bodies: readonly string[], options: { connections: number; duration: number }): Promise<Measurement> {
+/** wrk against /graphql at `connections` concurrent connections (two threads), rotating through the request bodies; `headers` on each. */
+export async function measureWrk(baseUrl: string, bodies: readonly string[], options: { connections: number; duration: number; headers?: Readonly<Record<string, string>> }): Promise<Measurement> {
   const dir = mkdtempSync(join(tmpdir(), 'wi-wrk-'));
   try {
     const script = join(dir, 'graphql.lua');
@@ -57,10 +64,12 @@ export async function measureWrk(baseUrl: string, bodies: readonly string[], opt
     writeFileSync(script, SCRIPT);
     // JSON.stringify never leaves a raw newline in a body: one body per line.
     writeFileSync(bodiesFile, `${bodies.join('\n')}\n`);
+    const headersFile = join(dir, 'headers.txt');
+    writeFileSync(headersFile, Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}\n`).join(''));
     const threads = Math.max(1, Math.min(2, options.connections));
     const args = ['-t', String(threads), '-c', String(options.connections), '-d', `${options.duration}s`, '--timeout', '10s', '-s', script, `${baseUrl}/graphql`];
     const output = await new Promise<string>((resolve, reject) => {
-      const child = spawn('wrk', args, { env: { ...process.env, WI_WRK_BODIES: bodiesFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('wrk', args, { env: { ...process.env, WI_WRK_BODIES: bodiesFile, WI_WRK_HEADERS: headersFile }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

@@ -11,8 +11,9 @@
 // floor, in the same run: the hand-written request(s) per row (query-floors.ts) sent with the same client library at
 // the same concurrency — what the node alone delivers. Then the freshness figure: a workflow.started event sent in
 // Fluent Bit's bulk shape, with the production normalizer (normalizer-main.ts) running as a child process, until
-// GraphQL serves its instance (p50/p99). The last line printed is one JSON object.
-import { benchInstanceId, graphqlData } from '@workflow-index/testkit';
+// GraphQL serves its instance (p50/p99). `--auth admin|scoped` runs the server with sign-in on (bench/auth/bench-auth.ts):
+// a test OpenID provider, a bearer token on every measured request. The last line printed is one JSON object.
+import { benchInstanceId, postGraphQL } from '@workflow-index/testkit';
 import { Client } from '@opensearch-project/opensearch';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,8 @@ import { applyNormalizedIndices, normalizedIndexNames } from '@workflow-index/op
 import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from '../load/http-load.js';
 import { writeDataset } from '@workflow-index/opensearch/testing';
 import { type FloorRequest, openSearchFloors, type QuerySpec } from './query-floors.js';
+import { cpuMs, peakRssMiB } from '../load/server-process.js';
+import { AUTH_MODES, type AuthMode, type BenchAuth, checkAuthEnforced, startBenchAuth } from '../auth/bench-auth.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by bench/dispatch.ts' })
@@ -43,6 +46,10 @@ const argv = yargs(hideBin(process.argv))
   .option('keep-indices', { type: 'boolean', default: false, describe: 'keep the generated indices at the end (their prefix is printed) for --reuse-prefix' })
   .option('reuse-prefix', { type: 'string', describe: 'measure the indices a previous --keep-indices run generated (same --instances) instead of writing them; they are kept at the end' })
   .option('freshness-samples', { type: 'number', default: 40, describe: 'events timed from bulk request to GraphQL answer (0 skips)' })
+  .option('auth', {
+    type: 'string', choices: AUTH_MODES, default: 'none',
+    describe: 'access control of the server: none (AUTH_MODE=none), admin (AUTH_MODE=oidc, a token of a group with rule * and payloads: the token is verified, the plain Reader reads) or scoped (a group with half the namespaces, no payloads: the scoped Reader adds a namespace filter); a test OpenID provider runs in this process and every measured request carries its bearer token; the floor is unchanged',
+  })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('server', { type: 'string', choices: ['dist', 'source'], default: 'dist', describe: 'run the server and the normalizer as production does (npm run build, then dist/*.js) or from source through tsx' })
   .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server and normalizer processes; default: the image's (Dockerfile.server), so they run with the heap settings production has" })
@@ -82,6 +89,14 @@ function freePort(): Promise<number> {
 }
 
 const children: ChildProcess[] = [];
+let auth: BenchAuth | null = null;
+
+/** The data of a query that must answer 200 without errors, asked with the run's token (if any). */
+async function graphqlData<T = Record<string, unknown>>(baseUrl: string, query: string, variables: Record<string, unknown>): Promise<T> {
+  const { status, body } = await postGraphQL<T>(baseUrl, query, variables, auth?.headers ?? {});
+  if (status !== 200 || body.errors !== undefined || body.data === undefined || body.data === null) throw new Error(`query failed (HTTP ${status}): ${JSON.stringify(body).slice(0, 2000)}\n${query}`);
+  return body.data;
+}
 const nodeEnv = { OPENSEARCH_HOST: node.hostname, OPENSEARCH_PORT: node.port || '9200', OPENSEARCH_PROTOCOL: node.protocol.replace(':', ''), WI_OPENSEARCH_INDEX_PREFIX: PREFIX };
 
 /** NODE_OPTIONS of the server image (the ENV of Dockerfile.server's runtime stage, shared by the OpenSearch targets). */
@@ -150,22 +165,6 @@ function foundSomething(answer: unknown): boolean {
   return true;
 }
 
-/**
- * CPU time (user + system) a process has used, in ms: per request, the server's cost of a row whatever else loads
- * the machine (latency and throughput here move with the load; CPU per request much less).
- */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-/** USER_HZ: the unit of /proc/<pid>/stat's times (100 on Linux, whatever the kernel's HZ). */
-const CLOCK_TICKS = 100;
-
-function peakRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
-}
-
 async function main(): Promise<void> {
   const started = performance.now();
   try {
@@ -199,9 +198,11 @@ async function main(): Promise<void> {
     const baseUrl = `http://127.0.0.1:${port}`;
     if (serverMode === 'dist') build();
     const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
-    const server = await startChild(ENTRIES[serverMode].server, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0' }, `${baseUrl}/q/health/ready`, 'the server', nodeFlags);
+    auth = await startBenchAuth(argv.auth as AuthMode);
+    const authHeaders = auth.headers;
+    const server = await startChild(ENTRIES[serverMode].server, { HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1', LOG_LEVEL: argv['log-level'], HTTP_MAX_REQUESTS_PER_CLIENT: '0', ...auth.serverEnv }, `${baseUrl}/q/health/ready`, 'the server', nodeFlags);
     const pid = server.pid as number;
-    log(`server pid ${pid} on ${baseUrl}: ${serverMode === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? " (the image's)" : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}`);
+    log(`server pid ${pid} on ${baseUrl}: ${serverMode === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? " (the image's)" : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}; auth ${auth.description}`);
     log(`saturation: autocannon, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s; floor: a hand-written _search/_msearch per request through the same client library, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors (or of empty answers) measures
@@ -216,19 +217,20 @@ async function main(): Promise<void> {
       log(`${spec.name.padEnd(34)} ${found} of ${spec.variables.length} variants find rows`);
       await runFloor(spec.floor(spec.variables[0] as Record<string, unknown>));
     }
+    if (specs[0] !== undefined) await checkAuthEnforced(baseUrl, auth, JSON.stringify({ query: specs[0].query, variables: specs[0].variables[0] }));
 
     const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; fixedRps: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; serverCpuMsPerRequest: number; failures: number }> = [];
     const bodiesOf = (spec: QuerySpec): string[] => spec.variables.map((variables) => JSON.stringify({ query: spec.query, variables }));
     const floorOf = (spec: QuerySpec): FloorRequest[] => spec.variables.map((v) => spec.floor(v));
     for (const spec of specs) {
-      await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.warmup });
+      await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.warmup, headers: authHeaders });
       await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.warmup);
     }
     for (const spec of specs) {
       const cpuBefore = cpuMs(pid);
-      const saturated = await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.duration });
+      const saturated = await measureHttp(baseUrl, bodiesOf(spec), { connections: argv.connections, duration: argv.duration, headers: authHeaders });
       const serverCpuMsPerRequest = round((cpuMs(pid) - cpuBefore) / Math.max(1, saturated.requests), 3);
-      const fixed = await measureFixedRate(baseUrl, bodiesOf(spec), argv.rate, argv.duration);
+      const fixed = await measureFixedRate(baseUrl, bodiesOf(spec), argv.rate, argv.duration, authHeaders);
       const floor: Measurement = await measureLoop(floorOf(spec), sendFloor, argv.connections, argv.duration);
       const row = {
         name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms, fixedRps: fixed.rps,
@@ -260,6 +262,7 @@ async function main(): Promise<void> {
       durationSeconds: argv.duration,
       fixedRate: argv.rate,
       server: serverMode,
+      auth: argv.auth,
       dataset: 'normalizer documents bulk-indexed into the normalized indices',
       queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, serverCpuMsPerRequest, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, serverCpuMsPerRequest, failures })),
       peakRssMiB: peakRss,
@@ -277,6 +280,7 @@ async function main(): Promise<void> {
         clearTimeout(timer);
       }
     }
+    await auth?.stop();
     // A reused dataset belongs to the run that wrote it (minutes of bulk indexing): it is never deleted here.
     if (argv['keep-indices'] || argv['reuse-prefix'] !== undefined) log(`kept the indices of ${PREFIX}: --reuse-prefix ${PREFIX} measures them again; DELETE /${PREFIX}* when done`);
     else {

@@ -5,7 +5,9 @@
 // connected as a reader login role, and measures four GraphQL queries with autocannon: at saturation (rps, p50,
 // p99) and at a fixed 100 requests/s (p99). In the same run the same SQL goes straight through a `pg` pool at the
 // same concurrency (the floor: what the database alone delivers), giving the ratio server/floor. The server's peak
-// RSS comes from /proc/<pid>/status (VmHWM). The last line printed is one JSON object with the figures.
+// RSS comes from /proc/<pid>/status (VmHWM), its CPU per request from /proc/<pid>/stat. `--auth admin|scoped` runs the
+// server with sign-in on (bench/auth/bench-auth.ts): a test OpenID provider, a bearer token on every measured request.
+// The last line printed is one JSON object with the figures.
 import { benchInstanceId } from '@workflow-index/testkit';
 import pg from 'pg';
 import yargs from 'yargs';
@@ -27,6 +29,8 @@ import { seededRandom } from '@workflow-index/testkit';
 import { createPostgresqlReader, preparedStatementName } from '@workflow-index/postgresql';
 import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../load/http-load.js';
 import { measureWrk, wrkAvailable } from '../load/wrk-load.js';
+import { cpuMs, peakRssMiB } from '../load/server-process.js';
+import { AUTH_MODES, type AuthMode, type BenchAuth, checkAuthEnforced, startBenchAuth } from '../auth/bench-auth.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 100_000, describe: 'workflow instances generated' })
@@ -44,6 +48,10 @@ const argv = yargs(hideBin(process.argv))
   .option('server-node-options', { type: 'string', describe: "NODE_OPTIONS for the server process; default: the server image's (Dockerfile.server), so the server runs with the heap settings production has" })
   .option('server-node-flags', { type: 'string', default: '', describe: 'node flags for the server process that NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the bench stops it)' })
   .option('server-env', { type: 'string', default: '', describe: 'more environment for the server, comma-separated KEY=VALUE pairs (an A/B of a setting, e.g. GRAPHQL_COMPILED_EXECUTION=false)' })
+  .option('auth', {
+    type: 'string', choices: AUTH_MODES, default: 'none',
+    describe: 'access control of the server: none (AUTH_MODE=none), admin (AUTH_MODE=oidc, a token of a group with rule * and payloads: the token is verified, the plain Reader reads) or scoped (a group with half the namespaces, no payloads: the scoped Reader adds a namespace filter); a test OpenID provider runs in this process and every measured request carries its bearer token; the floor is unchanged',
+  })
   .option('log-level', { type: 'string', default: 'info', describe: "the server's LOG_LEVEL (info is the production default: one JSON line per request)" })
   .option('keep-database', { type: 'boolean', default: false, describe: 'keep the generated database at the end (its name is printed) for --reuse-database' })
   .option('reuse-database', { type: 'string', describe: 'measure a database a previous --keep-database run generated (same --instances) instead of generating one; it is kept at the end' })
@@ -275,12 +283,6 @@ function imageNodeOptions(): string {
   return match[1] ?? match[2] ?? '';
 }
 
-function peakRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
-  return round(kb / 1024, 1);
-}
-
 async function main(): Promise<void> {
   const started = performance.now();
   const serverEnv: Record<string, string> = Object.fromEntries(argv['server-env'].split(',').filter((pair) => pair.trim() !== '').map((pair) => {
@@ -300,6 +302,7 @@ async function main(): Promise<void> {
   const ownerUrl = withDatabase(argv['database-url'], dbName);
   const readerUrl = withDatabase(argv['database-url'], dbName, READER_ROLE, READER_PASSWORD);
   let server: ReturnType<typeof spawn> | null = null;
+  let auth: BenchAuth | null = null;
   try {
     const owner = new pg.Client({ connectionString: ownerUrl });
     await owner.connect();
@@ -349,6 +352,8 @@ async function main(): Promise<void> {
       if (build.status !== 0) throw new Error(`npm run build failed (use --server source to run from source):\n${build.stdout}${build.stderr}`);
       serverArgs = [MAIN_DIST];
     }
+    auth = await startBenchAuth(argv.auth as AuthMode);
+    const authHeaders = auth.headers;
     const port = await freePort();
     const nodeFlags = argv['server-node-flags'].split(' ').filter((flag) => flag !== '');
     const nodeOptions = argv['server-node-options'] ?? imageNodeOptions();
@@ -359,6 +364,7 @@ async function main(): Promise<void> {
         DATABASE_POOL_MIN: String(argv.connections), DATABASE_POOL_MAX: String(argv.connections), LOG_LEVEL: argv['log-level'],
         // The load generator is one address standing in for many clients: no per-client in-flight limit.
         HTTP_MAX_REQUESTS_PER_CLIENT: '0',
+        ...auth.serverEnv,
         ...serverEnv,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -373,44 +379,47 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const pid = server.pid as number;
-    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? ' (the image\'s)' : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}${Object.keys(serverEnv).length > 0 ? `, environment ${argv['server-env']}` : ''}`);
+    log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? ' (the image\'s)' : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}${Object.keys(serverEnv).length > 0 ? `, environment ${argv['server-env']}` : ''}; auth ${auth.description}`);
     log(`saturation: ${argv['load-generator']}, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
 
     // Every query must answer with data before it is measured: a benchmark of errors measures nothing.
     for (const spec of [...specs, heavy]) {
       const first = variants.get(spec.name)?.[0] as Variant;
-      const response = (await (await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: first.body })).json()) as { data?: unknown; errors?: unknown };
+      const response = (await (await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders }, body: first.body })).json()) as { data?: unknown; errors?: unknown };
       if (response.errors !== undefined || response.data === undefined) throw new Error(`${spec.name} answered ${JSON.stringify(response).slice(0, 500)}`);
     }
+    await checkAuthEnforced(baseUrl, auth, (variants.get(specs[0]?.name ?? heavy.name) as Variant[])[0]!.body);
 
     const saturate = argv['load-generator'] === 'wrk' ? measureWrk : measureHttp;
     const floorPool = new pg.Pool({ connectionString: readerUrl, max: argv.connections });
     let heavyRow: { rps: number; p50Ms: number; p99Ms: number; floorRps: number; ratio: number; failures: number; mixRssMiB: number; rssMiB: number } | null = null;
-    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; fixedRps: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; failures: number }> = [];
+    const results: Array<{ name: string; rps: number; p50Ms: number; p99Ms: number; p99At100RpsMs: number; fixedRps: number; floorRps: number; floorP50Ms: number; floorP99Ms: number; ratio: number; serverCpuMsPerRequest: number; failures: number }> = [];
     try {
       // Warm every code path (JIT, plan caches, buffer cache) before the first measurement, not just its own.
       for (const spec of specs) {
         const list = variants.get(spec.name) as Variant[];
-        await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.warmup });
+        await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.warmup, headers: authHeaders });
         await measureFloor(floorPool, list, argv.connections, argv.warmup);
       }
       for (const spec of specs) {
         const list = variants.get(spec.name) as Variant[];
-        const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
-        const fixed = await measureFixedRate(baseUrl, bodies(list), argv.rate, argv.duration);
+        const cpuBefore = cpuMs(pid);
+        const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration, headers: authHeaders });
+        const serverCpuMsPerRequest = round((cpuMs(pid) - cpuBefore) / Math.max(1, saturated.requests), 3);
+        const fixed = await measureFixedRate(baseUrl, bodies(list), argv.rate, argv.duration, authHeaders);
         const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
         const row = {
           name: spec.name, rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, p99At100RpsMs: fixed.p99Ms, fixedRps: fixed.rps,
-          floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3),
+          floorRps: floor.rps, floorP50Ms: floor.p50Ms, floorP99Ms: floor.p99Ms, ratio: round(saturated.rps / floor.rps, 3), serverCpuMsPerRequest,
           failures: saturated.failures + fixed.failures,
         };
         results.push(row);
-        log(`${spec.name.padEnd(26)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p50 ${fixed.p50Ms} ms p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
+        log(`${spec.name.padEnd(26)} ${String(row.rps).padStart(8)} rps  p50 ${row.p50Ms} ms  p99 ${row.p99Ms} ms  | at ${argv.rate} rps: p50 ${fixed.p50Ms} ms p99 ${row.p99At100RpsMs} ms (${fixed.rps} rps)  | floor ${row.floorRps} rps (p50 ${row.floorP50Ms} ms, p99 ${row.floorP99Ms} ms)  ratio ${row.ratio}  | server CPU ${row.serverCpuMsPerRequest} ms/request${row.failures > 0 ? `  FAILURES ${row.failures}` : ''}`);
       }
       const mixRss = peakRssMiB(pid);
       if (measureHeavy) {
         const list = variants.get(heavy.name) as Variant[];
-        const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration });
+        const saturated = await saturate(baseUrl, bodies(list), { connections: argv.connections, duration: argv.duration, headers: authHeaders });
         const floor = await measureFloor(floorPool, list, argv.connections, argv.duration);
         heavyRow = { rps: saturated.rps, p50Ms: saturated.p50Ms, p99Ms: saturated.p99Ms, floorRps: floor.rps, ratio: round(saturated.rps / floor.rps, 3), failures: saturated.failures, mixRssMiB: mixRss, rssMiB: peakRssMiB(pid) };
         log(`${heavy.name.padEnd(26)} ${String(heavyRow.rps).padStart(8)} rps  p50 ${heavyRow.p50Ms} ms  p99 ${heavyRow.p99Ms} ms  | floor ${heavyRow.floorRps} rps  ratio ${heavyRow.ratio}${heavyRow.failures > 0 ? `  FAILURES ${heavyRow.failures}` : ''}  | peak RSS ${mixRss} MiB after the mix, ${heavyRow.rssMiB} MiB after this`);
@@ -430,8 +439,9 @@ async function main(): Promise<void> {
       loadGenerator: argv['load-generator'],
       fixedRate: argv.rate,
       server: argv.server,
+      auth: argv.auth,
       dataset: 'bulk SQL into the normalized tables',
-      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, failures })),
+      queries: results.map(({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, serverCpuMsPerRequest, failures }) => ({ name, rps, p50Ms, p99Ms, p99At100RpsMs, fixedRps, floorRps, ratio, serverCpuMsPerRequest, failures })),
       peakRssMiB: peakRss,
       heaviestLegalRequest: heavyRow,
       loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number),
@@ -442,6 +452,7 @@ async function main(): Promise<void> {
       server.kill('SIGTERM');
       await exited;
     }
+    await auth?.stop();
     // A reused database belongs to the run that generated it (minutes at 1,000,000 runs): it is never dropped here.
     if (argv['keep-database'] || reuse !== undefined) log(`kept database ${dbName}: --reuse-database ${dbName} measures it again; DROP DATABASE ${dbName} when done`);
     else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
