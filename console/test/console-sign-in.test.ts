@@ -60,6 +60,7 @@ describe.skipIf(!available)('console sign-in in Chromium (AUTH_MODE=oidc)', () =
   let page: Page;
   let rulesDir: string;
   let expectedIds: string[];
+  let env: Record<string, string>;
   const requested: string[] = [];
   const calls: GraphQLCall[] = [];
   const pageErrors: string[] = [];
@@ -77,7 +78,7 @@ describe.skipIf(!available)('console sign-in in Chromium (AUTH_MODE=oidc)', () =
     rulesDir = mkdtempSync(join(tmpdir(), 'wi-console-sign-in-'));
     const rulesFile = join(rulesDir, 'rules.json');
     writeFileSync(rulesFile, JSON.stringify({ rules: [{ group: 'admins', namespaces: ['*'], payloads: true }, { group: 'team-orders', namespaces: NAMESPACES }] }));
-    const env = { AUTH_MODE: 'oidc', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: AUDIENCE, AUTHZ_RULES_FILE: rulesFile, OIDC_CONSOLE_CLIENT_ID: CLIENT_ID };
+    env = { AUTH_MODE: 'oidc', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: AUDIENCE, AUTHZ_RULES_FILE: rulesFile, OIDC_CONSOLE_CLIENT_ID: CLIENT_ID };
     server = await startConsoleServer({ port, env, authorization: `Bearer ${await issuer.clientCredentialsToken('admin')}` });
     const all = (await server.graphql<{ r: { id: string; namespace: string | null }[] }>('{ r: getWorkflowInstances(limit: 1000) { id namespace } }')).r;
     expectedIds = all.filter((r) => NAMESPACES.includes(r.namespace ?? '')).map((r) => r.id).sort();
@@ -199,6 +200,21 @@ describe.skipIf(!available)('console sign-in in Chromium (AUTH_MODE=oidc)', () =
     await page.waitForURL(`${server.baseUrl}/q/graphql-ui`);
     await page.locator('.graphiql-container').first().waitFor({ timeout: 60_000 });
     expect(JSON.parse((await sessionStored()) ?? '{}')).toMatchObject({ name: 'alice.example' });
+  }, 120_000);
+
+  it('without OIDC_CONSOLE_CLIENT_ID the console says sign-in is not configured and asks /graphql nothing', async () => {
+    const { OIDC_CONSOLE_CLIENT_ID: _unset, ...withoutClient } = env;
+    const unconfigured = await startConsoleServer({ env: withoutClient });
+    try {
+      const callsBefore = calls.length;
+      await page.goto(`${unconfigured.baseUrl}/`);
+      await poll(() => page.getByTestId('sign-in-not-configured').isVisible()).toBe(true);
+      expect(await page.getByTestId('sign-in-not-configured').textContent()).toContain('OIDC_CONSOLE_CLIENT_ID');
+      expect(page.url()).toBe(`${unconfigured.baseUrl}/`);
+      expect(calls.length).toBe(callsBefore);
+    } finally {
+      await unconfigured.close();
+    }
   }, 120_000);
 
   it('sent nothing beyond 127.0.0.1, no /graphql request without a token, and no page error', () => {
