@@ -4,6 +4,7 @@ import { formatAgo, formatTime } from './format.ts';
 import { hrefOf, navigate, onLinkClick, useView } from './navigation.ts';
 import { RunPage } from './run-page.tsx';
 import { RunsList } from './runs-list.tsx';
+import { SessionBadge } from './session-badge.tsx';
 import { useNow, useQuery, useTicker } from './use-query.ts';
 import { REFRESH_SECONDS } from './view-state.ts';
 import type { ViewState } from './view-state.ts';
@@ -34,6 +35,7 @@ export function AppShell() {
             ))}
           </select>
         </label>
+        <SessionBadge />
       </header>
       <main id="main" tabIndex={-1}>
         {view.run === null ? <RunsList view={view} tick={tick} /> : <RunPage view={view} run={view.run} tick={tick} />}

@@ -1,7 +1,8 @@
 // The server the browser suite talks to: the real app in-process on 127.0.0.1 (random port), the PostgreSQL
 // backend on a fresh test database loaded with the conformance events (the demo fixture plus the extra runs:
-// 122 instances, a loop, faults, a 105-run paging set) the way Fluent Bit writes them.
-import { CONFORMANCE_EVENTS, graphqlData } from '@workflow-index/testkit';
+// 122 instances, a loop, faults, a 105-run paging set) the way Fluent Bit writes them. Options add settings (sign-in),
+// a fixed port (a redirect URI registered at an issuer before the server starts) and the header of `graphql`.
+import { CONFORMANCE_EVENTS, postGraphQL } from '@workflow-index/testkit';
 import { createApp } from '@workflow-index/core';
 import { loadCoreConfig } from '@workflow-index/core';
 import { startHttpServer } from '@workflow-index/core';
@@ -18,20 +19,29 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer(): Promise<ConsoleServer> {
+export interface ConsoleServerOptions {
+  /** Further settings, e.g. AUTH_MODE=oidc and its keys. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Default 0: a free port. */
+  readonly port?: number;
+  /** The Authorization header of `graphql` (an admin's token with AUTH_MODE=oidc). */
+  readonly authorization?: string;
+}
+
+export async function startConsoleServer(options: ConsoleServerOptions = {}): Promise<ConsoleServer> {
   const db = await createTestDatabase({ prefix: 'wi_console' });
   try {
     await loadEvents(db.pool, CONFORMANCE_EVENTS, { batchSizes: [100] });
     const postgresql = createPostgresqlReader({ pool: createPool({ connection: { connectionString: db.url, max: 4 }, queryTimeoutMs: 30_000, connectTimeoutMs: 10_000 }) });
     const reader = postgresql;
-    const config = loadCoreConfig({ NODE_ENV: 'production', HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', HEALTH_DISK_MIN_FREE_BYTES: '0', HTTP_SHUTDOWN_TIMEOUT_MS: '2000' });
+    const config = loadCoreConfig({ NODE_ENV: 'production', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(options.port ?? 0), HEALTH_DISK_MIN_FREE_BYTES: '0', HTTP_SHUTDOWN_TIMEOUT_MS: '2000', ...options.env });
     const logger = createLogger({ log: { level: 'warn', format: 'json' } });
     const app = createApp({ config, reader, logger, backend: 'postgresql' });
     const server = await startHttpServer(app, config, logger);
     const baseUrl = `http://127.0.0.1:${server.httpPort}`;
     return {
       baseUrl,
-      graphql: (query, variables) => graphqlData(baseUrl, query, variables),
+      graphql: (query, variables) => data(baseUrl, query, variables, options.authorization),
       async close() {
         await server.close();
         await app.dispose();
@@ -43,4 +53,10 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     await db.drop();
     throw error;
   }
+}
+
+async function data<T>(baseUrl: string, query: string, variables: Record<string, unknown> | undefined, authorization: string | undefined): Promise<T> {
+  const { status, body } = await postGraphQL<T>(baseUrl, query, variables, authorization === undefined ? {} : { authorization });
+  if (status !== 200 || body.errors !== undefined || body.data === undefined || body.data === null) throw new Error(`query failed (HTTP ${status}): ${JSON.stringify(body).slice(0, 2000)}\n${query}`);
+  return body.data;
 }

@@ -4,6 +4,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { consoleCspOf, withSignInMeta } from './console-sign-in.js';
+import type { ConsoleSignIn } from './console-sign-in.js';
 import { StaticAsset } from './static-asset.js';
 
 /** Same path from server/core/src (tests, tsx) and server/core/dist (the build). */
@@ -13,25 +15,19 @@ export const CONSOLE_ASSETS_PREFIX = `${CONSOLE_PATH}/assets/`;
 
 /**
  * Scripts and styles only from this origin (no inline script, no CDN); data only from this origin's /graphql;
- * no framing, no plugins, no form posts elsewhere.
+ * no framing, no plugins, no form posts elsewhere. With AUTH_MODE=oidc the issuer's origin is added to connect-src
+ * (console-sign-in.ts).
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONSOLE_CSP = consoleCspOf({ mode: 'none' });
 
-const PAGE_HEADERS = {
-  'Content-Security-Policy': CONSOLE_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-};
+function pageHeaders(signIn: ConsoleSignIn): Record<string, string> {
+  return {
+    'Content-Security-Policy': consoleCspOf(signIn),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+  };
+}
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -51,11 +47,15 @@ export interface ConsoleAssets {
   readonly files: ReadonlyMap<string, StaticAsset>;
 }
 
-/** Reads console/dist, or returns null when it has not been built (the server then explains how to build it). */
-export function loadConsoleAssets(dir: string = CONSOLE_DIST_DIR): ConsoleAssets | null {
+/**
+ * Reads console/dist, or returns null when it has not been built (the server then explains how to build it).
+ * `signIn` goes into index.html and its CSP (its ETag follows, so a changed setting is never served from a cache).
+ */
+export function loadConsoleAssets(dir: string = CONSOLE_DIST_DIR, signIn: ConsoleSignIn = { mode: 'none' }): ConsoleAssets | null {
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
-  const page = new StaticAsset(readFileSync(indexFile), 'text/html; charset=utf-8', { cacheControl: 'no-cache', headers: PAGE_HEADERS });
+  const html = withSignInMeta(readFileSync(indexFile, 'utf8'), signIn);
+  const page = new StaticAsset(html, 'text/html; charset=utf-8', { cacheControl: 'no-cache', headers: pageHeaders(signIn) });
   const files = new Map<string, StaticAsset>();
   const assetsDir = join(dir, 'assets');
   if (existsSync(assetsDir)) {

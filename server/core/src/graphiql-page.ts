@@ -1,16 +1,26 @@
 /**
  * The GraphQL UI: GraphiQL with every script, style, worker and icon inlined by
- * @graphql-yoga/render-graphiql, so it works without internet access. Queries go to /graphql by POST.
+ * @graphql-yoga/render-graphiql, so it works without internet access. Queries go to /graphql by POST. When the
+ * console signs people in, the page uses the console's session (graphiql-session.ts).
  */
-let rendered: Promise<string> | undefined;
+import { GRAPHIQL_SESSION_SCRIPT } from './graphiql-session.js';
+
+const rendered = new Map<boolean, Promise<string>>();
 
 /**
- * Rendered once per process: the page does not depend on configuration. The renderer module is loaded on
- * first use: its inlined assets are some 30 MB of strings on the heap, which servers that never serve the UI
- * should not carry.
+ * Rendered once per process and variant: with `consoleSession` the page carries the script that sends the console's
+ * token. The renderer module is loaded on first use: its inlined assets are some 30 MB of strings on the heap, which
+ * servers that never serve the UI should not carry.
  */
-export function renderGraphQLUi(): Promise<string> {
-  rendered ??= import('@graphql-yoga/render-graphiql')
+export function renderGraphQLUi(options: { readonly consoleSession?: boolean } = {}): Promise<string> {
+  const consoleSession = options.consoleSession === true;
+  const page = rendered.get(consoleSession) ?? render(consoleSession);
+  rendered.set(consoleSession, page);
+  return page;
+}
+
+function render(consoleSession: boolean): Promise<string> {
+  return import('@graphql-yoga/render-graphiql')
     .then(({ renderGraphiQL }) =>
       renderGraphiQL({
         title: 'Workflow Index — GraphQL',
@@ -20,11 +30,11 @@ export function renderGraphQLUi(): Promise<string> {
         defaultQuery: DEFAULT_QUERY,
       }),
     )
+    .then((html) => (consoleSession ? html.replace('<div id="root"></div>', `<div id="root"></div>\n      <script>${GRAPHIQL_SESSION_SCRIPT}</script>`) : html))
     .catch((error: unknown) => {
-      rendered = undefined;
+      rendered.delete(consoleSession);
       throw error;
     });
-  return rendered;
 }
 
 const DEFAULT_QUERY = `# Workflow Index: read-only queries over workflow execution history.

@@ -296,6 +296,7 @@ describe('AUTH_MODE=oidc configuration', () => {
       expect(error?.message).toMatch(/namespaces must be a non-empty list/);
       expect(error?.message).toMatch(/payloads must be true or false/);
       expect(() => testConfig({ OIDC_ISSUER: 'https://idp.example' })).toThrow(/OIDC_ISSUER is set but AUTH_MODE is none/);
+      expect(() => testConfig({ OIDC_CONSOLE_CLIENT_ID: 'console' })).toThrow(/OIDC_CONSOLE_CLIENT_ID is set but AUTH_MODE is none/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

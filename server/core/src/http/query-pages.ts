@@ -18,7 +18,7 @@ export function queryPages(config: CoreConfig, sdl: string): { readonly schema: 
   if (!queryPagesOn(config)) return { schema: null, ui: null, docs: null };
   return {
     schema: readRoute(() => text(200, sdl)),
-    ui: htmlPage(config, () => renderGraphQLUi()),
+    ui: htmlPage(config, () => renderGraphQLUi({ consoleSession: config.auth.mode === 'oidc' && config.auth.console !== null })),
     docs: config.mode === 'development' ? htmlPage(config, () => renderDocsPage({ config, sdl })) : null,
   };
 }

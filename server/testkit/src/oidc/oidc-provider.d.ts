@@ -24,6 +24,7 @@ declare module 'oidc-provider' {
     grant_types?: string[];
     response_types?: string[];
     redirect_uris?: string[];
+    post_logout_redirect_uris?: string[];
     token_endpoint_auth_method?: string;
     id_token_signed_response_alg?: string;
   }

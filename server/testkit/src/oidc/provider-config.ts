@@ -54,6 +54,7 @@ function clientMetadata(setup: IssuerSetup): ClientMetadata[] {
   }));
   const pub = setup.publicClients.map((client): ClientMetadata => ({
     client_id: client.id, token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: [...client.redirectUris],
+    post_logout_redirect_uris: [...(client.postLogoutRedirectUris ?? [])],
   }));
   return [...confidential, ...pub];
 }

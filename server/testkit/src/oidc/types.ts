@@ -24,6 +24,8 @@ export interface TestIssuerAccount {
 export interface TestIssuerPublicClient {
   id: string;
   redirectUris: readonly string[];
+  /** Where the end-session endpoint may send the browser back to (post_logout_redirect_uri). */
+  postLogoutRedirectUris?: readonly string[];
 }
 
 export interface TestIssuerOptions {
