@@ -18,7 +18,7 @@ const available = kubectlAvailable();
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const COMPONENT = 'kustomize/components/auth-oidc';
 const RULES_PATH = '/etc/workflow-index/auth/rules.yaml';
-const AUTH_KEYS = ['AUTH_MODE', 'OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_GROUPS_CLAIM', 'OIDC_CLOCK_SKEW_SECONDS', 'AUTHZ_RULES_FILE'];
+const AUTH_KEYS = ['AUTH_MODE', 'OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_GROUPS_CLAIM', 'OIDC_CLOCK_SKEW_SECONDS', 'AUTHZ_RULES_FILE', 'OIDC_CONSOLE_CLIENT_ID', 'OIDC_CONSOLE_SCOPE'];
 
 type ConfigMap = K8sObject & { readonly data: Record<string, string> };
 type Deployment = K8sObject & { readonly spec: { readonly template: { readonly spec: PodSpec } } };
@@ -99,6 +99,8 @@ describe.skipIf(!available)('auth-oidc component', () => {
         OIDC_GROUPS_CLAIM: 'groups',
         OIDC_CLOCK_SKEW_SECONDS: '30',
         AUTHZ_RULES_FILE: RULES_PATH,
+        OIDC_CONSOLE_CLIENT_ID: 'workflow-index-console',
+        OIDC_CONSOLE_SCOPE: 'openid profile',
       });
       expect(Object.keys(rules.data)).toEqual(['rules.yaml']);
       for (const o of [settings, rules]) {
@@ -210,7 +212,7 @@ describe.skipIf(!available)('auth-oidc component', () => {
     });
     const settings = configMap(objects, 'workflow-index-auth');
     const rules = configMap(objects, 'workflow-index-auth-rules');
-    expect(settings.data).toEqual({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://keycloak.acme.internal/realms/acme', OIDC_AUDIENCE: 'workflow-index-api', OIDC_GROUPS_CLAIM: 'realm_access.roles', OIDC_CLOCK_SKEW_SECONDS: '30', AUTHZ_RULES_FILE: RULES_PATH });
+    expect(settings.data).toEqual({ AUTH_MODE: 'oidc', OIDC_ISSUER: 'https://keycloak.acme.internal/realms/acme', OIDC_AUDIENCE: 'workflow-index-api', OIDC_GROUPS_CLAIM: 'realm_access.roles', OIDC_CLOCK_SKEW_SECONDS: '30', AUTHZ_RULES_FILE: RULES_PATH, OIDC_CONSOLE_CLIENT_ID: 'workflow-index-console', OIDC_CONSOLE_SCOPE: 'openid profile' });
     expect(rules.data).toEqual({ 'rules.yaml': myRules });
     const defaults = renderCombination(['kustomize/overlays/postgresql'], [COMPONENT]);
     expect(settings.metadata.name).not.toBe(configMap(defaults, 'workflow-index-auth').metadata.name);
