@@ -32,14 +32,14 @@ describe('namespace patterns', () => {
     );
   });
 
-  it('a set is one filter on namespace: eq for a plain name, like for a pattern, nothing for *, an empty or for none', () => {
+  it('a set is one filter on namespace: one in for the plain names, a like per pattern, nothing for *, an empty or for none', () => {
     expect(namespaceFilter(namespaceSetOf(['*', 'org.acme']))).toBeNull();
     expect(namespaceFilter(namespaceSetOf([]))).toEqual({ kind: 'or', nodes: [] });
     expect(namespaceFilter(namespaceSetOf(['org.acme.shop', 'org.acme.*']))).toEqual({
       kind: 'or',
       nodes: [
+        { kind: 'string', field: 'namespace', predicate: { op: 'in', values: ['org.acme.shop'] } },
         { kind: 'string', field: 'namespace', predicate: { op: 'like', pattern: [{ kind: 'literal', text: 'org.acme.' }, { kind: 'any' }] } },
-        { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'org.acme.shop' } },
       ],
     });
   });
@@ -81,11 +81,11 @@ describe('rules and subjects', () => {
     const scoped = scopedReader(reader as Reader, accessOf(['shop'], rules));
     await scoped.countInstancesByStatus(null, { exactLimit: 10 });
     await scoped.countTasks({ kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 't' } }, { exactLimit: 10 });
-    const shop = { kind: 'string', field: 'namespace', predicate: { op: 'eq', value: 'org.acme.shop' } };
-    expect(reader.calls.find((call) => call.method === 'countInstancesByStatus')).toMatchObject({ filter: { kind: 'or', nodes: [shop] } });
+    const shop = { kind: 'string', field: 'namespace', predicate: { op: 'in', values: ['org.acme.shop'] } };
+    expect(reader.calls.find((call) => call.method === 'countInstancesByStatus')).toMatchObject({ filter: shop });
     expect(reader.callsOf('countTasks')[0]?.filter).toEqual({
       kind: 'and',
-      nodes: [{ kind: 'instance', node: { kind: 'or', nodes: [shop] } }, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 't' } }],
+      nodes: [{ kind: 'instance', node: shop }, { kind: 'string', field: 'taskName', predicate: { op: 'eq', value: 't' } }],
     });
     expect(scopedReader(reader as Reader, accessOf(['ops'], rules))).toBe(reader);
   });
