@@ -5,10 +5,7 @@
 // client: `admin` one in group `ops` (rule `*` with payloads: the plain Reader, only the token is verified), `scoped`
 // one in group `team` (half of the dataset's namespaces, no payloads: the scoped Reader adds a namespace filter). The
 // floor stays the backend's own statements or searches, unauthenticated, as before.
-import { NAMESPACES, startTestIssuer, type TestIssuer } from '@workflow-index/testkit';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { NAMESPACES, startTestSignIn } from '@workflow-index/testkit';
 
 export const AUTH_MODES = ['none', 'admin', 'scoped'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -44,31 +41,24 @@ export interface BenchAuth {
 
 export async function startBenchAuth(mode: AuthMode): Promise<BenchAuth> {
   if (mode === 'none') return { mode, serverEnv: {}, headers: {}, description: 'none (AUTH_MODE=none, no token)', stop: async () => undefined };
-  const secret = 'bench-secret';
-  const issuer: TestIssuer = await startTestIssuer({
+  const signIn = await startTestSignIn({
     audience: BENCH_AUDIENCE,
-    clients: Object.values(CLIENTS).map((client) => ({ id: client.id, secret, groups: [client.group] })),
+    clients: Object.values(CLIENTS).map((client) => ({ id: client.id, secret: 'bench-secret', groups: [client.group] })),
+    rules: benchAccessRules().rules,
   });
-  const dir = mkdtempSync(join(tmpdir(), 'wi-bench-auth-'));
   try {
-    const rulesFile = join(dir, 'rules.json');
-    writeFileSync(rulesFile, `${JSON.stringify(benchAccessRules(), null, 2)}\n`);
     const client = CLIENTS[mode];
-    const token = await issuer.clientCredentialsToken(client.id);
+    const token = await signIn.issuer.clientCredentialsToken(client.id);
     const scope = mode === 'admin' ? 'rule * with payloads: plain Reader, token verification only' : `rule ${scopedNamespaces().join(',')} without payloads: scoped Reader`;
     return {
       mode,
-      serverEnv: { AUTH_MODE: 'oidc', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: BENCH_AUDIENCE, AUTHZ_RULES_FILE: rulesFile },
+      serverEnv: signIn.settings,
       headers: { authorization: `Bearer ${token}` },
-      description: `${mode} (AUTH_MODE=oidc, test issuer ${issuer.issuer}, RS256 bearer token of ${client.id} in group ${client.group}: ${scope})`,
-      stop: async () => {
-        await issuer.stop();
-        rmSync(dir, { recursive: true, force: true });
-      },
+      description: `${mode} (AUTH_MODE=oidc, test issuer ${signIn.issuer.issuer}, RS256 bearer token of ${client.id} in group ${client.group}: ${scope})`,
+      stop: signIn.stop,
     };
   } catch (error) {
-    await issuer.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await signIn.stop();
     throw error;
   }
 }

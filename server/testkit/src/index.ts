@@ -20,4 +20,5 @@ export * from './event-rows.js';
 export * from './graphql-request.js';
 export * from './rules-fingerprint.js';
 export * from './oidc/test-issuer.js';
+export * from './oidc/sign-in-settings.js';
 export * from './service-suites.js';
