@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { accessOf, seesEveryPayload } from '../src/auth/access.js';
 import { parseAccessRules } from '../src/auth/access-rules.js';
 import { groupsOf } from '../src/auth/groups-claim.js';
-import { inNamespaceSet, namespaceFilter, namespaceSetOf } from '../src/auth/namespace-set.js';
+import { covers, inNamespaceSet, namespaceFilter, namespaceSetOf } from '../src/auth/namespace-set.js';
 import { scopedReader } from '../src/auth/scoped-reader.js';
 import { VerifiedTokens } from '../src/auth/verified-tokens.js';
 import type { Reader } from '../src/reader.js';
@@ -112,5 +112,29 @@ describe('verified tokens kept for their lifetime', () => {
     const kept = new VerifiedTokens(2, 0);
     for (const token of ['a', 'b', 'c']) kept.keep(token, { verified, kid: 'k1', notBefore: 0, expires: 10 });
     expect(['a', 'b', 'c'].map((token) => kept.get(token, 5, publishes) !== null)).toEqual([false, true, true]);
+  });
+});
+
+describe('one namespace set covering another', () => {
+  it('property: when a set covers another, every namespace of the other is in it; and a pattern covers what it matches', () => {
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 3 }), fc.array(pattern, { maxLength: 3 }), fc.array(namespace, { maxLength: 20 }), (outer, inner, names) => {
+        const [o, i] = [namespaceSetOf(outer), namespaceSetOf(inner)];
+        if (covers(o, i)) for (const name of names) if (inNamespaceSet(i, name)) expect(inNamespaceSet(o, name)).toBe(true);
+        for (const name of names) if (name !== null && !name.includes('*') && inNamespaceSet(o, name)) expect(covers(o, namespaceSetOf([name]))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a prefix pattern covers the names and narrower patterns under it, not the reverse', () => {
+    const acme = namespaceSetOf(['org.acme.*']);
+    expect(covers(acme, namespaceSetOf(['org.acme.shop', 'org.acme.shop.*']))).toBe(true);
+    expect(covers(acme, namespaceSetOf(['org.acme']))).toBe(false);
+    expect(covers(namespaceSetOf(['org.acme.shop']), acme)).toBe(false);
+    expect(covers(namespaceSetOf(['*a*']), namespaceSetOf(['a*']))).toBe(true);
+    expect(covers(namespaceSetOf(['a*']), namespaceSetOf(['*']))).toBe(false);
+    const subject = accessOf(['wide', 'narrow'], parseAccessRules({ rules: [{ group: 'wide', namespaces: ['org.acme.*'], payloads: true }, { group: 'narrow', namespaces: ['org.acme.shop'] }] }, 'test').rules);
+    expect(seesEveryPayload(subject)).toBe(true);
   });
 });

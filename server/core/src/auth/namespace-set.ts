@@ -19,11 +19,22 @@ export function namespaceSetOf(patterns: Iterable<string>): NamespaceSet {
   return { all: false, patterns: unique.sort() };
 }
 
-/** Whether every namespace of `inner` is in `outer` (by the patterns as written: a conservative test). */
+/** Whether every namespace of `inner` is in `outer`. */
 export function covers(outer: NamespaceSet, inner: NamespaceSet): boolean {
   if (outer.all) return true;
   if (inner.all) return false;
-  return inner.patterns.every((pattern) => outer.patterns.includes(pattern));
+  return inner.patterns.every((pattern) => outer.patterns.some((candidate) => patternCovers(candidate, pattern)));
+}
+
+/**
+ * Whether every name `inner` matches, `outer` matches too. With `*` the only wildcard this holds exactly when `outer`
+ * matches `inner` written with each `*` as a character `outer` does not contain: such a name is one of `inner`'s, and
+ * only a `*` of `outer` can match that character, so whatever `inner`'s `*` stands for, `outer`'s `*` takes it too.
+ */
+function patternCovers(outer: string, inner: string): boolean {
+  let fresh = 0xe000;
+  while (outer.includes(String.fromCodePoint(fresh))) fresh += 1;
+  return matchesLike(segmentsOf(outer), inner.replaceAll('*', String.fromCodePoint(fresh)));
 }
 
 export function inNamespaceSet(set: NamespaceSet, namespace: string | null): boolean {
