@@ -1,5 +1,7 @@
 // `status --backend opensearch`: the OpenSearch module's status (openSearchStatus: the objects, their documents, the
-// normalizer, the retention rule) as lines, or as one JSON object with --json.
+// normalizer, the retention rule) as lines, or as one JSON object with --json. Missing objects are an error (exit 1,
+// as a database without the schema this release needs is for `status` on PostgreSQL): the server cannot serve from
+// them; outdated ones are not (like pending migrations, opensearch-setup brings them up to date).
 import { NORMALIZER_JOBS, openSearchStatus, type NormalizerReport, type NormalizerStatus } from '@workflow-index/opensearch/admin';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, scrub } from './opensearch-connection.js';
@@ -98,9 +100,14 @@ export async function runOpenSearchStatus(args: OpenSearchStatusArgs, env: Reado
       // The jobs get their own lines below, with what the normalizer says about them.
       for (const o of status.objects.filter((x) => x.kind !== 'normalization job')) out.out(`${o.kind} ${o.name}: ${o.state}${o.documents === undefined ? '' : ` (${o.documents} document${o.documents === 1 ? '' : 's'})`}`);
       for (const line of normalizerLines(status.normalizer)) out.out(line);
-      const missing = status.objects.filter((o) => o.state === 'missing').length;
+      const absent = status.objects.filter((o) => o.state === 'missing').length;
       const outdated = status.objects.filter((o) => o.state === 'outdated').length;
-      out.out(status.upToDate ? 'objects: all up to date' : `objects: ${missing} missing, ${outdated} outdated (run opensearch-setup)`);
+      out.out(status.upToDate ? 'objects: all up to date' : `objects: ${absent} missing, ${outdated} outdated (run opensearch-setup)`);
+    }
+    const missing = status.objects.filter((o) => o.state === 'missing').length;
+    if (missing > 0) {
+      out.log(`error: ${missing} of ${status.objects.length} OpenSearch objects missing: run opensearch-setup`);
+      return EXIT_FAILURE;
     }
     return EXIT_OK;
   } catch (error) {

@@ -142,7 +142,8 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     expect((await statusDocument(prefix))['jobs']).toEqual({ 'workflow-instance-transform': kept });
 
     const status = await runInit(['status', '--backend', 'opensearch'], openSearchEnv(prefix));
-    expect(status.code).toBe(0);
+    expect(status.code).toBe(1); // a missing object: the server cannot serve from it
+    expect(status.stderr).toContain('error: 1 of ');
     expect(status.stdout).toContain(`index ${prefix}workflow-instances: outdated (0 documents)\n`);
     expect(status.stdout).toContain('normalization job task-execution-transform: not registered (run opensearch-setup)\n');
     expect(status.stdout).toContain('objects: 1 missing, 1 outdated (run opensearch-setup)\n');
@@ -161,7 +162,8 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
   it('status shows the objects, the jobs, the checkpoint and the raw events after it; --json gives the same', async () => {
     const prefix = `${ns.prefix}status-`;
     const missing = await runInit(['status', '--backend', 'opensearch', '--json'], openSearchEnv(prefix));
-    expect(missing.code).toBe(0);
+    expect(missing.code).toBe(1); // every object missing: exit 1, the JSON still printed
+    expect(missing.stderr).toMatch(/error: (\d+) of \1 OpenSearch objects missing: run opensearch-setup/);
     const before = JSON.parse(missing.stdout) as { objects: unknown[]; upToDate: boolean; normalizer: unknown };
     expect(before.objects).toEqual(objects(prefix).map(([kind, name]) => ({ kind, name, state: 'missing' })));
     expect(before.upToDate).toBe(false);

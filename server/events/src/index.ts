@@ -14,3 +14,4 @@ export * from './jsonb-text.js';
 export * from './lossless-json.js';
 export * from './postgresql-hash.js';
 export * from './event-grammar.js';
+export * from './demo-events.js';

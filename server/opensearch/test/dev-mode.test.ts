@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localNodePaths, runningPid } from '../src/local-node.js';
 import { localNodeDir } from '../src/dev/dev-node.js';
 import { OPENSEARCH_URL, openSearchReachable } from './support/test-node.js';
-import { graphqlData } from '@workflow-index/testkit';
+import { demoRecordTimeMs } from '../src/dev/demo-events.js';
+import { DEMO_INSTANCES, demoFreshness, expectedDemoFreshness, graphqlData, loggedDemoBaseMs } from '@workflow-index/testkit';
+import { DEMO_REFERENCE_EVENTS, demoEventLines } from '@workflow-index/events';
+import { readFileSync } from 'node:fs';
 
 const available = await openSearchReachable();
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -18,10 +21,21 @@ const DEV_MAIN = fileURLToPath(new URL('../src/dev/dev-main.ts', import.meta.url
 const PREFIX = `wi-test-dev-${Math.random().toString(16).slice(2, 10)}-`;
 const node = new URL(OPENSEARCH_URL);
 
-const FIXTURE_INSTANCES = [
-  '01KRDQEHBQF7VKFR571KEFRHM5', '01KRDQEES4VBNTZWX89D86KWZJ', '01KRDQEBYPFN9AZM0BE5K9B295', '01KRDQEAPWDTERF1SDDX5A5SQV',
-  '01KRDQE6KKA9476X0RVHQ1S7AE', '01KRDQE6KHQGTG2RA2Q0X3ED0J', '01KRDQDZBS8TBDWA72Q1575QHY', '01KRDQDZBR7492YQWM736PEENJ',
-];
+/** ISO-8601 UTC with six fractional digits, `micros` after `ms`. */
+const isoMicros = (ms: number, micros: number): string => new Date(ms + Math.floor(micros / 1000)).toISOString().replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micros % 1000).padStart(3, '0')}Z`);
+
+/** The daily raw indices Fluent Bit would write the demo of this base into, with their document counts. */
+function expectedRawIndices(base: number): [string, string][] {
+  const counts = new Map<string, number>();
+  const reference = readFileSync(DEMO_REFERENCE_EVENTS, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  for (const line of demoEventLines(reference, base)) {
+    const day = new Date(demoRecordTimeMs(line)).toISOString().slice(0, 10).replaceAll('-', '.');
+    const store = (JSON.parse(line) as { eventType: string }).eventType.includes('.task.') ? 'task-execution' : 'workflow-instance';
+    const name = `${PREFIX}${store}-events-raw-${day}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([name, n]): [string, string] => [name, String(n)]).sort();
+}
 
 interface DevProcess {
   readonly child: ChildProcess;
@@ -91,22 +105,22 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     expect(output).toContain(`OpenSearch: ${OPENSEARCH_URL.replace(/\/$/, '')} — OPENSEARCH_HOST is set`);
     expect(output).toContain(`ingest pipeline ${PREFIX}workflow-events-raw-pipeline: created`);
     expect(output).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: created`);
-    expect(output).toMatch(/demo events sent through Fluent Bit's bulk shape: 80 events \(0 refused by the bulk API\)/);
-    expect(output).toContain('demo events normalized: 80 of 80 events, 8 of 8 instances served');
+    expect(output).toMatch(/demo events sent through Fluent Bit's bulk shape: 87 events \(0 refused by the bulk API\)/);
+    expect(output).toContain('demo events normalized: 87 of 87 events, 9 of 9 instances served');
+    // The demo is placed just before the start (the base, logged): every time below is relative to it.
+    const base = loggedDemoBaseMs(output);
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/); // development mode listens on loopback
 
     // What the demo data is, as Fluent Bit would have written it: daily raw indices of the events' own day.
     const raw = await client.transport.request({ method: 'GET', path: `/_cat/indices/${PREFIX}*-events-raw-*`, querystring: { h: 'index,docs.count', format: 'json' } });
-    expect((raw.body as { index: string; 'docs.count': string }[]).map((i) => [i.index, i['docs.count']]).sort()).toEqual([
-      [`${PREFIX}task-execution-events-raw-2026.05.12`, '44'],
-      [`${PREFIX}workflow-instance-events-raw-2026.05.12`, '36'],
-    ]);
+    expect((raw.body as { index: string; 'docs.count': string }[]).map((i) => [i.index, i['docs.count']]).sort()).toEqual(expectedRawIndices(base));
 
-    expect(await graphqlData(baseUrl, '{ getWorkflowInstances { id } }')).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
+    expect(await graphqlData(baseUrl, '{ getWorkflowInstances { id } }')).toEqual({ getWorkflowInstances: DEMO_INSTANCES.map((id) => ({ id })) });
+    expect(await demoFreshness(baseUrl, base)).toEqual(expectedDemoFreshness());
     expect(await graphqlData(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
       name namespace status startDate error { status title } taskExecutions { id status } } }`)).toEqual({
       getWorkflowInstance: {
-        name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
+        name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: isoMicros(base - 5.5 * 3600_000, 38),
         error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
           { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
           { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
@@ -117,7 +131,7 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
     expect((await fetch(`${baseUrl}/q/health/ready`)).status).toBe(200);
     const metrics = await (await fetch(`${baseUrl}/q/metrics`)).text();
-    expect(metrics).toMatch(/^workflow_index_normalizer_raw_events_total\{backend="opensearch"\} 80$/m);
+    expect(metrics).toMatch(/^workflow_index_normalizer_raw_events_total\{backend="opensearch"\} 87$/m);
     expect(metrics).toMatch(/^workflow_index_normalizer_active\{backend="opensearch"\} 1$/m);
 
     expect(await interrupt(dev)).toBe(0);
@@ -131,9 +145,9 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     const ui = await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
     expect(dev.output()).toContain('demo events not loaded: the node already holds workflow events');
     expect(dev.output()).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: unchanged`);
-    expect(await graphqlData(ui[1]!, '{ getWorkflowInstances { id } }')).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
+    expect(await graphqlData(ui[1]!, '{ getWorkflowInstances { id } }')).toEqual({ getWorkflowInstances: DEMO_INSTANCES.map((id) => ({ id })) });
     const count = await client.transport.request({ method: 'GET', path: `/${PREFIX}*-events-raw-*/_count` });
-    expect((count.body as { count: number }).count).toBe(80);
+    expect((count.body as { count: number }).count).toBe(87);
     dev.child.kill('SIGTERM');
     expect(await dev.exited).toBe(0);
   }, 240_000);

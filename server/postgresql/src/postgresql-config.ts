@@ -1,8 +1,8 @@
 // Configuration of the PostgreSQL server deployable: the core keys, the connection (connection-settings.ts) and
 // this module's own keys. Flags > env > defaults; every problem of every part is reported in one ConfigError
 // before anything connects; the result is frozen.
-import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
+import { DEMO_REFERENCE_EVENTS } from '@workflow-index/events';
 import { ConfigError, ConfigReader, deepFreeze, loadCoreConfig, readMode } from '@workflow-index/core';
 import type { ConfigKeyDoc, ConfigSource, CoreConfig } from '@workflow-index/core';
 import { resolvePostgresConnection } from './connection-settings.js';
@@ -11,8 +11,8 @@ import type { PostgresConnectionSettings } from './connection-settings.js';
 export type DevServices = 'embedded' | 'container';
 export const DEV_SERVICES: readonly DevServices[] = ['embedded', 'container'];
 
-/** The reference event stream, loaded as demo data in development (resolved from this file: src/ or dist/). */
-export const DEFAULT_DEMO_EVENTS = fileURLToPath(new URL('../../../fixtures/quarkus-flow-events.jsonl', import.meta.url));
+/** The reference event stream, loaded as demo data in development (placed just before the start: demoEventLines). */
+export const DEFAULT_DEMO_EVENTS = DEMO_REFERENCE_EVENTS;
 export const DEFAULT_DEV_DATA_DIR = '.data/pglite';
 export const DEFAULT_CONTAINER_IMAGE = 'postgres:17';
 export const DEFAULT_QUERY_TIMEOUT_MS = 5000;

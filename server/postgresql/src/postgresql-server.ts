@@ -200,7 +200,7 @@ async function prepareSchema(config: PostgresqlServerConfig, connection: pg.Pool
         const result = await loadDemoEventsIfEmpty(pool, config.dev.demoEvents);
         if (result.status === 'loaded') {
           const s = result.summary;
-          logger.info({ file: config.dev.demoEvents, events: s.eventsWritten.total, rejected: s.rejected, durationMs: s.durationMs }, 'demo events loaded');
+          logger.info({ file: config.dev.demoEvents, events: s.eventsWritten.total, rejected: s.rejected, base: new Date(result.baseMs).toISOString(), durationMs: s.durationMs }, 'demo events loaded');
         } else {
           logger.info({ reason: result.reason }, 'demo events not loaded');
         }

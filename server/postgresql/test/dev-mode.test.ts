@@ -6,14 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getContainerRuntimeClient } from 'testcontainers';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
-import { graphqlData } from '@workflow-index/testkit';
+import { DEMO_INSTANCES, demoFreshness, expectedDemoFreshness, graphqlData, loggedDemoBaseMs } from '@workflow-index/testkit';
 
-
-
-const FIXTURE_INSTANCES = [
-  '01KRDQEHBQF7VKFR571KEFRHM5', '01KRDQEES4VBNTZWX89D86KWZJ', '01KRDQEBYPFN9AZM0BE5K9B295', '01KRDQEAPWDTERF1SDDX5A5SQV',
-  '01KRDQE6KKA9476X0RVHQ1S7AE', '01KRDQE6KHQGTG2RA2Q0X3ED0J', '01KRDQDZBS8TBDWA72Q1575QHY', '01KRDQDZBR7492YQWM736PEENJ',
-];
+/** ISO-8601 UTC with six fractional digits, `micros` after `ms`. */
+const isoMicros = (ms: number, micros: number): string => new Date(ms + Math.floor(micros / 1000)).toISOString().replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micros % 1000).padStart(3, '0')}Z`);
 
 const containerRuntime = await getContainerRuntimeClient().then(() => true, () => false);
 
@@ -37,7 +33,9 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     const baseUrl = ui[1] ?? '';
     expect(server.output()).toContain(`Docs          ${baseUrl}/docs`);
     expect(server.output()).toContain(`GraphQL API   ${baseUrl}/graphql`);
-    expect(server.output()).toMatch(/demo events loaded .*"events":80,"rejected":0/);
+    expect(server.output()).toMatch(/demo events loaded .*"events":87,"rejected":0/);
+    // The demo is placed just before the start (the base, logged): every time below is relative to it.
+    const base = loggedDemoBaseMs(server.output());
     expect(server.output()).toMatch(/migration applied/);
 
     const page = await fetch(`${baseUrl}/q/graphql-ui`);
@@ -50,12 +48,13 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     expect(ready.status).toBe(200);
 
     const list = await graphqlData(baseUrl, '{ getWorkflowInstances { id } }');
-    expect(list).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
+    expect(list).toEqual({ getWorkflowInstances: DEMO_INSTANCES.map((id) => ({ id })) });
+    expect(await demoFreshness(baseUrl, base)).toEqual(expectedDemoFreshness());
     const one = await graphqlData(baseUrl, `{ getWorkflowInstance(id: "01KRDQDZBS8TBDWA72Q1575QHY") {
       name namespace status startDate error { status title } taskExecutions { id status } } }`);
     expect(one).toEqual({
       getWorkflowInstance: {
-        name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: '2026-05-12T09:14:03.513248Z',
+        name: 'payment-capture', namespace: 'com.acme.billing', status: 'FAULTED', startDate: isoMicros(base - 5.5 * 3600_000, 38),
         error: { status: 503, title: 'Service Unavailable' }, taskExecutions: [
           { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/0/loadInvoice', status: 'COMPLETED' },
           { id: '01KRDQDZBS8TBDWA72Q1575QHY:do/1/chargeCard', status: 'FAULTED' },
@@ -84,12 +83,12 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     expect(server.output()).toContain('demo events not loaded');
     expect(server.output()).not.toMatch(/migration applied/);
     const list = await graphqlData(baseUrl, '{ getWorkflowInstances { id } }');
-    expect(list).toEqual({ getWorkflowInstances: FIXTURE_INSTANCES.map((id) => ({ id })) });
+    expect(list).toEqual({ getWorkflowInstances: DEMO_INSTANCES.map((id) => ({ id })) });
     const metrics = await (await fetch(`${baseUrl}/q/metrics`)).text();
     // Label order is the metrics module's business: match the sample whatever the order.
-    expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="workflow"[^}]*\} 36$/m);
-    expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="task"[^}]*\} 44$/m);
-    expect(metrics).toMatch(/^workflow_index_instances\{[^}]*\} 8$/m);
+    expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="workflow"[^}]*\} 38$/m);
+    expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="task"[^}]*\} 49$/m);
+    expect(metrics).toMatch(/^workflow_index_instances\{[^}]*\} 9$/m);
     expect(await stop(server)).toBe(0);
   });
 

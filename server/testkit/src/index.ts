@@ -22,3 +22,4 @@ export * from './rules-fingerprint.js';
 export * from './oidc/test-issuer.js';
 export * from './oidc/sign-in-settings.js';
 export * from './service-suites.js';
+export * from './demo-freshness.js';

@@ -1,18 +1,17 @@
-// Demo data of development mode on OpenSearch: the event log `npm start` loads (fixtures/quarkus-flow-events.jsonl),
-// sent the way Fluent Bit's opensearch output sends it (fluent-bit-bulk.ts: daily raw indices, create actions with
+// Demo data of development mode on OpenSearch: the event set `npm start` loads (demoEventLines of the events package:
+// fixtures/quarkus-flow-events.jsonl placed just before the start, plus a running run), sent the way Fluent Bit's opensearch output sends it (fluent-bit-bulk.ts: daily raw indices, create actions with
 // generated ids), then normalized by the running normalizer like any other event. Loaded only into a node that holds
 // no raw events and no instances yet, so a restart neither duplicates nor overwrites what is there; and even then,
 // re-sending would give 409 per item (the same record and time give the same id).
 import type { Client } from '@opensearch-project/opensearch';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { DEMO_REFERENCE_EVENTS, demoBaseMs, demoEventLinesOf } from '@workflow-index/events';
 import { type FluentBitRecord, writeEventLines } from '../fluent-bit-bulk.js';
 import { normalizedIndexNames } from '../normalized-indices.js';
 import type { OpenSearchNormalizer } from '../normalizer-job.js';
 import { TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '../raw-index-templates.js';
 
-/** The reference event stream (resolved from this file: src/dev or dist/dev). */
-export const DEFAULT_DEMO_EVENTS = fileURLToPath(new URL('../../../../fixtures/quarkus-flow-events.jsonl', import.meta.url));
+/** The reference event stream; loaded re-timed (demoEventLines), any other file as it is. */
+export const DEFAULT_DEMO_EVENTS = DEMO_REFERENCE_EVENTS;
 
 /**
  * The record time a replayed line gets: the event's own `timestamp` (the CONTRACT's magnitude rule: seconds,
@@ -35,8 +34,8 @@ export function demoRecordTimeMs(line: string, now = Date.now()): number {
   return Number.isNaN(parsed) ? now : parsed;
 }
 
-export function demoRecords(file: string): { records: FluentBitRecord[]; instanceIds: string[] } {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+export function demoRecords(file: string, baseMs: number = demoBaseMs()): { records: FluentBitRecord[]; instanceIds: string[] } {
+  const lines = demoEventLinesOf(file, baseMs);
   const ids = new Set<string>();
   for (const line of lines) {
     try {
@@ -58,23 +57,23 @@ async function count(client: Client, indices: string): Promise<number> {
 }
 
 export type DemoLoadResult =
-  | { readonly status: 'loaded'; readonly events: number; readonly rejected: number; readonly instances: number }
+  | { readonly status: 'loaded'; readonly events: number; readonly rejected: number; readonly instances: number; readonly baseMs: number }
   | { readonly status: 'skipped'; readonly reason: string };
 
-export async function loadDemoEventsIfEmpty(client: Client, file: string, prefix = ''): Promise<DemoLoadResult> {
+export async function loadDemoEventsIfEmpty(client: Client, file: string, prefix = '', baseMs: number = demoBaseMs()): Promise<DemoLoadResult> {
   const raw = `${prefix}${WORKFLOW_RAW_PREFIX}-*,${prefix}${TASK_RAW_PREFIX}-*`;
   const names = normalizedIndexNames(prefix);
   if ((await count(client, raw)) > 0 || (await count(client, names.workflowInstances)) > 0) {
     return { status: 'skipped', reason: 'the node already holds workflow events' };
   }
-  const { records, instanceIds } = demoRecords(file);
+  const { records, instanceIds } = demoRecords(file, baseMs);
   let rejected = 0;
   // Flushes of at most 500 records, as Fluent Bit's chunks would be.
   for (let i = 0; i < records.length; i += 500) {
     const result = await writeEventLines(client, records.slice(i, i + 500), prefix);
     rejected += result.items.filter((item) => item.status !== 201).length;
   }
-  return { status: 'loaded', events: records.length, rejected, instances: instanceIds.length };
+  return { status: 'loaded', events: records.length, rejected, instances: instanceIds.length, baseMs };
 }
 
 /**

@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   if (demoFile.toLowerCase() !== 'none') {
     const demo = await loadDemoEventsIfEmpty(client, demoFile, prefix);
     if (demo.status === 'loaded') {
-      log(`demo events sent through Fluent Bit's bulk shape: ${demo.events} events (${demo.rejected} refused by the bulk API) from ${demoFile}`);
+      log(`demo events sent through Fluent Bit's bulk shape: ${demo.events} events (${demo.rejected} refused by the bulk API) from ${demoFile}, placed before ${new Date(demo.baseMs).toISOString()}`);
       const normalized = await waitForNormalized(client, normalizer, demo.events - demo.rejected, prefix, 120_000);
       log(`demo events normalized: ${normalized.events} of ${demo.events - demo.rejected} events, ${normalized.instances} of ${demo.instances} instances served`);
     } else {
