@@ -40,10 +40,8 @@ function renderRelease(tag: string, mirror?: string): K8sObject[] {
       'apiVersion: kustomize.config.k8s.io/v1alpha1',
       'kind: Component',
       'images:',
-      '  - name: workflow-index/init',
-      `    newTag: "${tag}"`,
-      '  - name: workflow-index/server',
-      `    newTag: "${tag}"`,
+      // The names the images have once the backend component has renamed the server (docs/deployment.md).
+      ...['init', 'server-postgresql', 'server-opensearch', 'normalizer-opensearch'].flatMap((image) => [`  - name: workflow-index/${image}`, `    newTag: "${tag}"`]),
       '',
     ].join('\n'));
     writeFileSync(join(dir, 'kustomization.yaml'), [

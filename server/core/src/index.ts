@@ -1,5 +1,6 @@
 export * from './reader.js';
 export { createApp } from './app.js';
+export { systemMetrics } from './metrics/system-metrics.js';
 export type { App, AppOptions } from './app.js';
 export type { ClientInfo } from './app.js';
 export {

@@ -1,5 +1,6 @@
 // /q/metrics: one registry with the process metrics and one module per domain, registered in the order they are
-// exported (HTTP, GraphQL operations, readiness, backend pool, cost budget, ingestion).
+// exported (Micrometer's process and system gauges, HTTP, GraphQL operations, readiness, backend pool, cost budget,
+// ingestion).
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { CoreConfig } from '../config.js';
 import type { CostBudget } from '../cost-budget.js';
@@ -15,6 +16,7 @@ import { IngestionStatsScrape } from './ingestion-stats-scrape.js';
 import { instancesByStatusMetric } from './instances-by-status-metric.js';
 import { poolMetric } from './pool-metric.js';
 import { readinessMetric } from './readiness-metric.js';
+import { systemMetrics } from './system-metrics.js';
 
 export interface AppMetrics {
   readonly registry: Registry;
@@ -45,6 +47,7 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ backend: deps.backend });
   collectDefaultMetrics({ register: registry });
+  systemMetrics(registry);
   const http = httpMetrics(registry, now);
   const operations = graphqlOperationMetrics(registry, now, deps.operationNames);
   const observeReadiness = readinessMetric(registry);
