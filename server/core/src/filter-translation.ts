@@ -26,7 +26,7 @@ type Maybe<T> = T | null | undefined;
 
 export type StringFilterArg = { readonly [op in TextOperator]?: Maybe<string> } & {
   readonly like?: Maybe<string>;
-  readonly in?: Maybe<readonly string[]>;
+  readonly in?: Maybe<readonly Maybe<string>[]>;
   readonly isNull?: Maybe<boolean>;
 };
 export interface DateTimeFilterArg {
@@ -46,12 +46,12 @@ export interface IntFilterArg {
   readonly gte?: Maybe<number>;
   readonly lt?: Maybe<number>;
   readonly lte?: Maybe<number>;
-  readonly in?: Maybe<readonly number[]>;
+  readonly in?: Maybe<readonly Maybe<number>[]>;
 }
 export interface StatusFilterArg {
   readonly eq?: Maybe<string>;
   readonly ne?: Maybe<string>;
-  readonly in?: Maybe<readonly string[]>;
+  readonly in?: Maybe<readonly Maybe<string>[]>;
 }
 export interface ErrorFilterArg {
   readonly type?: Maybe<StringFilterArg>;
@@ -60,20 +60,22 @@ export interface ErrorFilterArg {
   readonly status?: Maybe<IntFilterArg>;
   readonly instance?: Maybe<StringFilterArg>;
 }
+/** key and value are nullable in the schema only so that variables declared `String` (as the Java schema has them) fit. */
 interface JsonPairArg {
-  readonly key: string;
-  readonly value: string;
+  readonly key?: Maybe<string>;
+  readonly value?: Maybe<string>;
 }
+/** Every list takes null items (the Java schema's `[JsonFieldFilterInput]`): they are skipped. */
 export interface JsonFilterArg {
-  readonly eq?: Maybe<readonly JsonPairArg[]>;
-  readonly ne?: Maybe<readonly JsonPairArg[]>;
-  readonly gt?: Maybe<readonly JsonPairArg[]>;
-  readonly gte?: Maybe<readonly JsonPairArg[]>;
-  readonly lt?: Maybe<readonly JsonPairArg[]>;
-  readonly lte?: Maybe<readonly JsonPairArg[]>;
-  readonly contains?: Maybe<readonly JsonPairArg[]>;
-  readonly in?: Maybe<readonly { readonly key: string; readonly values: readonly string[] }[]>;
-  readonly exists?: Maybe<readonly { readonly key: string; readonly value: boolean }[]>;
+  readonly eq?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly ne?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly gt?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly gte?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly lt?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly lte?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly contains?: Maybe<readonly Maybe<JsonPairArg>[]>;
+  readonly in?: Maybe<readonly Maybe<{ readonly key: string; readonly values: readonly Maybe<string>[] }>[]>;
+  readonly exists?: Maybe<readonly Maybe<{ readonly key: string; readonly value: boolean }>[]>;
 }
 export interface DurationFilterArg {
   readonly gt?: Maybe<number>;
@@ -137,14 +139,38 @@ function isSet<V>(value: Maybe<V>): value is V {
   return value !== null && value !== undefined;
 }
 
-/** The `in` list at `where`, refused when it holds more than `maxValues` values (GRAPHQL_MAX_FILTER_IN_VALUES). */
-function checkInList<V>(values: readonly V[], where: string, maxValues: number): readonly V[] {
+/**
+ * The values of the `in` list at `where` with each one's index in the list, refused when the list holds more than
+ * `maxValues` items (GRAPHQL_MAX_FILTER_IN_VALUES). A null item is skipped: it equals no value (as SQL's `IN (…, NULL)`
+ * on the Java Data Index), so `in: [null]` matches nothing, like `in: []`. The schema's lists take null items so that
+ * variables declared as the Java schema declares them (`[String]`) fit.
+ */
+function checkInList<V>(values: readonly Maybe<V>[], where: string, maxValues: number): { readonly value: V; readonly index: number }[] {
   if (values.length > maxValues) {
     throw badUserInput(
       `${where} has ${values.length} values; an in list may hold at most ${maxValues} (GRAPHQL_MAX_FILTER_IN_VALUES): split the query, or filter on something the values share`,
     );
   }
-  return values;
+  const out: { value: V; index: number }[] = [];
+  values.forEach((value, index) => {
+    if (isSet(value)) out.push({ value, index });
+  });
+  return out;
+}
+
+/** The items of a JSON operator's list with their indexes; null items are skipped (no condition). */
+function presentItems<V>(items: Maybe<readonly Maybe<V>[]>): { readonly item: V; readonly index: number }[] {
+  const out: { item: V; index: number }[] = [];
+  (items ?? []).forEach((item, index) => {
+    if (isSet(item)) out.push({ item, index });
+  });
+  return out;
+}
+
+/** A JSON pair's key or value: nullable in the schema (the Java schema's `String`), required here. */
+function required(value: Maybe<string>, where: string, what: string): string {
+  if (isSet(value)) return value;
+  throw badUserInput(`${where} is required: a {key, value} pair of a JSON filter needs both, ${what}`);
 }
 
 function stringLeaves<S extends string, T extends string>(
@@ -167,7 +193,7 @@ function stringLeaves<S extends string, T extends string>(
       leaf({ op, value: TEXT_OPERATORS[op].normalized ? normalize(value) : value });
     }
   }
-  if (isSet(arg.in)) leaf({ op: 'in', values: checkInList(arg.in, `${path}${label}.in`, maxIn).map((v, i) => normalize(checkClientText(v, `${path}${label}.in[${i}]`))) });
+  if (isSet(arg.in)) leaf({ op: 'in', values: checkInList(arg.in, `${path}${label}.in`, maxIn).map(({ value, index }) => normalize(checkClientText(value, `${path}${label}.in[${index}]`))) });
   if (isSet(arg.like)) {
     const like = checkClientText(arg.like, `${path}${label}.like`);
     leaf({ op: 'like', pattern: parseLikePattern(like.startsWith('*') || like.startsWith('?') ? like : normalize(like)) });
@@ -201,7 +227,7 @@ function intLeaves<S extends string, T extends string>(arg: Maybe<IntFilterArg>,
     const value = arg[op];
     if (isSet(value)) leaf({ op, value });
   }
-  if (isSet(arg.in)) leaf({ op: 'in', values: [...checkInList(arg.in, `${where}.in`, maxIn)] });
+  if (isSet(arg.in)) leaf({ op: 'in', values: checkInList(arg.in, `${where}.in`, maxIn).map(({ value }) => value) });
   return out;
 }
 
@@ -218,35 +244,41 @@ function statusLeaves<S extends string, T extends string>(
     const value = arg[op];
     if (isSet(value)) out.push({ kind: 'string', field, predicate: { op, value: normalize(value, op) } });
   }
-  if (isSet(arg.in)) out.push({ kind: 'string', field, predicate: { op: 'in', values: checkInList(arg.in, `${where}.in`, maxIn).map((v) => normalize(v, 'in')) } });
+  if (isSet(arg.in)) out.push({ kind: 'string', field, predicate: { op: 'in', values: checkInList(arg.in, `${where}.in`, maxIn).map(({ value }) => normalize(value, 'in')) } });
   return out;
 }
 
 function jsonLeaves<S extends string, T extends string>(field: JsonField, graphqlName: string, arg: Maybe<JsonFilterArg>, path: string, maxIn: number): Node<S, T>[] {
   if (!isSet(arg)) return [];
   const out: Node<S, T>[] = [];
-  const keyOf = (key: string, where: string): string[] => parseJsonKey(checkClientText(key, `${where}.key`), `${where}.key`);
+  const keyOf = (key: Maybe<string>, where: string): string[] =>
+    parseJsonKey(checkClientText(required(key, `${where}.key`, 'the key a dot path such as customer.id'), `${where}.key`), `${where}.key`);
+  const pairValue = (value: Maybe<string>, where: string): string =>
+    checkClientText(required(value, where, 'the value a string such as "42" or "gold"'), where);
   const operand = (value: string, where: string): string => checkJsonNumber(checkClientText(value, where), where);
-  (arg.eq ?? []).forEach((pair, i) => {
+  presentItems(arg.eq).forEach(({ item: pair, index: i }) => {
     const where = `${path}${graphqlName}.eq[${i}]`;
-    out.push({ kind: 'json', field, path: keyOf(pair.key, where), value: operand(pair.value, `${where}.value`) });
+    const key = keyOf(pair.key, where);
+    out.push({ kind: 'json', field, path: key, value: operand(pairValue(pair.value, `${where}.value`), `${where}.value`) });
   });
   const op = (predicate: JsonPredicate, keyPath: string[]): void => {
     out.push({ kind: 'jsonOp', field, path: keyPath, predicate });
   };
   for (const name of ['ne', 'gt', 'gte', 'lt', 'lte', 'contains'] as const) {
-    (arg[name] ?? []).forEach((pair, i) => {
+    presentItems(arg[name]).forEach(({ item: pair, index: i }) => {
       const where = `${path}${graphqlName}.${name}[${i}]`;
+      const key = keyOf(pair.key, where);
+      const text = pairValue(pair.value, `${where}.value`);
       // contains is literal text: a number-looking operand is not a number there.
-      const value = name === 'contains' ? checkClientText(pair.value, `${where}.value`) : operand(pair.value, `${where}.value`);
-      op({ op: name, value }, keyOf(pair.key, where));
+      const value = name === 'contains' ? text : operand(text, `${where}.value`);
+      op({ op: name, value }, key);
     });
   }
-  (arg.in ?? []).forEach((pair, i) => {
+  presentItems(arg.in).forEach(({ item: pair, index: i }) => {
     const where = `${path}${graphqlName}.in[${i}]`;
-    op({ op: 'in', values: checkInList(pair.values, `${where}.values`, maxIn).map((v, j) => operand(v, `${where}.values[${j}]`)) }, keyOf(pair.key, where));
+    op({ op: 'in', values: checkInList(pair.values, `${where}.values`, maxIn).map(({ value, index: j }) => operand(value, `${where}.values[${j}]`)) }, keyOf(pair.key, where));
   });
-  (arg.exists ?? []).forEach((pair, i) => {
+  presentItems(arg.exists).forEach(({ item: pair, index: i }) => {
     op({ op: 'exists', value: pair.value }, keyOf(pair.key, `${path}${graphqlName}.exists[${i}]`));
   });
   return out;

@@ -73,7 +73,7 @@ function fieldWork(owner: GraphQLInputObjectType, type: GraphQLInputType, value:
 
 function operatorWork(operator: string, operand: unknown, prices: WorkPrices): number {
   if (operand === undefined || operand === null) return 0;
-  if (operator === 'in') return prices.condition + (Array.isArray(operand) ? operand.length * prices.inValue : 0);
+  if (operator === 'in') return prices.condition + (Array.isArray(operand) ? operand.filter((v) => v !== null).length * prices.inValue : 0);
   return operator === 'like' || (isTextOperator(operator) && TEXT_OPERATORS[operator].pattern) ? prices.pattern : prices.condition;
 }
 
@@ -83,6 +83,7 @@ function jsonWork(value: unknown, prices: WorkPrices): number {
   for (const [operator, pairs] of Object.entries(value)) {
     if (!Array.isArray(pairs)) continue;
     for (const pair of pairs) {
+      if (pair === null) continue; // skipped by the translation: no condition
       if (operator === 'eq') work += prices.jsonLookup;
       else if (operator === 'in') work += prices.jsonLookup + jsonInValues(pair) * prices.jsonInValue;
       else work += prices.jsonTest;
@@ -94,7 +95,7 @@ function jsonWork(value: unknown, prices: WorkPrices): number {
 function jsonInValues(pair: unknown): number {
   if (!isRecord(pair)) return 0;
   const values = pair['values'];
-  return Array.isArray(values) ? values.length : 0;
+  return Array.isArray(values) ? values.filter((v) => v !== null).length : 0;
 }
 
 /** A filter input of its own table: it combines with and/or/not. */

@@ -80,7 +80,8 @@ const TEXT_OPERAND: Readonly<Record<TextOperator, (value: string) => string>> = 
 function stringFilter(pool: readonly string[]): fc.Arbitrary<Record<string, Json>> {
   return fc.oneof(
     ...TEXT_OPERATOR_NAMES.map((op) => stringValue(pool).map((v) => ({ [op]: TEXT_OPERAND[op](v) }))),
-    fc.array(stringValue(pool), { maxLength: 3 }).map((v) => ({ in: v })),
+    // a null item (the Java schema's [String]) is skipped: it equals no value
+    fc.array(fc.option(stringValue(pool), { nil: null, freq: 6 }), { maxLength: 3 }).map((v) => ({ in: v })),
     likeFrom(pool).map((v) => ({ like: v })),
     fc.boolean().map((v) => ({ isNull: v })),
     fc.tuple(stringValue(pool), fc.boolean()).map(([v, n]) => ({ ne: v, isNull: n })),
@@ -104,14 +105,15 @@ function errorFilter(p: ValuePools): fc.Arbitrary<Record<string, Json>> {
     stringFilter(p.strings['detail'] ?? []).map((f) => ({ detail: f })),
     stringFilter(p.strings['instance'] ?? []).map((f) => ({ instance: f })),
     fc.tuple(fc.constantFrom('eq', 'ne', 'gt', 'gte', 'lt', 'lte'), fc.constantFrom(...statuses, 0)).map(([op, v]) => ({ status: { [op]: v } })),
-    fc.array(fc.constantFrom(...statuses, 1), { maxLength: 3 }).map((v) => ({ status: { in: v } })),
+    fc.array(fc.constantFrom(...statuses, 1, null), { maxLength: 3 }).map((v) => ({ status: { in: v } })),
   );
 }
 
 function jsonFilter(p: ValuePools): fc.Arbitrary<Record<string, Json>> {
   const pairs = p.jsonPairs.length > 0 ? p.jsonPairs : [{ key: 'a', value: '1' }];
   const pair = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...pairs) }, { weight: 1, arbitrary: fc.constantFrom({ key: 'missing', value: '1' }, { key: 'a', value: '1.0' }, { key: 'amount', value: '1E3' }) });
-  return fc.array(pair, { minLength: 1, maxLength: 2 }).map((eq) => ({ eq }));
+  // a null pair (the Java schema's [JsonFieldFilterInput]) places no condition
+  return fc.array(fc.option(pair, { nil: null, freq: 6 }), { minLength: 1, maxLength: 2 }).map((eq) => ({ eq }));
 }
 
 export function instanceFilter(p: ValuePools): fc.Arbitrary<Record<string, Json>> {

@@ -49,6 +49,26 @@ export function describeErrors(client: GraphQLClient): void {
       });
     }
 
+    // key and value are nullable in the schema only so that variables declared `String`, as the Java schema has them, fit
+    for (const [title, pair, where] of [
+      ['a pair without its value', { key: 'customer.id' }, 'filter.input.eq[1].value'],
+      ['a pair with a null key', { key: null, value: 'x' }, 'filter.input.eq[1].key'],
+    ] as const) {
+      it(`rejects ${title} with BAD_USER_INPUT naming it`, async () => {
+        const { codes, message } = await codesAndMessage('query ($f: WorkflowInstanceFilterInput) { getWorkflowInstances(filter: $f) { id } }', {
+          f: { input: { eq: [null, pair] } },
+        });
+        expect(codes).toEqual(['BAD_USER_INPUT']);
+        expect(message).toContain(`${where} is required`);
+      });
+    }
+
+    it('rejects a literal task pair without its key with BAD_USER_INPUT naming it', async () => {
+      const { codes, message } = await codesAndMessage('{ getTaskExecutions(filter: {outputArgs: {ne: [{value: "J-55817"}]}}) { id } }');
+      expect(codes).toEqual(['BAD_USER_INPUT']);
+      expect(message).toContain('filter.outputArgs.ne[0].key is required');
+    });
+
     it('rejects an empty segment in a literal task filter with BAD_USER_INPUT', async () => {
       const { codes } = await codesAndMessage('{ getTaskExecutions(filter: {outputArgs: {eq: [{key: "journal..id", value: "J-55817"}]}}) { id } }');
       expect(codes).toEqual(['BAD_USER_INPUT']);

@@ -94,6 +94,10 @@ const INSTANCE_STRING_VARIABLE_CASES: readonly VariableCase[] = [
 
 const STATUS_CASES: readonly Case[] = [
   ['{status: {eq: COMPLETED}}', COMPLETED],
+  // a null item of an in list (the Java schema's [WorkflowInstanceStatus]) equals no status: it is skipped
+  ['{status: {in: [COMPLETED, null]}}', COMPLETED],
+  ['{status: {in: [null]}}', []],
+  ['{not: {status: {in: [null]}}}', ALL],
   ['{status: {ne: COMPLETED}}', allExcept(...COMPLETED)],
   ['{status: {eq: FAULTED}}', [ID.paymentCapture, ID.addressNormalizer, ID.faulted404]],
   ['{status: {eq: CANCELLED}}', [ID.orderCancelled, ID.fullwidth]],
@@ -220,6 +224,7 @@ const JSON_CASES: readonly Case[] = [
 const JSON_VARIABLE_CASES: readonly VariableCase[] = [
   ['a string with % _ * ? and a backslash', { input: { eq: [{ key: 'special', value: '50%_off*?\\ok' }] } }, [ID.jsonNumbers]],
   ['a Windows path', { input: { eq: [{ key: 'path', value: 'C:\\temp\\50%_off' }] } }, [ID.faulted404]],
+  ['a null pair (the Java schema\'s [JsonFieldFilterInput]) is skipped', { input: { eq: [null, { key: 'path', value: 'C:\\temp\\50%_off' }, null] } }, [ID.faulted404]],
   ['a nested array element with special characters', { output: { eq: [{ key: 'receipt.tags.1', value: '50%_off*?\\ok' }] } }, [ID.jsonNumbers]],
   ['a string with a newline and quotes', { input: { eq: [{ key: 'giftNote', value: 'Feliz aniversário!\nCom carinho — "Tia Bia"' }] } }, [ID.orderIntake]],
 ];
@@ -325,6 +330,10 @@ export const TASK_CASES: readonly Case[] = [
   ['{taskName: {endsWith: "Again"}}', [T.stampAgain]],
   ['{taskName: {in: ["lookup", "work", "prepare"]}}', [T.lookup, T.work, T.prepareSuspended, T.prepareCancelled]],
   ['{taskName: {in: []}}', []],
+  // null items of in lists (the Java schema's [String], [Int]) equal no value: skipped; `in: [null]` is `in: []`
+  ['{taskName: {in: ["lookup", null, "work"]}}', [T.lookup, T.work]],
+  ['{taskName: {in: [null]}}', []],
+  ['{not: {taskName: {in: [null]}}}', ALL_TASK_IDS],
   ['{taskName: {isNull: true}}', []],
   // taskPosition with and without the leading slash
   ['{taskPosition: {eq: "do/0/validateOrder"}}', [T.validateOrder, T.validateOrderCancelled]],
@@ -342,6 +351,7 @@ export const TASK_CASES: readonly Case[] = [
   ['{status: {eq: "FAILED"}}', FAULTED_TASKS],
   ['{status: "FAILED"}', FAULTED_TASKS],
   ['{status: {in: ["FAILED", "CANCELLED"]}}', [...FAULTED_TASKS, T.reserveStockCancelled, T.prepareCancelled]],
+  ['{status: {in: [null, "FAILED"]}}', FAULTED_TASKS],
   ['{status: {ne: "FAILED"}}', allTasksExcept(...FAULTED_TASKS)],
   ['{status: {eq: "RUNNING"}}', [T.waitForApproval]],
   ['{status: {eq: "CANCELLED"}}', [T.reserveStockCancelled, T.prepareCancelled]],
@@ -378,10 +388,14 @@ export const TASK_CASES: readonly Case[] = [
   ['{outputArgs: {eq: [{key: "amount", value: "1000"}]}}', []],
   ['{outputArgs: {eq: [{key: "nope", value: "1"}]}}', []],
   ['{not: {outputArgs: {eq: [{key: "journal.id", value: "J-55817"}]}}}', allTasksExcept(T.syncLedger, T.postEntries2)],
+  // a null pair places no condition
+  ['{outputArgs: {eq: [null, {key: "journal.id", value: "J-55817"}]}}', [T.syncLedger, T.postEntries2]],
+  ['{outputArgs: {eq: [null]}}', ALL_TASK_IDS],
   // error fields
   ['{error: {status: {eq: 500}}}', [T.postEntries1, T.normalizeAddress]],
   ['{error: {status: {ne: 500}}}', [T.chargeCard, T.lookup]],
   ['{error: {status: {in: [404, 503]}}}', [T.chargeCard, T.lookup]],
+  ['{error: {status: {in: [404, null]}}}', [T.lookup]],
   ['{error: {status: {gt: 404, lte: 503}}}', [T.chargeCard, T.postEntries1, T.normalizeAddress]],
   ['{error: {status: {gte: 404, lt: 500}}}', [T.lookup]],
   ['{error: {status: {eq: 418}}}', []],
@@ -407,6 +421,7 @@ const TASK_VARIABLE_CASES: readonly VariableCase[] = [
   ['shorthand position with a leading slash', { taskPosition: '/do/0/validateOrder' }, [T.validateOrder, T.validateOrderCancelled]],
   ['shorthand times nested in or', { or: [{ enter: '2026-05-12T09:14:15.13324Z' }, { exit: '2026-05-13T10:00:01.300002Z' }] }, [T.pickItem2, T.stampAgain]],
   ['a JSON value with a dash and a unicode dash', { inputArgs: { eq: [{ key: 'lines.0.desc', value: 'Beratung – 2 h' }] } }, [T.chargeCard]],
+  ['null items of in lists and a null JSON pair are skipped', { taskName: { in: ['lookup', null] }, status: { in: [null, 'FAILED'] }, inputArgs: { eq: [null] } }, [T.lookup]],
 ];
 
 function declareLiteralCases(title: string, cases: readonly Case[], run: (filter: string) => Promise<string[]>): void {

@@ -10,7 +10,9 @@ export const FILTERS: Section = {
 and all fields given in one filter must match (AND). <code>and</code>, <code>or</code> and <code>not</code> combine filters.
 Logic is two-valued: a condition on a missing value is false (<code>ne: "x"</code> does not match a missing value;
 <code>isNull: true</code> does), and <code>not</code> matches exactly what its filter does not match, missing values included.
-Text matching is case-sensitive. An explicit <code>null</code> inside a filter places no condition.`),
+Text matching is case-sensitive. An explicit <code>null</code> inside a filter places no condition: a <code>null</code> item of an
+<code>in</code> list is skipped (it equals no value, so <code>in: [null]</code> matches nothing), and so is a <code>null</code> JSON pair;
+a JSON pair without its <code>key</code> or <code>value</code> is BAD_USER_INPUT.`),
     table(
       ['filter input', 'operators'],
       [
