@@ -14,7 +14,6 @@
 import { createServer } from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
 import { pino } from 'pino';
-import { systemMetrics } from '@workflow-index/core';
 import { OpenSearchNormalizer } from './normalizer-job.js';
 import { createNormalizerMetrics } from './normalizer-metrics.js';
 import { openSearchClient, openSearchConnectionSettings } from './opensearch-connection-settings.js';
@@ -54,7 +53,6 @@ async function main(): Promise<void> {
   }
   const metrics = createNormalizerMetrics();
   collectDefaultMetrics({ register: metrics.registry });
-  systemMetrics(metrics.registry);
   const normalizer = new OpenSearchNormalizer({
     client: openSearchClient(settings),
     prefix: process.env['WI_OPENSEARCH_INDEX_PREFIX'] ?? '',
