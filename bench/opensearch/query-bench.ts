@@ -18,8 +18,6 @@ import { Client } from '@opensearch-project/opensearch';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -33,6 +31,7 @@ import { writeDataset } from '@workflow-index/opensearch/testing';
 import { type FloorRequest, openSearchFloors, type QuerySpec } from './query-floors.js';
 import { cpuMs, peakRssMiB } from '../load/server-process.js';
 import { AUTH_MODES, type AuthMode, type BenchAuth, checkAuthEnforced, startBenchAuth } from '../auth/bench-auth.js';
+import { freePort } from '@workflow-index/testkit';
 
 const argv = yargs(hideBin(process.argv))
   .option('backend', { type: 'string', choices: ['opensearch'], default: 'opensearch', describe: 'dispatched here by bench/dispatch.ts' })
@@ -76,17 +75,6 @@ const sendFloor = async (request: FloorRequest): Promise<void> => {
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const children: ChildProcess[] = [];
 let auth: BenchAuth | null = null;

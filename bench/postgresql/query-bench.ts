@@ -15,8 +15,6 @@ import { hideBin } from 'yargs/helpers';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { InstanceFilter, TaskFilter, SimpleInstanceFilter, Reader, SimpleTaskFilter } from '@workflow-index/core';
 import { type InstanceFilterArg, type TaskFilterArg, translateInstanceFilter, translateTaskFilter } from '@workflow-index/core';
@@ -31,6 +29,7 @@ import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop
 import { measureWrk, wrkAvailable } from '../load/wrk-load.js';
 import { cpuMs, peakRssMiB } from '../load/server-process.js';
 import { AUTH_MODES, type AuthMode, type BenchAuth, checkAuthEnforced, startBenchAuth } from '../auth/bench-auth.js';
+import { freePort } from '@workflow-index/testkit';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 100_000, describe: 'workflow instances generated' })
@@ -263,17 +262,6 @@ function measureFloor(pool: pg.Pool, variants: readonly Variant[], concurrency: 
 }
 
 const bodies = (variants: readonly Variant[]): string[] => variants.map((v) => v.body);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** NODE_OPTIONS of the server image (the ENV of Dockerfile.server's runtime stage): the bench starts the server as production does. */
 function imageNodeOptions(): string {

@@ -5,8 +5,6 @@
 // namespaces and the account's name; sign-out ends the session at the issuer; the GraphQL UI uses the same session
 // and sends the browser to sign in without one; a refused or expired token leads to sign-in again, not to an error.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -18,6 +16,7 @@ import { buildConsole } from './support/build-console.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
 import { startConsoleServer } from './support/console-server.js';
 import type { ConsoleServer } from './support/console-server.js';
+import { freePort } from '@workflow-index/testkit';
 
 const AUDIENCE = 'https://workflow-index.test/graphql';
 const CLIENT_ID = 'workflow-index-console';
@@ -25,15 +24,6 @@ const NAMESPACES = ['com.acme.orders', 'com.acme.billing'];
 const SESSION_KEY = 'workflow-index.session';
 
 const available = (await postgresReachable()) && (await chromiumAvailable());
-
-/** A port free now, for a server whose address the issuer must know before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface GraphQLCall {
   readonly url: string;

@@ -1,7 +1,7 @@
 // Child processes of the local end-to-end suite: the init-job CLI, the server, the wait-for-schema script.
 // Everything listens on loopback and is stopped by the suite that started it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '@workflow-index/testkit';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,18 +31,6 @@ export function runProcess(args: readonly string[], env: Record<string, string>,
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
     });
   });
 }
@@ -93,3 +81,6 @@ export async function startServer(env: Record<string, string>, readyTimeoutMs = 
   await server.stop();
   throw new Error(`server not ready within ${readyTimeoutMs} ms:\n${output}`);
 }
+
+/** The test kit's, for the suites that take their processes from here. */
+export { freePort };

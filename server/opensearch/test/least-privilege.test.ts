@@ -13,7 +13,6 @@ import type { Client } from '@opensearch-project/opensearch';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { eventLines, RECORD_TIME_MS } from './support/normalized-store.js';
 import { type Credentials, type SecureNode, secureNodeAvailable, startSecureNode } from './support/secure-node.js';
+import { freePort } from '@workflow-index/testkit';
 
 const available = secureNodeAvailable();
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -59,17 +59,6 @@ async function expectBulkRefused(client: Client, lines: readonly unknown[]): Pro
   expect(answer.status).toBe(200);
   const items = (answer.body as { items: Record<string, { status: number }>[] }).items;
   expect(items.map((item) => Object.values(item)[0]!.status)).toEqual(items.map(() => 403));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function runApply(node: SecureNode, passwordDir: string): Promise<{ code: number | null; output: string }> {

@@ -7,7 +7,6 @@
 // (same process, same port): readiness UP, queries served, events written during the outage normalized. No timing is
 // asserted: every wait is bounded polling.
 import { Client } from '@opensearch-project/opensearch';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, vi } from 'vitest';
 import { describeOpenSearch, osTest as it } from './support/fixtures.js';
@@ -19,6 +18,7 @@ import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { eventLines, loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
 import { type OutageProxy, type ProxyState, startOutageProxy } from './support/outage-proxy.js';
 import { OPENSEARCH_URL, type TestNamespace } from './support/test-node.js';
+import { freePort } from '@workflow-index/testkit';
 
 const SERVER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const NORMALIZER_MAIN = fileURLToPath(new URL('../src/normalizer-main.ts', import.meta.url));
@@ -26,7 +26,6 @@ const node = new URL(OPENSEARCH_URL);
 const OUTAGES: readonly Exclude<ProxyState, 'forward'>[] = ['refuse', 'unavailable'];
 /** Bounded polling: generous, since the machine is shared; nothing asserts how fast. */
 const WAIT = { timeout: 90_000, interval: 200 };
-
 
 async function health(baseUrl: string, which: 'ready' | 'live'): Promise<{ status: number; body: { status: string; checks: { name: string; status: string; data?: { error?: string } }[] } }> {
   const response = await fetch(`${baseUrl}/q/health/${which}`);
@@ -38,14 +37,6 @@ async function metric(baseUrl: string, name: string): Promise<number | undefined
   const text = await (await fetch(`${baseUrl}/q/metrics`)).text();
   const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
   return match === null ? undefined : Number(match[1]);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const connectionEnv = (prefix: string, proxy: OutageProxy): Record<string, string> => ({

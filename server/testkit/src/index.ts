@@ -23,3 +23,4 @@ export * from './oidc/test-issuer.js';
 export * from './oidc/sign-in-settings.js';
 export * from './service-suites.js';
 export * from './demo-freshness.js';
+export * from './free-port.js';
