@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { TestDatabase } from '@workflow-index/postgresql/testing';
 import { crossTest as it, describeBoth } from './support/fixtures.js';
-import { FIXTURE_PATH } from '@workflow-index/testkit';
+import { FIXTURE_PATH, withRecordTimes } from '@workflow-index/testkit';
 import { loopStream } from '@workflow-index/testkit';
 import { randomInt, seededRandom, shuffled } from '@workflow-index/testkit';
 import { writeEventLines } from '@workflow-index/opensearch';
@@ -45,7 +45,7 @@ describeBoth('OpenSearch event store', () => {
   it.beforeAll(async ({ namespace, database }) => {
     ns = namespace;
     db = database;
-    await writeToPostgreSQL(db, [...good, ...BAD_LINES].map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i })));
+    await writeToPostgreSQL(db, withRecordTimes([...good, ...BAD_LINES], RECORD_TIME));
     expected = await postgresqlState(db);
   });
 
@@ -55,7 +55,7 @@ describeBoth('OpenSearch event store', () => {
       fc.asyncProperty(fc.integer(), async (seed) => {
         const random = seededRandom(seed);
         const prefix = `${ns.prefix}r${run++}-`;
-        const once: Delivery[] = [...good, ...BAD_LINES].map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+        const once: Delivery[] = withRecordTimes([...good, ...BAD_LINES], RECORD_TIME);
         const again: Delivery[] = good.filter(() => random() < 0.3).map((line) => ({ line, recordTimeMs: RECORD_TIME + randomInt(random, 1, 40) * DAY + randomInt(random, 0, 999) }));
         const all = shuffled([...once, ...again], random);
         const flushes = randomInt(random, 2, 5);
@@ -84,7 +84,7 @@ describeBoth('OpenSearch event store', () => {
     // production settings: no forced refresh; the event store and executions refresh only when asked to
     const normalizer = await leasedNormalizer(ns.client, split, { refresh: false });
     await ns.client.transport.request({ method: 'PUT', path: `/${normalizer.names.eventStore},${normalizer.names.taskExecutions}/_settings`, body: { index: { refresh_interval: '-1' } } });
-    const deliveries = good.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+    const deliveries = withRecordTimes(good, RECORD_TIME);
     await writeEventLines(ns.client, deliveries, oneGo);
     await ns.refresh();
     await reference.cycle();
@@ -100,7 +100,7 @@ describeBoth('OpenSearch event store', () => {
   it('stores each event identity once: re-delivering everything with other record times adds nothing', async () => {
     const prefix = `${ns.prefix}once-`;
     const normalizer = await leasedNormalizer(ns.client, prefix);
-    await writeEventLines(ns.client, good.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i })), prefix);
+    await writeEventLines(ns.client, withRecordTimes(good, RECORD_TIME), prefix);
     await ns.refresh();
     await normalizer.cycle();
     const stored = await count(ns, normalizer.names.eventStore);
@@ -108,7 +108,7 @@ describeBoth('OpenSearch event store', () => {
     expect(stored).toBeGreaterThan(0);
     expect(stored).toBeLessThanOrEqual(good.length);
     const before = await openSearchState(ns.client, normalizer.names);
-    await writeEventLines(ns.client, good.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + 3 * DAY + i })), prefix);
+    await writeEventLines(ns.client, withRecordTimes(good, RECORD_TIME + 3 * DAY), prefix);
     await ns.refresh();
     const cycle = await normalizer.cycle();
     expect(cycle.newRawEvents).toBe(good.length);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { TestDatabase } from '@workflow-index/postgresql/testing';
 import { crossTest as it, describeBoth } from './support/fixtures.js';
-import { FIXTURE_PATH } from '@workflow-index/testkit';
+import { FIXTURE_PATH, withRecordTimes } from '@workflow-index/testkit';
 import { loopStream } from '@workflow-index/testkit';
 import { randomInt, seededRandom, shuffled } from '@workflow-index/testkit';
 import { writeEventLines } from '@workflow-index/opensearch';
@@ -46,7 +46,7 @@ describeBoth('OpenSearch normalizer: delivery-proof', () => {
   it.beforeAll(async ({ namespace, database }) => {
     ns = namespace;
     db = database;
-    await writeToPostgreSQL(db, [...good, ...BAD_LINES].map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i })));
+    await writeToPostgreSQL(db, withRecordTimes([...good, ...BAD_LINES], RECORD_TIME));
     expected = await postgresqlState(db);
   });
 
@@ -63,7 +63,7 @@ describeBoth('OpenSearch normalizer: delivery-proof', () => {
       fc.asyncProperty(fc.integer(), async (seed) => {
         const random = seededRandom(seed);
         const prefix = `${ns.prefix}r${run++}-`;
-        const once: Delivery[] = [...good, ...BAD_LINES].map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+        const once: Delivery[] = withRecordTimes([...good, ...BAD_LINES], RECORD_TIME);
         const again: Delivery[] = good.filter(() => random() < 0.3).map((line) => ({ line, recordTimeMs: RECORD_TIME + randomInt(random, 1, 40) * DAY + randomInt(random, 0, 999) }));
         const resent = once.filter(() => random() < 0.1);
         const all = shuffled([...once, ...again, ...resent], random);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForwarderDatabase, createTestDatabase, postgresReachable, type ForwarderDatabase, type TestDatabase } from '@workflow-index/postgresql/testing';
-import { REAL_FORMATS, realFixture } from '@workflow-index/testkit';
+import { REAL_FORMATS, realFixture, withRecordTimes } from '@workflow-index/testkit';
 import { FIXTURE_PATH } from '@workflow-index/testkit';
 import { loopStream } from '@workflow-index/testkit';
 import { applyRawSchema } from '@workflow-index/opensearch';
@@ -96,7 +96,7 @@ describe.skipIf(!available)('OpenSearch normalizer = PostgreSQL normalizer', () 
   sets.forEach(([label, lines], n) => {
     it(`${label}: every instance and execution field by field`, async () => {
       const prefix = `${ns.prefix}p${n}-`;
-      const deliveries: Delivery[] = lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+      const deliveries: Delivery[] = withRecordTimes(lines, RECORD_TIME);
       let db: TestDatabase | undefined;
       try {
         db = await createTestDatabase();

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, vi } from 'vitest';
 import { describeOpenSearch, osTest as it } from './support/fixtures.js';
-import { FIXTURE_PATH } from '@workflow-index/testkit';
+import { FIXTURE_PATH, withRecordTimes } from '@workflow-index/testkit';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { readCheckpoint, readStatus } from '../src/normalizer-checkpoint.js';
@@ -14,7 +14,7 @@ import { openSearchState } from './support/opensearch-state.js';
 
 const lines = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
 const RECORD_TIME = Date.UTC(2026, 4, 12, 9, 14, 3);
-const deliveries = lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME + i }));
+const deliveries = withRecordTimes(lines, RECORD_TIME);
 
 async function metricValue(normalizer: OpenSearchNormalizer, name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = (await normalizer.metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);

@@ -24,3 +24,4 @@ export * from './oidc/sign-in-settings.js';
 export * from './service-suites.js';
 export * from './demo-freshness.js';
 export * from './free-port.js';
+export * from './record-times.js';

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { type App, createApp } from '@workflow-index/core';
 import { type CoreConfig, defaultCoreConfig } from '@workflow-index/core';
 import type { Reader } from '@workflow-index/core';
-import { GraphQLClient } from '@workflow-index/testkit';
+import { GraphQLClient, withRecordTimes } from '@workflow-index/testkit';
 import { createPostgresqlReader } from '@workflow-index/postgresql';
 import { createTestDatabase, type TestDatabase } from '@workflow-index/postgresql/testing';
 import { createOpenSearchReader } from '@workflow-index/opensearch';
@@ -49,7 +49,7 @@ export async function loadPair(ns: TestNamespace, name: string, lines: readonly 
   let db: TestDatabase | undefined;
   try {
     db = await createTestDatabase({ prefix: databasePrefix });
-    await writeToPostgreSQL(db, lines.map((line, i) => ({ line, recordTimeMs: RECORD_TIME_MS + i })));
+    await writeToPostgreSQL(db, withRecordTimes(lines, RECORD_TIME_MS));
     await loadNormalized(ns.client, prefix, lines);
   } catch (error) {
     await db?.drop();

@@ -3,7 +3,7 @@
 // fixture's lines, written as Fluent Bit records on given days, with the raw indices they land in.
 import type { Client } from '@opensearch-project/opensearch';
 import { readFileSync } from 'node:fs';
-import { FIXTURE_PATH } from '@workflow-index/testkit';
+import { FIXTURE_PATH, withRecordTimes } from '@workflow-index/testkit';
 import { applyRawSchema } from '../../src/apply-raw-schema.js';
 import type { FluentBitRecord } from '../../src/fluent-bit-bulk.js';
 import { type NormalizerOptions, OpenSearchNormalizer } from '../../src/normalizer-job.js';
@@ -19,7 +19,7 @@ export const FIXTURE_LINES: readonly string[] = readFileSync(FIXTURE_PATH, 'utf8
 
 /** Lines as Fluent Bit records, one millisecond apart from `recordTimeMs`. */
 export function records(lines: readonly string[], recordTimeMs: number): FluentBitRecord[] {
-  return lines.map((line, i) => ({ line, recordTimeMs: recordTimeMs + i }));
+  return withRecordTimes(lines, recordTimeMs);
 }
 
 /** The raw schema under `prefix`, and a normalizer (refresh on, unless said otherwise) with its indices and the lease. */
