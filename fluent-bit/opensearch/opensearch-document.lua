@@ -17,8 +17,9 @@
 --                                   be replaced silently)
 --        `kubernetes`               (the kubernetes filter appends its own; require_pod_metadata would read the
 --                                   event's one, find no pod_id and drop the event as if its lookup had failed)
---        an empty name, or a name with an empty dot segment (`.a`, `a..b`, `.`): refused (400); their dots
---                                   become `_` in the new name, which would otherwise still be refused.
+--        an empty name, or a dotted name with an empty or whitespace-only segment (`.a`, `a..b`, `.`, ` ..`):
+--                                   refused (400); their dots become `_` in the new name, which would
+--                                   otherwise still be refused.
 --      Renaming happens before D1, so a renamed member that meets a member of its new name keeps the last.
 --   D3 a member name (at any depth) longer than 50,000 bytes once decoded to UTF-8 -> the member becomes
 --      `"wi_event_long_name":"<the member's exact text, name and value>"` (`wi_event_long_name_2`, `_3`, ... for
@@ -107,11 +108,16 @@ local function decode(raw)
   return concat(out, "", 1, n)
 end
 
--- A name OpenSearch splits on dots and refuses with an empty segment (trailing dots are ignored, as Java's split
--- ignores trailing empty strings).
+-- A dotted name OpenSearch splits into object fields and refuses when one of them is empty or only bytes up to
+-- 0x20 (`.a`, `a..b`, `.`, ` ..`, `a. .b`); trailing dots are ignored (as Java's split ignores trailing empty strings),
+-- and a name without a dot is one field.
 local function has_empty_segment(name)
+  if not find(name, ".", 1, true) then return false end
   local trimmed = string.gsub(name, "%.+$", "")
-  return trimmed == "" or byte(trimmed, 1) == 46 or find(trimmed, "..", 1, true) ~= nil
+  for segment in string.gmatch(trimmed .. ".", "([^.]*)%.") do
+    if not find(segment, "[^%z\1-\32]") then return true end
+  end
+  return false
 end
 
 local function top_level_rename(name, raw)

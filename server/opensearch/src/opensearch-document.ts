@@ -67,9 +67,14 @@ export function decodeKey(raw: string): string {
   return out;
 }
 
+/**
+ * A dotted name OpenSearch splits into object fields and refuses when one of them is empty or only characters up to
+ * U+0020 (`.a`, `a..b`, `.`, ` ..`, `a. .b`: "object field cannot contain only whitespace"); trailing dots are
+ * ignored (`a..` is taken), and a name without a dot is one field (` ` is taken).
+ */
 function hasEmptySegment(name: string): boolean {
-  const trimmed = name.replace(/\.+$/, '');
-  return trimmed === '' || trimmed.startsWith('.') || trimmed.includes('..');
+  if (!name.includes('.')) return false;
+  return name.replace(/\.+$/, '').split('.').some((segment) => [...segment].every((c) => c <= ' '));
 }
 
 function topLevelRename(name: string, raw: string): string | undefined {
