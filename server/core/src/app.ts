@@ -108,6 +108,6 @@ function appRoutes(deps: RouteDeps): RouteTable {
       '/q/health/ready': health.ready,
       '/q/metrics': metricsRoute(deps.registry),
     },
-    [consolePages.assets],
+    [consolePages.assets, pages.uiAssets],
   );
 }

@@ -6,7 +6,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { consoleCspOf, withSignInMeta } from './console-sign-in.js';
 import type { ConsoleSignIn } from './console-sign-in.js';
-import { StaticAsset } from './static-asset.js';
+import { IMMUTABLE, StaticAsset } from './static-asset.js';
 
 /** Same path from server/core/src (tests, tsx) and server/core/dist (the build). */
 export const CONSOLE_DIST_DIR = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
@@ -37,8 +37,6 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.json': 'application/json; charset=utf-8',
 };
-
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export interface ConsoleAssets {
   /** index.html: no-cache (revalidated by ETag), CSP. */

@@ -1,25 +1,28 @@
 /**
- * The GraphQL UI: GraphiQL with every script, style, worker and icon inlined by
- * @graphql-yoga/render-graphiql, so it works without internet access. Queries go to /graphql by POST. When the
- * console signs people in, the page uses the console's session (graphiql-session.ts).
+ * The GraphQL UI: GraphiQL with every script, style, worker and icon served from this server
+ * (@graphql-yoga/render-graphiql), so it works without internet access, split into a small page and hashed files
+ * (graphiql-assets.ts). Queries go to /graphql by POST. When the console signs people in, the page uses the
+ * console's session (graphiql-session.ts).
  */
+import { splitInlinedAssets } from './graphiql-assets.js';
+import type { SplitPage } from './graphiql-assets.js';
 import { GRAPHIQL_SESSION_SCRIPT } from './graphiql-session.js';
 
-const rendered = new Map<boolean, Promise<string>>();
+const rendered = new Map<boolean, Promise<SplitPage>>();
 
 /**
  * Rendered once per process and variant: with `consoleSession` the page carries the script that sends the console's
  * token. The renderer module is loaded on first use: its inlined assets are some 30 MB of strings on the heap, which
  * servers that never serve the UI should not carry.
  */
-export function renderGraphQLUi(options: { readonly consoleSession?: boolean } = {}): Promise<string> {
+export function renderGraphQLUi(options: { readonly consoleSession?: boolean } = {}): Promise<SplitPage> {
   const consoleSession = options.consoleSession === true;
   const page = rendered.get(consoleSession) ?? render(consoleSession);
   rendered.set(consoleSession, page);
   return page;
 }
 
-function render(consoleSession: boolean): Promise<string> {
+function render(consoleSession: boolean): Promise<SplitPage> {
   return import('@graphql-yoga/render-graphiql')
     .then(({ renderGraphiQL }) =>
       renderGraphiQL({
@@ -30,7 +33,8 @@ function render(consoleSession: boolean): Promise<string> {
         defaultQuery: DEFAULT_QUERY,
       }),
     )
-    .then((html) => (consoleSession ? html.replace('<div id="root"></div>', `<div id="root"></div>\n      <script>${GRAPHIQL_SESSION_SCRIPT}</script>`) : html))
+    .then((html) => splitInlinedAssets(html))
+    .then((split) => (consoleSession ? { ...split, html: split.html.replace('<div id="root"></div>', `<div id="root"></div>\n      <script>${GRAPHIQL_SESSION_SCRIPT}</script>`) } : split))
     .catch((error: unknown) => {
       rendered.delete(consoleSession);
       throw error;

@@ -7,6 +7,7 @@ export const METRIC_ROUTES = [
   '/graphql',
   '/graphql/schema.graphql',
   '/q/graphql-ui',
+  '/q/graphql-ui/assets',
   '/q/health',
   '/q/health/live',
   '/q/health/ready',
@@ -20,8 +21,9 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PAT
 
 /** The route of a path (a trailing slash is the same route), or `other`. */
 export function routeLabel(pathname: string): string {
-  // The console's hashed file names change with every build: one route for all of them.
+  // Hashed file names change with every build: one route for all of them.
   if (pathname.startsWith('/q/console/assets/')) return '/q/console/assets';
+  if (pathname.startsWith('/q/graphql-ui/assets/')) return '/q/graphql-ui/assets';
   const trimmed = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   return (METRIC_ROUTES as readonly string[]).includes(trimmed) ? trimmed : 'other';
 }

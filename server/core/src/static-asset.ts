@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { compress, negotiateEncoding } from './compression.js';
 import type { Encoding } from './compression.js';
 
+/** For files named by their content's hash: a new content gets a new name, so browsers may keep them a year. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
 export interface StaticAssetOptions {
   /** Default `no-cache`: browsers keep the body and revalidate it with If-None-Match (a 304 costs no body). */
   readonly cacheControl?: string;
@@ -10,7 +13,7 @@ export interface StaticAssetOptions {
 }
 
 /**
- * A fixed response body (the GraphQL UI is about 9 MB of inlined script): compressed once per
+ * A fixed response body (the GraphQL UI's script is about 8 MB): compressed once per
  * encoding on first use instead of on every request, with a strong ETag of its content so a browser that has it
  * gets 304 Not Modified instead of the body again.
  */

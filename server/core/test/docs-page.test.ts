@@ -1,5 +1,7 @@
 // The /docs page rendered from its section data: the navigation links only anchors the page has, the configuration
 // table lists every core key, and the limits are the configured ones.
+import { readFileSync } from 'node:fs';
+import { buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { CORE_CONFIG_KEYS } from '../src/config.js';
 import { docsSections, renderDocsPage } from '../src/docs-page/render-docs-page.js';
@@ -35,5 +37,26 @@ describe('/docs page', () => {
     const links = [...html.matchAll(/<a class="run-in-ui" href="\/q\/graphql-ui\?query=[^"]+">run in the UI<\/a>/g)].length;
     expect(queries).toBeGreaterThan(30);
     expect(links).toBe(queries);
+  });
+});
+
+describe('examples as the GraphQL UI sees them', () => {
+  // The UI's editor validates query text against the schema, without the server's shorthand expansion: an example
+  // that leans on shorthand would be marked as an error there although the server runs it.
+  const schema = buildSchema(sdl);
+  const problems = (query: string): string[] => validate(schema, parse(query)).map((e) => e.message);
+
+  it('every /docs example validates as written, except the one that shows shorthand in query text', () => {
+    const examples = docsSections(testConfig()).flatMap((s) => s.blocks.filter((b) => b.kind === 'example').map((b) => ({ section: s.id, query: b.query })));
+    expect(examples.length).toBeGreaterThan(30);
+    const flagged = examples.filter((e) => problems(e.query).length > 0);
+    expect(flagged.map((e) => e.section)).toEqual(['shorthand']);
+  });
+
+  it('every README example validates as written', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    expect(blocks.length).toBeGreaterThan(4);
+    expect(blocks.map(problems)).toEqual(blocks.map(() => []));
   });
 });

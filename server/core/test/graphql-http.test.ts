@@ -241,18 +241,33 @@ describe('introspection modes', () => {
 });
 
 describe('UI, SDL, docs', () => {
-  it('/q/graphql-ui is GraphiQL pointed at /graphql with every asset inlined (works offline)', async () => {
+  it('/q/graphql-ui is GraphiQL pointed at /graphql: a small page naming hashed files served from here (works offline)', async () => {
     const { app } = testApp();
     const response = await get(app, '/q/graphql-ui');
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
     const html = await response.text();
-    expect(html).toContain('YogaGraphiQL.renderYogaGraphiQL');
+    expect(html.length).toBeLessThan(20_000);
     expect(html).toContain('"endpoint":"/graphql"');
     expect(html).toContain('<title>Workflow Index — GraphQL</title>');
-    // No external script, stylesheet, icon or font: every src/href is inline or relative.
+    // No external script, stylesheet, icon or font: every src/href is a file of this server.
     expect(html.match(/<(script|link|img)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?\/\//gi)).toBeNull();
-    expect(html.match(/@import\s+url\(\s*["']?https?:/gi)).toBeNull();
-    expect(html.match(/<link[^>]+href="([^"]+)"/)?.[1]?.startsWith('data:')).toBe(true);
+    expect(html).toContain('YogaGraphiQL.renderYogaGraphiQL(');
+    const paths = [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(paths.map((p) => p.replace(/^\/q\/graphql-ui\/assets\/[\w-]{16}\./, '*.')).sort()).toEqual(['*.css', '*.ico', '*.js']);
+    const files = await Promise.all(paths.map(async (path) => ({ path, response: await get(app, path) })));
+    for (const { response: file } of files) {
+      expect(file.status).toBe(200);
+      expect(file.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
+    const bodies = await Promise.all(files.map(async ({ path, response: file }) => ({ path, type: file.headers.get('content-type'), text: await file.text() })));
+    const script = bodies.find((b) => b.path.endsWith('.js'));
+    expect(script?.type).toBe('text/javascript; charset=utf-8');
+    expect(script?.text).toContain('YogaGraphiQL');
+    const style = bodies.find((b) => b.path.endsWith('.css'));
+    expect(style?.type).toBe('text/css; charset=utf-8');
+    expect(style?.text.match(/@import\s+url\(\s*["']?https?:/gi)).toBeNull();
+    expect((await get(app, '/q/graphql-ui/assets/AAAAAAAAAAAAAAAA.js')).status).toBe(404);
   });
 
   it('/graphql/schema.graphql serves the SDL of the contract', async () => {
