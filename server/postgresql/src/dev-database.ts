@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PoolConfig } from 'pg';
 import type * as Testcontainers from 'testcontainers';
+import type { Logger } from '@workflow-index/core';
 
 export interface DevDatabase {
   readonly kind: 'embedded' | 'container';
@@ -27,18 +28,27 @@ export class DevServicesError extends Error {
   override readonly name = 'DevServicesError';
 }
 
+export interface EmbeddedDatabaseOptions {
+  /** The loopback port to serve on when it is free (else a free one, logged); default 0: a free one. */
+  readonly port?: number;
+  readonly logger?: Pick<Logger, 'warn'>;
+}
+
 /** Starts PGlite on `dataDir` (created when missing; its contents survive restarts) behind a loopback socket. */
-export async function startEmbeddedDatabase(dataDir: string): Promise<DevDatabase> {
+export async function startEmbeddedDatabase(dataDir: string, options: EmbeddedDatabaseOptions = {}): Promise<DevDatabase> {
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const releaseLock = acquireDataDirLock(dir);
   try {
     const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
     const db = await PGlite.create(dir);
-    // Two sockets: the set-up connection may still be closing when the server's pool opens its one connection.
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
+    let server: InstanceType<typeof PGLiteSocketServer>;
     try {
-      await server.start();
+      server = await listenOn(options, (port) => {
+        // Two sockets: the set-up connection may still be closing when the server's pool opens its one connection.
+        const socket = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 2 });
+        return socket.start().then(() => socket);
+      });
     } catch (error) {
       await db.close().catch(() => undefined);
       throw error;
@@ -69,6 +79,19 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<DevDatabas
   } catch (error) {
     releaseLock();
     throw error;
+  }
+}
+
+/** Listens on the preferred port; when another process has it, on a free one (said in a warning). */
+async function listenOn<T>(options: EmbeddedDatabaseOptions, listen: (port: number) => Promise<T>): Promise<T> {
+  const preferred = options.port ?? 0;
+  if (preferred === 0) return listen(0);
+  try {
+    return await listen(preferred);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    options.logger?.warn({ port: preferred }, 'the embedded database\'s port is taken (DEV_DATABASE_PORT): serving it on a free port instead');
+    return listen(0);
   }
 }
 

@@ -14,6 +14,7 @@ export const DEV_SERVICES: readonly DevServices[] = ['embedded', 'container'];
 /** The reference event stream, loaded as demo data in development (placed just before the start: demoEventLines). */
 export const DEFAULT_DEMO_EVENTS = DEMO_REFERENCE_EVENTS;
 export const DEFAULT_DEV_DATA_DIR = '.data/pglite';
+export const DEFAULT_DEV_DATABASE_PORT = 54329;
 export const DEFAULT_CONTAINER_IMAGE = 'postgres:17';
 export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
@@ -39,6 +40,8 @@ export interface SchemaCheckConfig {
 export interface DevConfig {
   /** PGlite data directory (embedded dev services). */
   readonly dataDir: string;
+  /** Loopback port of the embedded database; when taken, a free one (0: always a free one). */
+  readonly databasePort: number;
   /** JSONL/CRI file loaded into an empty dev-services database; null: none. */
   readonly demoEvents: string | null;
   readonly containerImage: string;
@@ -70,6 +73,7 @@ export const POSTGRESQL_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'SCHEMA_INIT_ENABLED', development: 'true', production: 'true', description: 'false disables schema initialization everywhere, whatever DATABASE_MIGRATE says.' },
   { key: 'DEV_SERVICES (--dev-services)', development: 'embedded', production: '—', description: 'Development database when DATABASE_URL is unset: embedded (PGlite, in-process) or container (postgres:17 via a Docker engine).' },
   { key: 'DEV_DATA_DIR', development: DEFAULT_DEV_DATA_DIR, production: '—', description: 'Where the embedded database keeps its files (kept across restarts; delete it to start over).' },
+  { key: 'DEV_DATABASE_PORT', development: String(DEFAULT_DEV_DATABASE_PORT), production: '—', description: 'Loopback port of the embedded database (psql -h 127.0.0.1 -p 54329 -U postgres); when it is taken, a free port (printed); 0 always picks a free one.' },
   { key: 'DEV_DEMO_EVENTS', development: 'fixtures/quarkus-flow-events.jsonl', production: '—', description: 'Event log loaded into an empty development database; none disables.' },
   { key: 'DEV_CONTAINER_IMAGE', development: DEFAULT_CONTAINER_IMAGE, production: '—', description: 'Image of DEV_SERVICES=container.' },
 ] satisfies ConfigKeyDoc[]);
@@ -158,6 +162,7 @@ export function loadPostgresqlConfig(env: ConfigSource, flags: ServerFlags = {},
   const demo = r.string('DEV_DEMO_EVENTS', DEFAULT_DEMO_EVENTS);
   const devConfig: DevConfig = {
     dataDir: r.string('DEV_DATA_DIR', DEFAULT_DEV_DATA_DIR),
+    databasePort: r.int('DEV_DATABASE_PORT', DEFAULT_DEV_DATABASE_PORT, { min: 0, max: 65_535 }),
     demoEvents: devServices !== null && demo.toLowerCase() !== 'none' ? demo : null,
     containerImage: r.string('DEV_CONTAINER_IMAGE', DEFAULT_CONTAINER_IMAGE),
   };

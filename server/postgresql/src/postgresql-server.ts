@@ -48,7 +48,7 @@ export async function startPostgresqlServer(config: PostgresqlServerConfig, logg
     let devDatabase: DevDatabase | null = null;
     if (database.devServices === 'embedded') {
       logger.info({ dataDir: config.dev.dataDir }, 'starting the embedded PostgreSQL (PGlite)');
-      devDatabase = await startEmbeddedDatabase(config.dev.dataDir);
+      devDatabase = await startEmbeddedDatabase(config.dev.dataDir, { port: config.dev.databasePort, logger });
     } else if (database.devServices === 'container') {
       logger.info({ image: config.dev.containerImage }, 'starting a PostgreSQL container (testcontainers)');
       devDatabase = await startContainerDatabase(config.dev.containerImage);
