@@ -3,6 +3,7 @@
 // reader → schema-version gate → app → HTTP. close() undoes it in reverse: drain HTTP, close the pool, stop the dev
 // database. The server never changes the schema in production (the init job does); the gate keeps readiness DOWN,
 // with the reason, until the database has the schema this release needs.
+import { rmSync } from 'node:fs';
 import type pg from 'pg';
 import { createApp } from '@workflow-index/core';
 import type { App } from '@workflow-index/core';
@@ -14,6 +15,7 @@ import type { Reader } from '@workflow-index/core';
 import { describePostgresConnection, toPoolConfig } from './connection-settings.js';
 import { loadDemoEventsIfEmpty } from './demo-data.js';
 import { startContainerDatabase, startEmbeddedDatabase } from './dev-database.js';
+import { isBuiltInDemo, staleDemoOnly } from './dev-demo-refresh.js';
 import type { DevDatabase } from './dev-database.js';
 import { migrate, requiredSchema } from './migrator.js';
 import type { PostgresqlServerConfig } from './postgresql-config.js';
@@ -47,8 +49,7 @@ export async function startPostgresqlServer(config: PostgresqlServerConfig, logg
     const { database } = config;
     let devDatabase: DevDatabase | null = null;
     if (database.devServices === 'embedded') {
-      logger.info({ dataDir: config.dev.dataDir }, 'starting the embedded PostgreSQL (PGlite)');
-      devDatabase = await startEmbeddedDatabase(config.dev.dataDir, { port: config.dev.databasePort, logger });
+      devDatabase = await startEmbedded(config, logger);
     } else if (database.devServices === 'container') {
       logger.info({ image: config.dev.containerImage }, 'starting a PostgreSQL container (testcontainers)');
       devDatabase = await startContainerDatabase(config.dev.containerImage);
@@ -163,6 +164,27 @@ function gateReader(reader: Reader, gate: SchemaVersionGate): Reader {
       };
     },
   });
+}
+
+/**
+ * The embedded database; started over (its directory removed) when it holds only a built-in demo placed more than
+ * an hour ago, so a restart shows a demo placed before it again (dev-demo-refresh.ts).
+ */
+async function startEmbedded(config: PostgresqlServerConfig, logger: Logger): Promise<DevDatabase> {
+  const { dataDir, databasePort, demoEvents } = config.dev;
+  logger.info({ dataDir }, 'starting the embedded PostgreSQL (PGlite)');
+  const database = await startEmbeddedDatabase(dataDir, { port: databasePort, logger });
+  if (!isBuiltInDemo(demoEvents)) return database;
+  try {
+    if (!(await staleDemoOnly(database.connection))) return database;
+  } catch (error) {
+    await database.stop();
+    throw error;
+  }
+  logger.info({ dataDir }, 'the embedded database holds only a demo placed more than an hour ago: starting it over with a new demo');
+  await database.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  return startEmbeddedDatabase(dataDir, { port: databasePort, logger });
 }
 
 /** Migrations (when on) and the demo events (dev services), over one short-lived read-write connection. */

@@ -4,12 +4,39 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import pg from 'pg';
 import { getContainerRuntimeClient } from 'testcontainers';
+import { DEMO_REFERENCE_EVENTS } from '@workflow-index/events';
+import { loadDemoEventsIfEmpty } from '../src/demo-data.js';
+import { startEmbeddedDatabase } from '../src/dev-database.js';
+import { ingestEventLogs } from '../src/event-log-ingest.js';
+import { migrate } from '../src/migrator.js';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
 import { DEMO_INSTANCES, demoFreshness, expectedDemoFreshness, graphqlData, loggedDemoBaseMs } from '@workflow-index/testkit';
 
 /** ISO-8601 UTC with six fractional digits, `micros` after `ms`. */
 const isoMicros = (ms: number, micros: number): string => new Date(ms + Math.floor(micros / 1000)).toISOString().replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micros % 1000).padStart(3, '0')}Z`);
+
+const OWN_RUN = 'own-run-0001';
+
+/** An embedded database at `dataDir` holding the built-in demo placed at `baseMs` (and one run of the user's). */
+async function prepareDemo(dataDir: string, baseMs: number, ownRun: boolean): Promise<void> {
+  const database = await startEmbeddedDatabase(dataDir);
+  const client = new pg.Client(database.connection);
+  await client.connect();
+  try {
+    await migrate(client);
+    await loadDemoEventsIfEmpty(client, DEMO_REFERENCE_EVENTS, baseMs);
+    if (ownRun) {
+      const started = { eventType: 'io.serverlessworkflow.workflow.started.v1', instanceId: OWN_RUN, workflowName: 'mine', workflowNamespace: 'dev', workflowVersion: '1', status: 'RUNNING', startTime: baseMs / 1000, timestamp: baseMs / 1000 };
+      await ingestEventLogs(client, [{ name: 'own', stream: Readable.from([`${JSON.stringify(started)}\n`]) }]);
+    }
+  } finally {
+    await client.end();
+    await database.stop();
+  }
+}
 
 const containerRuntime = await getContainerRuntimeClient().then(() => true, () => false);
 
@@ -23,7 +50,7 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     for (const s of started) await stop(s);
     rmSync(dir, { recursive: true, force: true });
   });
-  const env = (): Record<string, string> => ({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATA_DIR: join(dir, 'pglite') });
+  const env = (dataDir = join(dir, 'pglite')): Record<string, string> => ({ NODE_ENV: 'development', HTTP_PORT: '0', DEV_DATABASE_PORT: '0', DEV_DATA_DIR: dataDir });
 
   it('starts with no configuration, loads the demo events and serves the UI, /docs and GraphQL', async () => {
     const server = startMain(env(), [], 60_000);
@@ -90,6 +117,33 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     expect(metrics).toMatch(/^workflow_index_raw_events\{[^}]*store="task"[^}]*\} 49$/m);
     expect(metrics).toMatch(/^workflow_index_instances\{[^}]*\} 9$/m);
     expect(await stop(server)).toBe(0);
+  });
+
+  it('starts a database that holds only an old demo over, with a demo placed before the start; keeps one with other runs', async () => {
+    const stale = join(dir, 'stale');
+    const kept = join(dir, 'kept');
+    const twoHoursAgo = Date.now() - 2 * 3600_000;
+    await prepareDemo(stale, twoHoursAgo, false);
+    await prepareDemo(kept, twoHoursAgo, true);
+
+    const server = startMain(env(stale), [], 60_000);
+    started.push(server);
+    const ui = await server.waitFor(/GraphQL UI\s+(http:\/\/localhost:\d+)\/q\/graphql-ui/);
+    await server.waitFor(/server started/);
+    expect(server.output()).toContain('holds only a demo placed more than an hour ago: starting it over');
+    const base = loggedDemoBaseMs(server.output());
+    expect(base).toBeGreaterThan(twoHoursAgo + 3600_000);
+    expect(await demoFreshness(ui[1] ?? '', base)).toEqual(expectedDemoFreshness());
+    expect(await stop(server)).toBe(0);
+
+    const other = startMain(env(kept), [], 60_000);
+    started.push(other);
+    const otherUi = await other.waitFor(/GraphQL UI\s+(http:\/\/localhost:\d+)\/q\/graphql-ui/);
+    await other.waitFor(/server started/);
+    expect(other.output()).toContain('demo events not loaded');
+    const ids = await graphqlData<{ getWorkflowInstances: { id: string }[] }>(otherUi[1] ?? '', '{ getWorkflowInstances { id } }');
+    expect(ids.getWorkflowInstances.map((r) => r.id)).toContain(OWN_RUN);
+    expect(await stop(other)).toBe(0);
   });
 
   it('rejects an unknown --dev-services value, listing the problem', async () => {
