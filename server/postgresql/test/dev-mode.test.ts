@@ -20,6 +20,12 @@ const isoMicros = (ms: number, micros: number): string => new Date(ms + Math.flo
 
 const OWN_RUN = 'own-run-0001';
 
+/** The example queries of the /docs page, unescaped. */
+function exampleQueries(html: string): string[] {
+  const unescape = (text: string): string => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return [...html.matchAll(/<div class="example"><div class="ex-title">.*?<\/div><pre>(.*?)<\/pre>/gs)].map((m) => unescape(m[1] ?? ''));
+}
+
 /** An embedded database at `dataDir` holding the built-in demo placed at `baseMs` (and one run of the user's). */
 async function prepareDemo(dataDir: string, baseMs: number, ownRun: boolean): Promise<void> {
   const database = await startEmbeddedDatabase(dataDir);
@@ -71,6 +77,13 @@ describe('development mode (npm start): embedded PostgreSQL', () => {
     const docs = await fetch(`${baseUrl}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');
+    // The time examples of /docs are hours before the start, where the demo's runs are: each finds some.
+    const timeExamples = exampleQueries(await docs.text()).filter((q) => /\b(gte|between)\b/.test(q) && /"\d{4}-\d\d-\d\dT/.test(q));
+    expect(timeExamples).toHaveLength(3);
+    for (const query of timeExamples) {
+      const rows = Object.values(await graphqlData<Record<string, unknown[]>>(baseUrl, query))[0];
+      expect(rows?.length, query).toBeGreaterThan(0);
+    }
     const ready = await fetch(`${baseUrl}/q/health/ready`);
     expect(ready.status).toBe(200);
 

@@ -9,7 +9,7 @@ import { ADDITIONS } from './sections/additions.js';
 import { CONFIGURATION } from './sections/configuration.js';
 import { endpoints } from './sections/endpoints.js';
 import { errors } from './sections/errors.js';
-import { FILTERS } from './sections/filters.js';
+import { filters } from './sections/filters.js';
 import { OPERATIONS } from './sections/operations.js';
 import { ORDERING } from './sections/ordering.js';
 import { pagination } from './sections/pagination.js';
@@ -17,8 +17,8 @@ import { SHORTHAND } from './sections/shorthand.js';
 import { VALUES_SERVED } from './sections/values-served.js';
 
 /** The page's sections in order, with the limits as configured. */
-export function docsSections(config: CoreConfig): readonly Section[] {
-  return [OPERATIONS, FILTERS, SHORTHAND, ORDERING, ADDITIONS, pagination(config.graphql), VALUES_SERVED, errors(config), endpoints(config), CONFIGURATION];
+export function docsSections(config: CoreConfig, nowMs: number = Date.now()): readonly Section[] {
+  return [OPERATIONS, filters(nowMs), SHORTHAND, ORDERING, ADDITIONS, pagination(config.graphql), VALUES_SERVED, errors(config), endpoints(config), CONFIGURATION];
 }
 
 export function renderDocsPage(deps: { readonly config: CoreConfig; readonly sdl: string }): string {

@@ -1,7 +1,20 @@
 import { example, paragraph, subheading, table } from '../blocks.js';
 import type { Section } from '../blocks.js';
 
-export const FILTERS: Section = {
+const HOUR_MS = 3_600_000;
+
+/** The start of the hour `hoursAgo` hours before `nowMs`, ISO-8601 in UTC, or at the offset `+hh:00`. */
+function hourBefore(nowMs: number, hoursAgo: number, offsetHours = 0): string {
+  const hour = Math.floor(nowMs / HOUR_MS) * HOUR_MS - hoursAgo * HOUR_MS;
+  const text = new Date(hour + offsetHours * HOUR_MS).toISOString().replace('.000Z', '');
+  return offsetHours === 0 ? `${text}Z` : `${text}+${String(offsetHours).padStart(2, '0')}:00`;
+}
+
+/**
+ * The filter examples; the times are hours before `nowMs` (the page's rendering, right after the start), so in
+ * development mode they find the demo's runs, which are placed over the hours before the start.
+ */
+export const filters = (nowMs: number): Section => ({
   id: 'filters',
   title: 'Filters',
   nav: 'Filters',
@@ -49,10 +62,10 @@ a JSON pair without its <code>key</code> or <code>value</code> is BAD_USER_INPUT
 <code>2026-05-12T11:14:03.5+02:00</code>. A value without an offset or without a time is rejected with BAD_USER_INPUT.
 Comparison is at microsecond precision. <code>startTime</code>/<code>endTime</code> (instances) and <code>enter</code>/<code>exit</code>
 (tasks) are aliases of <code>startDate</code>/<code>endDate</code>.`),
-    example('gt / gte / lt / lte', `{ getWorkflowInstances(filter: {startDate: {gte: "2026-05-12T09:14:10Z", lt: "2026-05-12T09:14:20Z"}}) { name startDate } }`),
-    example('between — both ends included', `{ getWorkflowInstances(filter: {startTime: {between: {from: "2026-05-12T09:14:03.512378Z", to: "2026-05-12T09:14:10Z"}}}) { name startDate } }`),
-    example('eq / ne — at this exact instant', `{ getWorkflowInstances(filter: {startDate: {eq: "2026-05-12T11:14:03.512378+02:00"}}) { name } }`),
-    example('Task aliases enter / exit', `{ getTaskExecutions(filter: {enter: {gte: "2026-05-12T09:15:00Z"}, exit: {isNull: false}}) { taskName startDate endDate } }`),
+    example('gt / gte / lt / lte — the runs started in the last three hours', `{ getWorkflowInstances(filter: {startDate: {gte: "${hourBefore(nowMs, 3)}", lt: "${hourBefore(nowMs, -1)}"}}) { name startDate } }`),
+    example('between — both ends included', `{ getWorkflowInstances(filter: {startTime: {between: {from: "${hourBefore(nowMs, 7)}", to: "${hourBefore(nowMs, 4)}"}}}) { name startDate } }`),
+    example('eq / ne — at this exact instant (to the microsecond: copy a startDate from a result); any offset', `{ getWorkflowInstances(filter: {startDate: {ne: "${hourBefore(nowMs, 1, 2)}"}}) { name startDate } }`),
+    example('Task aliases enter / exit', `{ getTaskExecutions(filter: {enter: {gte: "${hourBefore(nowMs, 2)}"}, exit: {isNull: false}}) { taskName startDate endDate } }`),
     subheading('Payloads (JSON)'),
     paragraph(`<code>key</code> is a dot path (a numeric segment also indexes arrays). The pair matches when the value there equals
 <code>value</code> as text, numerically when both are numbers (<code>"129.90"</code> matches <code>129.9</code>), or as a boolean.
@@ -86,4 +99,4 @@ task fields: <code>inputArgs</code>, <code>outputArgs</code>.`),
 }`),
     paragraph('<code>and: []</code> matches everything; <code>or: []</code> matches nothing.'),
   ],
-};
+});
