@@ -1,4 +1,5 @@
 export * from './reader.js';
+export * from './stats.js';
 export { createApp } from './app.js';
 export { systemMetrics } from './metrics/system-metrics.js';
 export type { App, AppOptions } from './app.js';

@@ -9,6 +9,7 @@ import { fragmentsOf } from './document-operations.js';
 import { filterWork, type WorkPrices } from './filter-work.js';
 import { graphql } from './graphql-runtime.js';
 import { INSTANCE_STATUSES } from './reader.js';
+import { STATS_FIELDS, statsFieldRows } from './stats-cost.js';
 
 const { getNamedType, getNullableType, isInputObjectType, isListType, isObjectType, valueFromASTUntyped } = graphql;
 
@@ -133,6 +134,7 @@ class Pricing {
     // A count reads at most COUNT_EXACT_LIMIT + 1 index entries per status it counts, whatever its selection.
     const counts = COUNT_TYPES.get(named.name);
     if (counts !== undefined) return counts * countCostOf(this.settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT);
+    if (STATS_FIELDS.has(definition.name)) return statsFieldRows(definition.name, (name) => this.argumentValue(first, name), countCostOf(this.settings.countExactLimit ?? DEFAULT_COUNT_EXACT_LIMIT));
     if (!isObjectType(named) || !ROW_TYPES.has(named.name)) return 0;
     const rows = this.rowCount(definition.type, definition, first);
     if (rows === 0) return 0;

@@ -3,6 +3,7 @@
 // (SQL with bind parameters for PostgreSQL, query DSL for OpenSearch).
 import type { WorkPrices } from './filter-work.js';
 import type { TextOperator } from './text-operators.js';
+import type { ErrorCountRecord, StatsBucketRecord, StatsQuery, TaskFailureCountRecord, TopErrorsQuery, TopFailingTasksQuery } from './stats.js';
 
 /** ISO-8601 UTC timestamp with exactly six fractional digits, e.g. `2026-05-12T09:14:03.512337Z`. */
 export type Timestamp = string;
@@ -266,6 +267,12 @@ export interface Reader {
    * (unknown or placeholder instances map to []).
    */
   tasksOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, TaskExecutionRecord[]>>;
+  /** Runs bucketed by startDate (stats.ts states the rules); at most `maxBuckets + 1` buckets, in bucket order. */
+  workflowStats(query: StatsQuery): Promise<StatsBucketRecord[]>;
+  /** FAULTED runs grouped by error (type, title, status), in compareErrorCounts order, at most `limit`. */
+  topErrors(query: TopErrorsQuery): Promise<ErrorCountRecord[]>;
+  /** FAULTED task executions grouped by (taskPosition, taskName, workflowName), compareTaskFailureCounts order, at most `limit`. */
+  topFailingTasks(query: TopFailingTasksQuery): Promise<TaskFailureCountRecord[]>;
   /** Rejects with BackendUnavailableError when the backend does not answer within timeoutMs. */
   ping(timeoutMs: number): Promise<void>;
   ingestionStats(): Promise<IngestionStats>;

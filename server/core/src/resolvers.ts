@@ -18,6 +18,7 @@ import type { IndexStatus } from './index-status.js';
 import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from './reader.js';
 import type { Count, Direction, Reader, TaskExecutionRecord, Timestamp, WorkflowInstanceRecord, WorkflowInstanceStatus } from './reader.js';
 import type { TaskLoaders } from './task-loader.js';
+import { statsResolvers } from './stats-resolvers.js';
 
 /** What resolvers need from the per-request context (yoga adds `params`). */
 export interface ResolverContext {
@@ -98,6 +99,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
   return {
     DateTime: DateTimeScalar,
     Query: {
+      ...statsResolvers(filterLimits),
       async getWorkflowInstances(_: unknown, args: ListArgs<InstanceFilterArg>, ctx: ResolverContext, info: GraphQLResolveInfo): Promise<WorkflowInstanceRecord[]> {
         const page = resolvePage(args.limit, args.offset, config.graphql);
         const filter = translateInstanceFilter(args.filter, filterLimits);

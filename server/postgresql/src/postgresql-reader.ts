@@ -23,6 +23,8 @@ import { CountStatements } from './postgresql-counts.js';
 import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';
 import { POSTGRESQL_WORK_PRICES } from './postgresql-work-prices.js';
+import { PostgresqlStats } from './postgresql-stats.js';
+import type { ErrorCountRecord, StatsBucketRecord, StatsQuery, TaskFailureCountRecord, TopErrorsQuery, TopFailingTasksQuery } from '@workflow-index/core';
 
 const INSTANCES = 'workflow_index.workflow_instances';
 const TASKS = 'workflow_index.task_executions';
@@ -227,6 +229,7 @@ export class PostgresqlReader implements Reader {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #counts: CountStatements;
+  readonly #stats: PostgresqlStats;
   #closed: Promise<void> | undefined;
   readonly backendName = 'postgresql';
   readonly workPrices = POSTGRESQL_WORK_PRICES;
@@ -235,6 +238,21 @@ export class PostgresqlReader implements Reader {
     this.#pool = options.pool;
     this.#ownsPool = options.ownsPool ?? true;
     this.#counts = new CountStatements(options.pool, options.countTimeoutMs ?? 1000);
+    this.#stats = new PostgresqlStats((text, values, what) => this.#query(text, values, what), {
+      instances: INSTANCES, tasks: TASKS, servedInstance: SERVED_INSTANCE, servedTask: SERVED_TASK,
+    });
+  }
+
+  workflowStats(query: StatsQuery): Promise<StatsBucketRecord[]> {
+    return this.#stats.workflowStats(query);
+  }
+
+  topErrors(query: TopErrorsQuery): Promise<ErrorCountRecord[]> {
+    return this.#stats.topErrors(query);
+  }
+
+  topFailingTasks(query: TopFailingTasksQuery): Promise<TaskFailureCountRecord[]> {
+    return this.#stats.topFailingTasks(query);
   }
 
   countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count> {

@@ -25,3 +25,6 @@ export * from './service-suites.js';
 export * from './demo-freshness.js';
 export * from './free-port.js';
 export * from './record-times.js';
+export * from './stats-oracle.js';
+export * from './stats-runs.js';
+export * from './conformance/stats-suite.js';

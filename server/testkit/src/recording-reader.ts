@@ -16,7 +16,14 @@ import type {
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
   WorkPrices,
+  ErrorCountRecord,
+  StatsBucketRecord,
+  StatsQuery,
+  TaskFailureCountRecord,
+  TopErrorsQuery,
+  TopFailingTasksQuery,
 } from '@workflow-index/core';
+import { oracleTopErrors, oracleTopFailingTasks, oracleWorkflowStats } from './stats-oracle.js';
 
 export const INSTANCE_A: WorkflowInstanceRecord = {
   id: 'inst-a',
@@ -80,6 +87,9 @@ export type ReaderCall =
   | { readonly method: 'tasksOfInstances'; readonly ids: readonly string[]; readonly payloads: boolean }
   | { readonly method: 'countInstances' | 'countInstancesByStatus'; readonly filter: InstanceFilter | null; readonly options: CountOptions }
   | { readonly method: 'countTasks'; readonly filter: TaskFilter | null; readonly options: CountOptions }
+  | { readonly method: 'workflowStats'; readonly query: StatsQuery }
+  | { readonly method: 'topErrors'; readonly query: TopErrorsQuery }
+  | { readonly method: 'topFailingTasks'; readonly query: TopFailingTasksQuery }
   | { readonly method: 'ping' }
   | { readonly method: 'ingestionStats' }
   | { readonly method: 'poolStats' }
@@ -179,6 +189,26 @@ export class RecordingReader implements Reader {
     this.calls.push({ method: 'countInstancesByStatus', filter, options });
     await this.read('countInstancesByStatus');
     return Object.fromEntries(INSTANCE_STATUSES.map((s, i) => [s, { value: i, exact: i < 4 }])) as Record<WorkflowInstanceStatus, Count>;
+  }
+
+  /** The oracle's buckets of the reader's instances (the filter is recorded, not applied), cut at maxBuckets + 1. */
+  async workflowStats(query: StatsQuery): Promise<StatsBucketRecord[]> {
+    this.calls.push({ method: 'workflowStats', query });
+    await this.read('workflowStats');
+    return oracleWorkflowStats(this.instances, query).slice(0, query.maxBuckets + 1);
+  }
+
+  async topErrors(query: TopErrorsQuery): Promise<ErrorCountRecord[]> {
+    this.calls.push({ method: 'topErrors', query });
+    await this.read('topErrors');
+    return oracleTopErrors(this.instances, query.limit);
+  }
+
+  async topFailingTasks(query: TopFailingTasksQuery): Promise<TaskFailureCountRecord[]> {
+    this.calls.push({ method: 'topFailingTasks', query });
+    await this.read('topFailingTasks');
+    const names = new Map(this.instances.map((i) => [i.id, i.name]));
+    return oracleTopFailingTasks(this.tasks.map((t) => ({ ...t, workflowName: names.get(t.workflowInstanceId) ?? null })), query.limit);
   }
 
   async ping(timeoutMs: number): Promise<void> {

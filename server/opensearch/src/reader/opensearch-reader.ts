@@ -38,6 +38,8 @@ import { type OrderKey, sortDsl } from './sort-dsl.js';
 import { LookupReader } from './lookups/lookup-reader.js';
 import { asSimpleFilter, asSimpleOrder } from './simple-query.js';
 import { OPENSEARCH_WORK_PRICES } from './opensearch-work-prices.js';
+import { OpenSearchStats } from './stats/opensearch-stats.js';
+import type { ErrorCountRecord, StatsBucketRecord, StatsQuery, TaskFailureCountRecord, TopErrorsQuery, TopFailingTasksQuery } from '@workflow-index/core';
 
 export interface OpenSearchReaderOptions {
   readonly client: Client;
@@ -68,6 +70,7 @@ export class OpenSearchReader implements Reader {
   readonly #ownsClient: boolean;
   readonly #spans: PositionSpans;
   readonly #lookups: LookupReader;
+  readonly #stats: OpenSearchStats;
   #closed: Promise<void> | undefined;
 
   constructor(options: OpenSearchReaderOptions) {
@@ -85,6 +88,19 @@ export class OpenSearchReader implements Reader {
       maxResultWindow: this.#window,
       ...(options.maxTaskFilterRuns === undefined ? {} : { maxTaskFilterRuns: options.maxTaskFilterRuns }),
     });
+    this.#stats = new OpenSearchStats({ requests: this.#requests, names: this.names, served: (filter, target) => this.#lookups.servedQuery(filter, target) });
+  }
+
+  workflowStats(query: StatsQuery): Promise<StatsBucketRecord[]> {
+    return this.#stats.workflowStats(query);
+  }
+
+  topErrors(query: TopErrorsQuery): Promise<ErrorCountRecord[]> {
+    return this.#stats.topErrors(query);
+  }
+
+  topFailingTasks(query: TopFailingTasksQuery): Promise<TaskFailureCountRecord[]> {
+    return this.#stats.topFailingTasks(query);
   }
 
   async getInstance(id: string, options: { payloads: boolean; tasks?: { payloads: boolean } }): Promise<WorkflowInstanceRecord | null> {

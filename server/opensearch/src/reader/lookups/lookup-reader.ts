@@ -122,6 +122,11 @@ export class LookupReader {
     return Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, countOf(counts[s], options.exactLimit)])) as Record<WorkflowInstanceStatus, Count>;
   }
 
+  /** The query of a served instance or task filter, lookups resolved (MATCH_NONE when nothing can match): the statistics' search. */
+  servedQuery(filter: InstanceFilter | TaskFilter | null, target: Target): Promise<Query> {
+    return this.#served(filter, target);
+  }
+
   /** The filter's query restricted to served documents (MATCH_NONE when nothing can match), its lookups by `searcher`. */
   async #served(filter: InstanceFilter | TaskFilter | null, target: Target, searcher: Searcher = this.#requests): Promise<Query> {
     // the filter's lookups share one OPENSEARCH_QUERY_TIMEOUT_MS (a dry run's have no time to share)
