@@ -287,6 +287,9 @@ describe('UI, SDL, docs', () => {
       'countTaskExecutions',
       'workflowInstanceStatusCounts',
       'indexStatus',
+      'workflowStats',
+      'topErrors',
+      'topFailingTasks',
     ]);
     for (const name of ['WorkflowInstanceFilterInput', 'TaskExecutionFilterInput', 'StringFilterInput', 'DateTimeFilterInput', 'DateTimeRangeInput', 'IntFilterInput', 'WorkflowInstanceStatusFilterInput', 'TaskStatusFilterInput', 'ErrorFilterInput', 'JsonFilterInput', 'JsonFieldFilterInput', 'WorkflowInstanceOrderByInput', 'TaskExecutionOrderByInput', 'Error', 'WorkflowInstanceError', 'OrderBy', 'WorkflowInstanceStatus', 'DateTime']) {
       expect(schema.getType(name), name).toBeDefined();
