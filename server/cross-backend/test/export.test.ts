@@ -8,7 +8,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type App, createApp, loadCoreConfig, type Reader } from '@workflow-index/core';
@@ -65,17 +65,20 @@ describeBoth('export of runs as CSV and JSONL (PostgreSQL and OpenSearch)', () =
     const response = await app.fetch(exportRequest(format, filter, headers));
     expect(response.status, await peekError(response)).toBe(200);
     const bytes = Buffer.from(await response.arrayBuffer());
-    return parseExport(format, (response.headers.get('content-encoding') === 'gzip' ? gunzipSync(bytes) : bytes).toString('utf8'));
+    const encoding = response.headers.get('content-encoding');
+    expect(encoding).toBe(headers['accept-encoding'] ?? null);
+    const decoded = encoding === 'gzip' ? gunzipSync(bytes) : encoding === 'br' ? brotliDecompressSync(bytes) : bytes;
+    return parseExport(format, decoded.toString('utf8'));
   }
 
-  it('exports every run newest first, equal to all pages of the list, in JSONL and CSV, compressed and not, alike on both backends', async () => {
+  it('exports every run newest first, equal to all pages of the list, in JSONL and CSV, gzip, brotli or not, alike on both backends', async () => {
     const answers: Row[][] = [];
     for (const { reader } of backends()) {
       const { app } = subject(reader, { EXPORT_PAGE_SIZE: '37' });
       const list = await listAll(app, null, {}, 50);
       expect(list).toHaveLength(RUNS);
       for (const format of FORMATS) {
-        for (const headers of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
+        for (const headers of [{}, { 'accept-encoding': 'gzip' }, { 'accept-encoding': 'br' }] as Record<string, string>[]) {
           const out = await exported(app, format, undefined, headers);
           expect(out.trailer).toEqual({ complete: true, rows: RUNS });
           expect(out.rows).toEqual(list);
