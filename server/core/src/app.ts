@@ -9,6 +9,8 @@ import { CONSOLE_PATH } from './console-assets.js';
 import { CostBudget } from './cost-budget.js';
 import { GRAPHQL_ENDPOINT, buildSchema, createGraphQLServer } from './graphql-server.js';
 import { consoleRoutes } from './http/console-routes.js';
+import { EXPORT_PATH, exportRoute } from './http/export-route.js';
+import type { ExportDeps } from './http/export-route.js';
 import { createFetchHandler } from './http/fetch-handler.js';
 import type { ClientInfo } from './http/fetch-handler.js';
 import { graphqlRoute } from './http/graphql-endpoint.js';
@@ -62,8 +64,8 @@ export function createApp(options: AppOptions): App {
   const endpoint: GraphQLEndpoint = { config, yoga, hot, costBudget, auth: createAuthenticator(config.auth, logger) };
   let draining = false;
   const health: HealthDeps = { config, reader, backend, startedAt, draining: () => draining, observeReadiness: (up) => metrics.observeReadiness(up) };
-  const routes = appRoutes({ config, sdl, endpoint, health, registry: metrics.registry });
   const perClient = new PerClientLimit(config.http);
+  const routes = appRoutes({ config, sdl, endpoint, health, registry: metrics.registry, exports: { config, logger, reader, schema, endpoint, perClient } });
   const record = requestRecorder(metrics, logger);
   const fetch = createFetchHandler({ config, logger, routes, endpoint, perClient, record });
   return {
@@ -88,6 +90,7 @@ interface RouteDeps {
   readonly endpoint: GraphQLEndpoint;
   readonly health: HealthDeps;
   readonly registry: Registry;
+  readonly exports: ExportDeps;
 }
 
 /** path → methods → handler; a null route is not served in this configuration (404). */
@@ -107,6 +110,7 @@ function appRoutes(deps: RouteDeps): RouteTable {
       '/q/health/live': health.live,
       '/q/health/ready': health.ready,
       '/q/metrics': metricsRoute(deps.registry),
+      [EXPORT_PATH]: exportRoute(deps.exports),
     },
     [consolePages.assets, pages.uiAssets],
   );

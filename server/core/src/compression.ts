@@ -1,12 +1,13 @@
+import { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
+import { brotliCompress, constants as zlibConstants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /** Smaller bodies are not worth the CPU and the extra round of headers. */
 export const COMPRESSION_MIN_BYTES = 1024;
-export const COMPRESSIBLE_TYPE = /^(text\/|application\/(json|graphql-response\+json|javascript|xml|openmetrics-text)|image\/svg\+xml)/i;
+export const COMPRESSIBLE_TYPE = /^(text\/|application\/(json|graphql-response\+json|javascript|xml|openmetrics-text|x-ndjson)|image\/svg\+xml)/i;
 
 export type Encoding = 'br' | 'gzip';
 
@@ -35,6 +36,15 @@ export function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> 
     : gzipAsync(body);
 }
 
+/** Bodies written as they are produced (an export): compressed as a stream, never read whole. */
+const streamedBodies = new WeakSet<ReadableStream<Uint8Array>>();
+
+/** Marks `body` as streamed: compressResponse then compresses it chunk by chunk (no Content-Length). */
+export function streamedBody(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  streamedBodies.add(body);
+  return body;
+}
+
 /** Compresses a response body when the client accepts it, the type compresses and it is big enough. */
 export async function compressResponse(request: Request, response: Response): Promise<Response> {
   const type = response.headers.get('content-type') ?? '';
@@ -42,6 +52,7 @@ export async function compressResponse(request: Request, response: Response): Pr
   const headers = new Headers(response.headers);
   headers.append('Vary', 'Accept-Encoding');
   const encoding = negotiateEncoding(request.headers.get('accept-encoding'));
+  if (streamedBodies.has(response.body)) return compressStreamed(response, response.body, encoding, headers);
   const body = new Uint8Array(await response.arrayBuffer());
   if (encoding === null || body.byteLength < COMPRESSION_MIN_BYTES) {
     headers.set('Content-Length', String(body.byteLength));
@@ -51,4 +62,20 @@ export async function compressResponse(request: Request, response: Response): Pr
   headers.set('Content-Encoding', encoding);
   headers.set('Content-Length', String(compressed.byteLength));
   return new Response(new Uint8Array(compressed), { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * A streamed body through a zlib stream: each chunk compressed as it comes, the socket's backpressure passed back to
+ * the producer, and a cancelled answer (client gone) cancelling the producer.
+ */
+function compressStreamed(response: Response, body: ReadableStream<Uint8Array>, encoding: Encoding | null, headers: Headers): Response {
+  headers.delete('Content-Length');
+  if (encoding === null) return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  // Flushed after each chunk: the client sees each part (an export's page) as it is produced, not when zlib's window fills.
+  const zlib = encoding === 'br'
+    ? createBrotliCompress({ flush: zlibConstants.BROTLI_OPERATION_FLUSH, params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } })
+    : createGzip({ flush: zlibConstants.Z_SYNC_FLUSH });
+  headers.set('Content-Encoding', encoding);
+  const compressed = body.pipeThrough(Duplex.toWeb(zlib) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  return new Response(compressed, { status: response.status, statusText: response.statusText, headers });
 }

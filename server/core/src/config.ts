@@ -61,6 +61,8 @@ export interface CoreConfig {
     readonly countExactLimit: number;
     /** Hot operations with only scalar/enum variables run compiled by graphql-jit (compiled-execution.ts). */
     readonly compiledExecution: boolean;
+    /** Rows per backend read of GET /export/workflow-instances (at most maxLimit: one page is one list page). */
+    readonly exportPageSize: number;
   };
   readonly cors: {
     readonly enabled: boolean;
@@ -245,6 +247,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'GRAPHQL_MAX_FILTER_IN_VALUES', development: '10000', production: '10000', description: 'Most values in one in list of a filter, a JSON in pair\'s values included (BAD_USER_INPUT above).' },
   { key: 'COUNT_EXACT_LIMIT', development: '10000', production: '10000', description: 'Counts (countWorkflowInstances, countTaskExecutions, workflowInstanceStatusCounts, the instances-by-status gauge) are exact up to this many matches and the backend\'s estimate above (exact: false); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.' },
   { key: 'GRAPHQL_COMPILED_EXECUTION', development: 'true', production: 'true', description: 'Queries whose variables are all scalars or enums and that select at most 32 fields run compiled (graphql-jit) from their second execution on (at most 64 at a time): the same answers, about a fifth less server CPU for a page of runs; once one has answered without errors, later plain-JSON requests for it are answered without graphql-yoga\'s request pipeline (the same answers and checks). false runs every operation on graphql-js through graphql-yoga.' },
+  { key: 'EXPORT_PAGE_SIZE', development: '500', production: '500', description: 'Rows per backend read of GET /export/workflow-instances; the export holds one page at a time and counts one page against GRAPHQL_MAX_COST. At most GRAPHQL_MAX_LIMIT (then the default is GRAPHQL_MAX_LIMIT).' },
   { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
   { key: 'HTTP_MAX_REQUESTS_PER_CLIENT', development: '8', production: '8', description: 'POST /graphql requests one client address may have in flight (429 TOO_MANY_REQUESTS above); 0 disables.' },
   { key: 'HTTP_CLIENT_ADDRESS_HEADER', development: '—', production: '—', description: 'Header a trusted proxy sets to the client address (e.g. X-Forwarded-For, last entry used); unset: the socket address.' },
@@ -353,6 +356,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       maxConcurrentReads: r.int('GRAPHQL_MAX_CONCURRENT_READS', 4, { min: 1, max: 1000 }),
       countExactLimit: r.int('COUNT_EXACT_LIMIT', 10_000, { min: 0, max: 100_000_000 }),
       compiledExecution: r.bool('GRAPHQL_COMPILED_EXECUTION', true),
+      exportPageSize: exportPageSize(r, maxLimit),
     },
     cors: { enabled: corsEnabled, origins: corsOrigins },
     log: {
@@ -398,6 +402,13 @@ function requestTimeouts(r: ConfigReader): { headersTimeoutMs: number; bodyTimeo
 }
 
 /** The defaults of a mode, as if no key were set (tests start from here). */
+/** EXPORT_PAGE_SIZE: an export's page is a list page, so it reads at most what GRAPHQL_MAX_LIMIT lets a list read. */
+function exportPageSize(r: ConfigReader, maxLimit: number): number {
+  const size = r.int('EXPORT_PAGE_SIZE', Math.min(500, maxLimit), { min: 1, max: 1_000_000 });
+  if (size > maxLimit) r.problem(`EXPORT_PAGE_SIZE (${size}) must not exceed GRAPHQL_MAX_LIMIT (${maxLimit}): one page of an export is one list page`);
+  return size;
+}
+
 export function defaultCoreConfig(mode: Mode): CoreConfig {
   return loadCoreConfig({ NODE_ENV: mode });
 }

@@ -16,6 +16,7 @@ export const METRIC_ROUTES = [
   '/',
   '/q/console',
   '/q/console/assets',
+  '/export/workflow-instances',
 ] as const;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 

@@ -6,7 +6,8 @@ import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from './logger.js';
 
-export type FetchHandler = (request: Request) => Promise<Response>;
+/** `client.address`: the socket's peer, for the routes that count requests per client. */
+export type FetchHandler = (request: Request, client: { readonly address: string | null }) => Promise<Response>;
 
 export function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const protocol = (req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http';
@@ -58,7 +59,7 @@ export function createNodeHandler(handler: FetchHandler, logger: Logger): (req: 
       res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Bad request.\n');
       return;
     }
-    handler(request)
+    handler(request, { address: req.socket.remoteAddress ?? null })
       .then((response) => writeResponse(response, res, request.method))
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;

@@ -94,6 +94,11 @@ export function expandShorthandInVariables(
   return out;
 }
 
+/** A JSON value (as a variable of `type` would be) with every shorthand expanded along `type`. */
+export function expandShorthandValue(type: GraphQLInputType, value: unknown): unknown {
+  return expandValue(type, value);
+}
+
 function expandValue(type: GraphQLInputType, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (isNonNullType(type)) return expandValue(type.ofType, value);

@@ -37,6 +37,7 @@ describe('loadCoreConfig', () => {
         maxConcurrentReads: 4,
         countExactLimit: 10_000,
         compiledExecution: true,
+        exportPageSize: 500,
       },
       cors: { enabled: false, origins: [] },
       log: { level: 'info', format: 'json' },
@@ -86,6 +87,7 @@ describe('loadCoreConfig', () => {
       GRAPHQL_MAX_CONCURRENT_READS: '2',
       COUNT_EXACT_LIMIT: '50',
       GRAPHQL_COMPILED_EXECUTION: 'false',
+      EXPORT_PAGE_SIZE: '15',
       HTTP_MAX_REQUESTS_PER_CLIENT: '0',
       HTTP_CLIENT_ADDRESS_HEADER: 'X-Forwarded-For',
       HTTP_HEADERS_TIMEOUT_MS: '800',
@@ -134,6 +136,7 @@ describe('loadCoreConfig', () => {
         maxConcurrentReads: 2,
         countExactLimit: 50,
         compiledExecution: false,
+        exportPageSize: 15,
       },
       cors: { enabled: true, origins: ['https://a.example', 'http://localhost:5173'] },
       log: { level: 'debug', format: 'json' },
@@ -243,13 +246,18 @@ describe('loadCoreConfig', () => {
     );
   });
 
+  it('an export page is a list page: EXPORT_PAGE_SIZE at most GRAPHQL_MAX_LIMIT, and its default no more', () => {
+    expect(loadCoreConfig({ GRAPHQL_MAX_LIMIT: '200', GRAPHQL_DEFAULT_LIMIT: '50' }).graphql.exportPageSize).toBe(200);
+    expect(() => loadCoreConfig({ EXPORT_PAGE_SIZE: '1001' })).toThrow('Invalid configuration: EXPORT_PAGE_SIZE (1001) must not exceed GRAPHQL_MAX_LIMIT (1000): one page of an export is one list page');
+  });
+
   it('CORS on without origins is a problem', () => {
     expect(() => loadCoreConfig({ CORS_ENABLED: 'true' })).toThrow('Invalid configuration: CORS_ENABLED is true but CORS_ORIGINS is empty');
   });
 
   it('documents every key it reads', () => {
     const documented = CORE_CONFIG_KEYS.flatMap((k) => k.key.split(' / '));
-    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_FILTER_CONDITIONS', 'GRAPHQL_MAX_FILTER_IN_VALUES', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION', 'HTTP_HEADERS_TIMEOUT_MS', 'HTTP_BODY_TIMEOUT_MS']) {
+    for (const key of ['NODE_ENV', 'HTTP_HOST', 'HTTP_PORT', 'HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'HTTP_COMPRESSION', 'HTTP_MAX_BODY_BYTES', 'HTTP_SHUTDOWN_TIMEOUT_MS', 'GRAPHQL_INTROSPECTION', 'GRAPHQL_MAX_DEPTH', 'GRAPHQL_MAX_ALIASES', 'GRAPHQL_MAX_TOKENS', 'GRAPHQL_MAX_DIRECTIVES', 'GRAPHQL_DEFAULT_LIMIT', 'GRAPHQL_MAX_LIMIT', 'CORS_ENABLED', 'CORS_ORIGINS', 'LOG_LEVEL', 'LOG_FORMAT', 'HEALTH_BACKEND_TIMEOUT_MS', 'HEALTH_DISK_PATH', 'HEALTH_DISK_MIN_FREE_BYTES', 'METRICS_BACKEND_TIMEOUT_MS', 'GRAPHQL_MAX_COST', 'GRAPHQL_COST_TASKS_PER_INSTANCE', 'GRAPHQL_MAX_FILTER_DEPTH', 'GRAPHQL_MAX_FILTER_CONDITIONS', 'GRAPHQL_MAX_FILTER_IN_VALUES', 'GRAPHQL_MAX_CONCURRENT_READS', 'HTTP_MAX_REQUESTS_PER_CLIENT', 'HTTP_CLIENT_ADDRESS_HEADER', 'CONSOLE_ENABLED', 'COUNT_EXACT_LIMIT', 'GRAPHQL_MAX_COST_IN_FLIGHT', 'GRAPHQL_COST_QUEUE_TIMEOUT_MS', 'GRAPHQL_COMPILED_EXECUTION', 'EXPORT_PAGE_SIZE', 'HTTP_HEADERS_TIMEOUT_MS', 'HTTP_BODY_TIMEOUT_MS']) {
       expect(documented).toContain(key);
     }
   });

@@ -19,7 +19,7 @@ import type { RouteTable } from './route-table.js';
 
 /** What the transport knows about who sent a request. */
 export interface ClientInfo {
-  /** The peer address of the connection; counted by HTTP_MAX_REQUESTS_PER_CLIENT. */
+  /** The peer address of the connection; counted by HTTP_MAX_REQUESTS_PER_CLIENT (POST /graphql, exports). */
   readonly address?: string | null;
 }
 
@@ -54,7 +54,7 @@ async function answer(deps: FetchHandlerDeps, request: Request, client: ClientIn
   let response: Response;
   try {
     if (request.method === 'POST' && route === GRAPHQL_ENDPOINT) response = await postGraphQLOverFetch(deps.endpoint, deps.perClient, request, url, client.address, state);
-    else response = await finishRoutedResponse(await dispatch(deps.routes, request, url.pathname, state, config.cors), request, config);
+    else response = await finishRoutedResponse(await dispatch(deps.routes, request, url.pathname, state, config.cors, client), request, config);
   } catch (error) {
     deps.logger.error({ err: error, method: request.method, path: url.pathname }, 'request failed');
     response = unexpectedError();

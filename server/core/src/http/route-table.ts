@@ -3,10 +3,11 @@
 import type { CoreConfig } from '../config.js';
 import { preflightResponse } from '../cors.js';
 import type { RequestState } from '../request-state.js';
+import type { ClientInfo } from './fetch-handler.js';
 import { methodNotAllowed, notFound } from './responses.js';
 
-/** The GraphQL endpoint reports through the request's state; the other routes ignore it. */
-export type RouteHandler = (request: Request, state: RequestState) => Response | Promise<Response>;
+/** The GraphQL endpoint and the export report through the request's state; the other routes ignore it. `client`: who sent it. */
+export type RouteHandler = (request: Request, state: RequestState, client: ClientInfo) => Response | Promise<Response>;
 
 export interface Route {
   /** Method → handler, in the order OPTIONS lists them. */
@@ -39,7 +40,7 @@ export function routeTable(paths: Readonly<Record<string, Route | null>>, prefix
 }
 
 /** The answer of the route `pathname` names; a trailing slash names the same route. */
-export function dispatch(table: RouteTable, request: Request, pathname: string, state: RequestState, cors: CoreConfig['cors']): Promise<Response> | Response {
+export function dispatch(table: RouteTable, request: Request, pathname: string, state: RequestState, cors: CoreConfig['cors'], client: ClientInfo = {}): Promise<Response> | Response {
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   if (request.method === 'OPTIONS') {
     const route = table.paths.get(path);
@@ -48,5 +49,5 @@ export function dispatch(table: RouteTable, request: Request, pathname: string, 
   const prefixed = table.prefixes.find((p) => pathname.startsWith(p.prefix));
   const route = prefixed === undefined ? table.paths.get(path) : prefixed.route(pathname.slice(prefixed.prefix.length));
   if (route === undefined) return notFound();
-  return (route.methods.get(request.method) ?? route.otherMethods)(request, state);
+  return (route.methods.get(request.method) ?? route.otherMethods)(request, state, client);
 }
