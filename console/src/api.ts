@@ -112,3 +112,23 @@ export async function getFreshness(signal?: AbortSignal): Promise<Freshness> {
   const data = await graphql<{ indexStatus: Freshness }>('query ConsoleFreshness { indexStatus { newestEventTime lagSeconds } }', {}, signal);
   return data.indexStatus;
 }
+
+export interface Suggestions {
+  readonly names: readonly string[];
+  readonly namespaces: readonly string[];
+  readonly versions: readonly string[];
+}
+
+/** How many of the newest runs the filter suggestions are read from: one cheap page (three short fields, no count). */
+export const SUGGESTION_RUNS = 100;
+
+/** Distinct names, namespaces and versions among the newest runs, for the filters' suggestion lists. */
+export async function getSuggestions(signal?: AbortSignal): Promise<Suggestions> {
+  const data = await graphql<{ runs: { name: string; namespace: string | null; version: string | null }[] }>(
+    `query ConsoleSuggestions($limit: Int) { runs: getWorkflowInstances(limit: $limit, orderBy: {startDate: DESC}) { name namespace version } }`,
+    { limit: SUGGESTION_RUNS },
+    signal,
+  );
+  const distinct = (values: readonly (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null && v !== ''))].sort();
+  return { names: distinct(data.runs.map((r) => r.name)), namespaces: distinct(data.runs.map((r) => r.namespace)), versions: distinct(data.runs.map((r) => r.version)) };
+}

@@ -1,10 +1,12 @@
 // Header (title, links, freshness, auto-refresh) around the runs list or a run page, chosen by the URL.
 import { getFreshness } from './api.ts';
-import { formatAgo, formatTime } from './format.ts';
+import { formatAgo } from './format.ts';
 import { hrefOf, navigate, onLinkClick, useView } from './navigation.ts';
 import { RunPage } from './run-page.tsx';
 import { RunsList } from './runs-list.tsx';
 import { SessionBadge } from './session-badge.tsx';
+import { TimeText } from './time-text.tsx';
+import { TimeZoneSelect } from './time-zone-select.tsx';
 import { useNow, useQuery, useTicker } from './use-query.ts';
 import { REFRESH_SECONDS } from './view-state.ts';
 import type { ViewState } from './view-state.ts';
@@ -35,6 +37,7 @@ export function AppShell() {
             ))}
           </select>
         </label>
+        <TimeZoneSelect />
         <SessionBadge />
       </header>
       <main id="main" tabIndex={-1}>
@@ -53,7 +56,7 @@ function Freshness({ tick }: { tick: number }) {
   const lag = lagSeconds ?? Math.max(0, (now - Date.parse(newestEventTime)) / 1000);
   return (
     <p class="freshness" data-testid="freshness" title="Newest event in the index and how long ago it happened (the ingestion lag when workflows are busy)">
-      Newest event <time dateTime={newestEventTime}>{formatTime(newestEventTime)} UTC</time> · lag {formatAgo(lag).replace(' ago', '')}
+      Newest event <TimeText iso={newestEventTime} withZone /> · lag {formatAgo(lag).replace(' ago', '')}
     </p>
   );
 }

@@ -1,37 +1,42 @@
 // The runs list: filters, per-status counts, a sortable table, paging with the total. Every control writes the
 // URL (navigate), and the list is read back from it, so a view is shareable and the back button walks it.
-import { useState } from 'preact/hooks';
 import { listRuns } from './api.ts';
 import type { Count, RunRow } from './api.ts';
-import { parsePayloadPair } from './filters.ts';
-import { durationOf, formatDuration, formatTime } from './format.ts';
-import { hrefOf, navigate, onLinkClick } from './navigation.ts';
+import { durationOf, formatDuration } from './format.ts';
+import { hrefOf, onLinkClick } from './navigation.ts';
+import { Filters, setList } from './run-filters.tsx';
 import { StatusBadge } from './status-badge.tsx';
-import { useQuery } from './use-query.ts';
-import { DEFAULT_LIST, PAGE_SIZES, RANGES, STATUSES, formatView } from './view-state.ts';
-import type { ListView, Range, SortKey, Status, ViewState } from './view-state.ts';
+import { TimeText } from './time-text.tsx';
+import { useTimeZone } from './time-zone.ts';
+import { useNow, useQuery } from './use-query.ts';
+import { STATUSES, formatView } from './view-state.ts';
+import type { SortKey, Status, ViewState } from './view-state.ts';
 
-const RANGE_LABELS: Record<Range, string> = { all: 'Any time', '1h': 'Last hour', '1d': 'Last day', '7d': 'Last week', custom: 'Custom…' };
+interface Column {
+  readonly key: SortKey;
+  readonly label: string;
+  /** The label carries the zone times are shown in. */
+  readonly time?: boolean;
+}
 
-const COLUMNS: readonly { key: SortKey; label: string }[] = [
+const COLUMNS: readonly Column[] = [
   { key: 'status', label: 'Status' },
   { key: 'name', label: 'Workflow' },
   { key: 'namespace', label: 'Namespace' },
   { key: 'version', label: 'Version' },
-  { key: 'startDate', label: 'Start (UTC)' },
-  { key: 'endDate', label: 'End (UTC)' },
+  { key: 'startDate', label: 'Start', time: true },
+  { key: 'endDate', label: 'End', time: true },
   { key: 'duration', label: 'Duration' },
-  { key: 'lastUpdate', label: 'Last update (UTC)' },
+  { key: 'lastUpdate', label: 'Last update' },
 ];
-
-function setList(view: ViewState, change: Partial<ListView>, options: { keepPage?: boolean } = {}): void {
-  navigate({ ...view, list: { ...view.list, ...(options.keepPage === true ? {} : { page: 1 }), ...change } });
-}
 
 export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
   const list = view.list;
   const result = useQuery(`runs${formatView({ ...view, refresh: 0 })}`, tick, (signal) => listRuns(list, Date.now(), signal));
   const page = result.data;
+  // Relative times ("3 min ago") move on between loads.
+  const now = useNow(true, 30_000);
+  const zone = useTimeZone();
   return (
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Workflow runs</h1>
@@ -49,12 +54,12 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
             <tr>
               <th scope="col">Id</th>
               {COLUMNS.map((c) => (
-                <SortHeader view={view} column={c} />
+                <SortHeader view={view} column={c} zone={zone === 'utc' ? 'UTC' : 'local'} />
               ))}
             </tr>
           </thead>
           <tbody>
-            {page?.rows.map((row) => <RunLine view={view} row={row} />)}
+            {page?.rows.map((row) => <RunLine view={view} row={row} now={now} />)}
             {page !== null && page.rows.length === 0 && (
               <tr>
                 <td colSpan={COLUMNS.length + 1} class="empty">
@@ -70,32 +75,51 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
   );
 }
 
-function RunLine({ view, row }: { view: ViewState; row: RunRow }) {
+/** A table row on wide screens, a card on narrow ones (styles.css): the cells carry their labels for the card. */
+function RunLine({ view, row, now }: { view: ViewState; row: RunRow; now: number }) {
   const target: ViewState = { ...view, run: row.id, task: null };
   // The server's durationMs is null while a run is running: show the time so far instead.
-  const duration = row.durationMs ?? durationOf(row.startDate, row.endDate, Date.now());
+  const duration = row.durationMs ?? durationOf(row.startDate, row.endDate, now);
   return (
     <tr data-run-id={row.id}>
-      <td class="id">
+      <td class="id c-id">
         <a href={hrefOf(target)} onClick={onLinkClick(target)}>
           {row.id}
         </a>
       </td>
-      <td>
+      <td class="c-status">
         <StatusBadge status={row.status} />
       </td>
-      <td>{row.name}</td>
-      <td>{row.namespace ?? '—'}</td>
-      <td>{row.version ?? '—'}</td>
-      <td class="time">{formatTime(row.startDate)}</td>
-      <td class="time">{formatTime(row.endDate)}</td>
-      <td class="num">{formatDuration(duration)}{row.endDate === null && duration !== null ? ' so far' : ''}</td>
-      <td class="time">{formatTime(row.lastUpdate)}</td>
+      <td class="c-name">{row.name}</td>
+      <td class="c-namespace" data-label="Namespace">
+        {row.namespace ?? '—'}
+      </td>
+      <td class="c-version" data-label="Version">
+        {row.version ?? '—'}
+      </td>
+      <td class="time c-start" data-label="Started">
+        <span class="wide-only">
+          <TimeText iso={row.startDate} />
+        </span>
+        <span class="narrow-only">
+          <TimeText iso={row.startDate} relative now={now} />
+        </span>
+      </td>
+      <td class="time c-end">
+        <TimeText iso={row.endDate} />
+      </td>
+      <td class="num c-duration" data-label="Duration">
+        {formatDuration(duration)}
+        {row.endDate === null && duration !== null ? ' so far' : ''}
+      </td>
+      <td class="time c-last">
+        <TimeText iso={row.lastUpdate} relative now={now} />
+      </td>
     </tr>
   );
 }
 
-function SortHeader({ view, column }: { view: ViewState; column: { key: SortKey; label: string } }) {
+function SortHeader({ view, column, zone }: { view: ViewState; column: Column; zone: string }) {
   const list = view.list;
   const active = list.sort === column.key;
   const next = active && list.direction === 'DESC' ? 'ASC' : active ? 'DESC' : column.key.endsWith('Date') || column.key === 'lastUpdate' || column.key === 'duration' ? 'DESC' : 'ASC';
@@ -103,6 +127,7 @@ function SortHeader({ view, column }: { view: ViewState; column: { key: SortKey;
     <th scope="col" aria-sort={active ? (list.direction === 'ASC' ? 'ascending' : 'descending') : 'none'}>
       <button type="button" class="sort" data-sort={column.key} onClick={() => setList(view, { sort: column.key, direction: next })}>
         {column.label}
+        {column.time === true && ` (${zone})`}
         <span aria-hidden="true" class="sort-mark">
           {active ? (list.direction === 'ASC' ? ' ▲' : ' ▼') : ''}
         </span>
@@ -135,84 +160,6 @@ function StatusCounts({ view, counts }: { view: ViewState; counts: Readonly<Reco
       })}
     </ul>
   );
-}
-
-function Filters({ view }: { view: ViewState }) {
-  const list = view.list;
-  // Text fields are drafts until submitted (Enter or Apply), so typing does not flood history.
-  const [draft, setDraft] = useState({ name: list.name, namespace: list.namespace, version: list.version, text: list.text, payload: list.payload, from: list.from, to: list.to });
-  const [shownFor, setShownFor] = useState(list);
-  if (shownFor !== list) {
-    setShownFor(list);
-    setDraft({ name: list.name, namespace: list.namespace, version: list.version, text: list.text, payload: list.payload, from: list.from, to: list.to });
-  }
-  const payloadInvalid = draft.payload.trim() !== '' && parsePayloadPair(draft.payload) === null;
-  const field = (key: keyof typeof draft, label: string, placeholder: string, extra: Record<string, unknown> = {}) => (
-    <label class="field">
-      <span>{label}</span>
-      <input name={key} value={draft[key]} placeholder={placeholder} onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })} {...extra} />
-    </label>
-  );
-  return (
-    <form
-      class="filters"
-      role="search"
-      aria-label="Filter runs"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (payloadInvalid) return;
-        setList(view, { ...draft, from: toInstant(draft.from), to: toInstant(draft.to) });
-      }}
-    >
-      {field('text', 'Id contains', 'e.g. 01KRDQ')}
-      {field('name', 'Workflow', 'exact name')}
-      {field('namespace', 'Namespace', 'exact namespace')}
-      {field('version', 'Version', 'exact version')}
-      {field('payload', 'Input key=value', 'customer.name=José', payloadInvalid ? { 'aria-invalid': 'true', 'aria-describedby': 'payload-help' } : {})}
-      <label class="field">
-        <span>Started</span>
-        <select name="range" value={list.range} onChange={(e) => setList(view, { range: (e.target as HTMLSelectElement).value as Range })}>
-          {RANGES.map((r) => (
-            <option value={r}>{RANGE_LABELS[r]}</option>
-          ))}
-        </select>
-      </label>
-      {list.range === 'custom' && (
-        <>
-          {field('from', 'From (ISO, UTC)', '2026-05-12T09:00:00Z')}
-          {field('to', 'To (ISO, UTC)', '2026-05-12T10:00:00Z')}
-        </>
-      )}
-      <label class="field">
-        <span>Per page</span>
-        <select name="size" value={String(list.size)} onChange={(e) => setList(view, { size: Number((e.target as HTMLSelectElement).value) })}>
-          {PAGE_SIZES.map((n) => (
-            <option value={String(n)}>{n}</option>
-          ))}
-        </select>
-      </label>
-      <div class="actions">
-        <button type="submit">Apply</button>
-        <button type="button" class="secondary" onClick={() => navigate({ ...view, list: DEFAULT_LIST })}>
-          Reset
-        </button>
-      </div>
-      {payloadInvalid && (
-        <p id="payload-help" class="hint" role="alert">
-          Write the input filter as key=value, e.g. customer.name=José (a dot path with no empty segment).
-        </p>
-      )}
-    </form>
-  );
-}
-
-/** Accepts a full ISO instant, or a date and time without an offset (read as UTC). */
-function toInstant(text: string): string {
-  const t = text.trim();
-  if (t === '') return '';
-  const withZone = /(Z|[+-]\d{2}:\d{2})$/.test(t) ? t : `${t}Z`;
-  const ms = Date.parse(withZone);
-  return Number.isNaN(ms) ? t : new Date(ms).toISOString();
 }
 
 function Pager({ view, total, shown }: { view: ViewState; total: Count | null; shown: number }) {

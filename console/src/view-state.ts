@@ -11,6 +11,10 @@ export type Direction = 'ASC' | 'DESC';
 export const RANGES = ['all', '1h', '1d', '7d', 'custom'] as const;
 export type Range = (typeof RANGES)[number];
 
+/** How the name, namespace and version fields match: the whole text, its beginning, or anywhere in it. */
+export const MATCHES = ['prefix', 'contains', 'exact'] as const;
+export type Match = (typeof MATCHES)[number];
+
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const REFRESH_SECONDS = [0, 5, 15, 60] as const;
 
@@ -19,6 +23,7 @@ export interface ListView {
   readonly name: string;
   readonly namespace: string;
   readonly version: string;
+  readonly match: Match;
   /** Free text matched against the instance id (contains). */
   readonly text: string;
   /** `key=value` on the input payload (dot path key). */
@@ -49,6 +54,7 @@ export const DEFAULT_LIST: ListView = {
   name: '',
   namespace: '',
   version: '',
+  match: 'prefix',
   text: '',
   payload: '',
   range: 'all',
@@ -84,6 +90,7 @@ export function parseView(search: string): ViewState {
     name: p.get('name') ?? '',
     namespace: p.get('namespace') ?? '',
     version: p.get('version') ?? '',
+    match: oneOf(MATCHES, (p.get('match') ?? undefined) as Match | undefined, DEFAULT_LIST.match),
     text: p.get('q') ?? '',
     payload: p.get('payload') ?? '',
     range: oneOf(RANGES, (p.get('range') ?? undefined) as Range | undefined, 'all'),
@@ -110,6 +117,7 @@ export function formatView(view: ViewState): string {
   if (l.name !== '') p.set('name', l.name);
   if (l.namespace !== '') p.set('namespace', l.namespace);
   if (l.version !== '') p.set('version', l.version);
+  if (l.match !== DEFAULT_LIST.match) p.set('match', l.match);
   if (l.text !== '') p.set('q', l.text);
   if (l.payload !== '') p.set('payload', l.payload);
   if (l.range !== 'all') p.set('range', l.range);

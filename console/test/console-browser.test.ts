@@ -176,7 +176,7 @@ describe.skipIf(!available)('console in Chromium (PostgreSQL backend)', () => {
         `{ r: getWorkflowInstance(id: "${LOOP_RUN}") { name taskExecutions { id taskPosition } } }`,
       )
     ).r;
-    await poll(() => page.locator('.fields dd').first().textContent()).toBe(run.name);
+    await poll(() => page.locator('[data-testid=run-fields] dd').first().textContent()).toBe(run.name);
     const loopIds = run.taskExecutions.filter((t) => t.taskPosition === LOOP_POSITION).map((t) => t.id);
     expect(loopIds.length).toBe(3);
     const lane = page.locator(`.lane[data-position="${LOOP_POSITION}"]`);
@@ -215,9 +215,10 @@ describe.skipIf(!available)('console in Chromium (PostgreSQL backend)', () => {
     const bar = page.locator(`.bar[data-task-id="${faultedTask?.id}"]`);
     expect(await bar.getAttribute('class')).toContain('status-faulted');
     expect(await bar.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(198, 40, 40)');
-    // Clicking it shows the task's own error.
+    // Clicking it selects the execution, which raised the run's error: said there, the error shown once.
     await bar.click();
-    await page.getByTestId('task-details').locator('.error-box').waitFor();
+    await page.getByTestId('task-details').getByTestId('raised-run-error').waitFor();
+    expect(await page.locator('.error-box').count()).toBe(1);
   });
 
   it('draws a running task as an open bar that reaches now (the end of the axis)', async () => {
@@ -297,7 +298,7 @@ describe.skipIf(!available)('console in Chromium (PostgreSQL backend)', () => {
       const p = await phone.newPage();
       await p.goto(`${server.baseUrl}/`);
       await p.locator('[data-testid=runs] tbody tr[data-run-id]').first().waitFor();
-      // Nothing but the table (which scrolls in its own box) is wider than the phone.
+      // Nothing is wider than the phone (the runs are cards there).
       await p.screenshot({ path: `${ARTIFACTS}runs-list-phone.png`, fullPage: true });
       expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await p.goto(`${server.baseUrl}/?run=${LOOP_RUN}`);

@@ -70,7 +70,9 @@ describe.skipIf(!available)('console: a query that timed out (Chromium, PostgreS
 
   it('shows why, pauses auto-refresh for that view, and loads again when the view changes', async () => {
     const count = (name: string) => operations.filter((o) => o === name).length;
-    await page.goto(`http://127.0.0.1:${server.httpPort}/?name=${SLOW_WORKFLOW}&refresh=5`);
+    // Exact names: the policy then runs on that workflow's rows only (a prefix match is not leakproof, so PostgreSQL
+    // would check the sleeping policy on every row first, and every view would time out).
+    await page.goto(`http://127.0.0.1:${server.httpPort}/?name=${SLOW_WORKFLOW}&match=exact&refresh=5`);
     await page.getByText('Auto-refresh is paused for this view.').waitFor({ timeout: 60_000 });
     expect(await page.getByText('ran longer than the backend allows (DATABASE_QUERY_TIMEOUT_MS: 300 ms)').count()).toBeGreaterThan(0);
     const runs = count('ConsoleRuns');
@@ -79,7 +81,7 @@ describe.skipIf(!available)('console: a query that timed out (Chromium, PostgreS
     await expect.poll(() => count('ConsoleFreshness'), { timeout: 60_000 }).toBeGreaterThanOrEqual(freshness + 2);
     expect(count('ConsoleRuns')).toBe(runs);
     // Another view loads (and answers).
-    await page.goto(`http://127.0.0.1:${server.httpPort}/?name=order-fulfilment&refresh=5`);
+    await page.goto(`http://127.0.0.1:${server.httpPort}/?name=order-fulfilment&match=exact&refresh=5`);
     await expect.poll(() => count('ConsoleRuns'), { timeout: 60_000 }).toBeGreaterThan(runs);
     await page.locator('tbody tr').first().waitFor({ timeout: 60_000 });
   }, 180_000);

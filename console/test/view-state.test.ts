@@ -2,8 +2,8 @@
 // query string (hand-edited, truncated, hostile) reads as some valid view instead of breaking the page.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baseFilter, isInstant, parsePayloadPair, withStatuses } from '../src/filters.ts';
-import { DEFAULT_VIEW, PAGE_SIZES, RANGES, REFRESH_SECONDS, SORT_KEYS, STATUSES, formatView, parseView } from '../src/view-state.ts';
+import { baseFilter, isInstant, parsePayloadPair, toInstant, withStatuses } from '../src/filters.ts';
+import { DEFAULT_VIEW, MATCHES, PAGE_SIZES, RANGES, REFRESH_SECONDS, SORT_KEYS, STATUSES, formatView, parseView } from '../src/view-state.ts';
 import type { ViewState } from '../src/view-state.ts';
 
 const instant = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
@@ -14,6 +14,7 @@ const viewArb: fc.Arbitrary<ViewState> = fc
     name: fc.string(),
     namespace: fc.string(),
     version: fc.string(),
+    match: fc.constantFrom(...MATCHES),
     text: fc.string(),
     payload: fc.string(),
     range: fc.constantFrom(...RANGES),
@@ -53,13 +54,14 @@ describe('view state in the URL', () => {
 
   it('reads any query string as a valid view (unknown values fall back to defaults)', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('status', 'sort', 'page', 'size', 'range', 'refresh', 'run', 'task', 'q', 'x'), fc.string()), (params) => {
+      fc.property(fc.dictionary(fc.constantFrom('status', 'sort', 'page', 'size', 'range', 'refresh', 'run', 'task', 'q', 'match', 'x'), fc.string()), (params) => {
         const view = parseView(new URLSearchParams(params).toString());
         expect(view.list.statuses.every((s) => (STATUSES as readonly string[]).includes(s))).toBe(true);
         expect(SORT_KEYS).toContain(view.list.sort);
         expect(Number.isSafeInteger(view.list.page) && view.list.page >= 1).toBe(true);
         expect(PAGE_SIZES).toContain(view.list.size);
         expect(RANGES).toContain(view.list.range);
+        expect(MATCHES).toContain(view.list.match);
         expect(REFRESH_SECONDS).toContain(view.refresh);
         expect(parseView(formatView(view))).toEqual(view);
       }),
@@ -72,7 +74,7 @@ describe('view state in the URL', () => {
 describe('filters sent to /graphql', () => {
   const now = Date.parse('2026-05-12T10:00:00Z');
   it('maps every list field to the contract filter operators', () => {
-    const list = { ...DEFAULT_VIEW.list, name: 'order-intake', namespace: 'com.acme.orders', version: '1.0', text: '01KRDQ', payload: ' customer.name = José ', range: '1h' as const };
+    const list = { ...DEFAULT_VIEW.list, name: 'order-intake', namespace: 'com.acme.orders', version: '1.0', match: 'exact' as const, text: '01KRDQ', payload: ' customer.name = José ', range: '1h' as const };
     expect(withStatuses(baseFilter(list, now), ['FAULTED', 'RUNNING'])).toEqual({
       name: { eq: 'order-intake' },
       namespace: { eq: 'com.acme.orders' },
@@ -84,6 +86,25 @@ describe('filters sent to /graphql', () => {
     });
     expect(baseFilter({ ...list, range: 'custom', from: '2026-05-01T00:00:00Z', to: 'yesterday' }, now)['startDate']).toEqual({ gte: '2026-05-01T00:00:00Z' });
     expect(baseFilter(DEFAULT_VIEW.list, now)).toEqual({});
+  });
+
+  it('matches name, namespace and version by prefix by default, anywhere or exactly on request (literal operators)', () => {
+    const typed = { ...DEFAULT_VIEW.list, name: 'order*', namespace: 'com.acme', version: '1.' };
+    expect(DEFAULT_VIEW.list.match).toBe('prefix');
+    expect(baseFilter(typed, now)).toEqual({ name: { startsWith: 'order*' }, namespace: { startsWith: 'com.acme' }, version: { startsWith: '1.' } });
+    expect(baseFilter({ ...typed, match: 'contains' }, now)).toEqual({ name: { contains: 'order*' }, namespace: { contains: 'com.acme' }, version: { contains: '1.' } });
+    expect(formatView({ ...DEFAULT_VIEW, list: { ...typed, match: 'contains' } })).toBe('?name=order*&namespace=com.acme&version=1.&match=contains');
+    // A link written before matching modes existed reads as a prefix match.
+    expect(parseView('?name=order-intake').list.match).toBe('prefix');
+  });
+
+  it('reads a custom range bound without an offset in the zone times are shown in', () => {
+    expect(toInstant('2026-05-12T10:00:00', 'utc')).toBe('2026-05-12T10:00:00.000Z');
+    expect(toInstant('2026-05-12T10:00:00+05:30', 'local')).toBe('2026-05-12T04:30:00.000Z');
+    // Node runs the suite in the machine's zone: local is whatever Date reads there.
+    expect(toInstant('2026-05-12T10:00:00', 'local')).toBe(new Date(2026, 4, 12, 10, 0, 0).toISOString());
+    expect(toInstant(' ', 'local')).toBe('');
+    expect(toInstant('yesterday', 'utc')).toBe('yesterday');
   });
 
   it('reads key=value payload filters and rejects malformed ones', () => {

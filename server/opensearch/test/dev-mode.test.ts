@@ -102,6 +102,10 @@ describe.skipIf(!available)('development mode on OpenSearch (npm run start:opens
     const ui = await dev.waitFor(/GraphQL UI\s+(http:\/\/[^/\s]+)\/q\/graphql-ui/, 180_000);
     const baseUrl = ui[1]!;
     const output = dev.output();
+    // The console's line first, as the PostgreSQL development mode prints it, and the console answers there.
+    expect(output).toMatch(new RegExp(`is running:\\n  Console       ${baseUrl}/\\n  GraphQL UI    ${baseUrl}/q/graphql-ui\\n`));
+    // 200, or 503 "run npm run build" in a checkout whose console is not built; never 404.
+    expect([200, 503]).toContain((await fetch(`${baseUrl}/`)).status);
     expect(output).toContain(`OpenSearch: ${OPENSEARCH_URL.replace(/\/$/, '')} — OPENSEARCH_HOST is set`);
     expect(output).toContain(`ingest pipeline ${PREFIX}workflow-events-raw-pipeline: created`);
     expect(output).toContain(`index template ${PREFIX}workflow-instance-events-raw-template: created`);

@@ -23,7 +23,7 @@ export interface DevServerOptions {
 
 export interface DevServer {
   readonly baseUrl: string;
-  /** The lines printed once the server listens (UI, docs, API, health and metrics). */
+  /** The lines printed once the server listens (console, UI, docs, API, health and metrics). */
   readonly links: readonly string[];
   close(): Promise<void>;
 }
@@ -64,6 +64,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   return {
     baseUrl,
     links: [
+      // The same condition as the server's console routes (and as the PostgreSQL development mode's line).
+      ...(config.core.console.enabled && config.core.graphql.introspection !== 'NO_INTROSPECTION_OR_QUERY' ? [`  Console       ${baseUrl}/`] : []),
       `  GraphQL UI    ${baseUrl}/q/graphql-ui`,
       `  Docs          ${baseUrl}/docs`,
       `  GraphQL API   ${baseUrl}/graphql  (POST)`,
