@@ -25,3 +25,5 @@ export * from './service-suites.js';
 export * from './demo-freshness.js';
 export * from './free-port.js';
 export * from './record-times.js';
+export * from './sse-client.js';
+export * from './live-events.js';
