@@ -25,7 +25,8 @@ export interface LiveServer {
 
 let recordTimeMs = Date.UTC(2026, 4, 12, 9, 0, 0);
 
-export async function startLiveServer(client: Client, prefix: string, env: Record<string, string> = {}): Promise<LiveServer> {
+/** `pollIntervalMs`: the feed's (tests poll fast; the push benchmark keeps the production default). */
+export async function startLiveServer(client: Client, prefix: string, env: Record<string, string> = {}, pollIntervalMs = 100): Promise<LiveServer> {
   await applyRawSchema(client, { prefix });
   await applyNormalizedIndices(client, prefix);
   const normalizer = new OpenSearchNormalizer({ client, prefix, refresh: true });
@@ -34,7 +35,7 @@ export async function startLiveServer(client: Client, prefix: string, env: Recor
   const log = new MemoryLog();
   const logger = log.logger();
   const reader = createOpenSearchReader({ client, prefix, requestTimeoutMs: 10_000, ownsClient: false });
-  const feed = new OpenSearchChangeFeed({ client, index: normalizedIndexNames(prefix).workflowInstances, logger, pollIntervalMs: 100 });
+  const feed = new OpenSearchChangeFeed({ client, index: normalizedIndexNames(prefix).workflowInstances, logger, pollIntervalMs });
   const app = createApp({ config: testConfig({ GRAPHQL_SUBSCRIPTION_HEARTBEAT_MS: '200', ...env }), reader, logger, backend: 'opensearch', changeFeed: feed });
   const server = http.createServer((req, res) => app.handleNodeRequest(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
