@@ -58,4 +58,19 @@ describePostgres('live updates with sign-in on PostgreSQL', () => {
       await server.close();
     }
   });
+
+  it('ends the stream with complete when the token expires (the client reconnects with a fresh one)', async ({ database }) => {
+    const server = await startLiveServer(database, signIn.settings);
+    try {
+      const exp = Math.floor(Date.now() / 1000) + 3;
+      const token = await signIn.issuer.signWithIssuerKey({ sub: 'short-lived', groups: ['acme'], exp });
+      const stream = await openSse(server.baseUrl, liveSubscription('id'), { filter: { id: 'none' } }, { Authorization: `Bearer ${token}` });
+      const complete = await stream.nextEvent(15_000);
+      expect(complete.event).toBe('complete');
+      expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+      await stream.until(() => stream.ended);
+    } finally {
+      await server.close();
+    }
+  });
 });

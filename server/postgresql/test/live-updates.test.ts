@@ -30,6 +30,9 @@ describePostgres('live updates on PostgreSQL', () => {
       const done = await stream.resultWhere<Push>(pushedStatus('pg-a', 'COMPLETED'));
       expect(done.data?.workflowInstanceChanged.taskExecutions).toEqual([{ taskPosition: 'do/0/step', status: 'COMPLETED' }]);
       expect(stream.events.filter((e) => e.data.includes('pg-b'))).toEqual([]);
+      const metrics = await (await fetch(`${server.baseUrl}/q/metrics`)).text();
+      expect(metrics).toMatch(/^workflow_index_live_subscriptions(?:\{[^}]*\})? 1$/m);
+      expect(Number(/^workflow_index_live_pushes_total(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
       stream.close();
     } finally {
       await server.close();
