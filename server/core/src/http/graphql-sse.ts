@@ -50,7 +50,8 @@ interface Exchange {
 }
 
 async function setUp(deps: GraphQLSseDeps, exchange: Exchange, admitted: (() => void) | null): Promise<SetUp> {
-  const { endpoint, state } = { endpoint: deps.endpoint, state: exchange.state };
+  const { endpoint } = deps;
+  const { state } = exchange;
   if (admitted === null) return { refusal: deps.perClient.refuse(state) };
   try {
     const refusal = await refusedCredentials(endpoint, exchange.authorization, state);
