@@ -19,7 +19,7 @@ describe('bench:* --backend dispatch', () => {
   it('refuses an unknown backend or benchmark with what is allowed', () => {
     expect(parseDispatch(['ingest', '--backend', 'mysql'])).toEqual({ problem: '--backend must be postgresql or opensearch, got "mysql"' });
     expect(parseDispatch(['ingest', '--backend'])).toEqual({ problem: '--backend must be postgresql or opensearch, got ""' });
-    expect(parseDispatch(['load'])).toEqual({ problem: 'first argument must be ingest or query, got "load"' });
+    expect(parseDispatch(['load'])).toEqual({ problem: 'first argument must be ingest, query or push, got "load"' });
   });
 
   it('runs the chosen backend\'s script with the remaining arguments and returns its exit code', () => {

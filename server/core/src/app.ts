@@ -27,6 +27,9 @@ import type { RouteTable } from './http/route-table.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import type { Reader } from './reader.js';
+import type { ChangeFeed } from './live/change-feed.js';
+import { LiveHub } from './live/live-hub.js';
+import { SubscriptionSlots } from './live/subscription-slots.js';
 import { loadSchemaSdl } from './schema-sdl.js';
 
 export type { ClientInfo } from './http/fetch-handler.js';
@@ -51,6 +54,8 @@ export interface AppOptions {
   readonly logger: Logger;
   /** Backend name, e.g. `postgresql`: a metrics label and health data. */
   readonly backend: string;
+  /** What the backend's write path says changed (live/change-feed.ts); absent or null: subscriptions are refused. */
+  readonly changeFeed?: ChangeFeed | null;
 }
 
 export function createApp(options: AppOptions): App {
@@ -59,25 +64,31 @@ export function createApp(options: AppOptions): App {
   const sdl = loadSchemaSdl();
   const schema = buildSchema(sdl, config);
   const costBudget = new CostBudget(config.graphql.maxCostInFlight, config.graphql.costQueueTimeoutMs);
-  const { yoga, hot } = createGraphQLServer({ config, reader, logger, schema, costBudget });
   const metrics = createMetrics({ config, reader, logger, backend, costBudget });
+  const feed = options.changeFeed ?? null;
+  const liveHub = feed === null ? null : new LiveHub({ feed, logger, registry: metrics.registry, snapshotLimit: config.graphql.defaultLimit });
+  const { yoga, hot } = createGraphQLServer({ config, reader, logger, schema, costBudget, liveHub });
   const endpoint: GraphQLEndpoint = { config, yoga, hot, costBudget, auth: createAuthenticator(config.auth, logger) };
   let draining = false;
   const health: HealthDeps = { config, reader, backend, startedAt, draining: () => draining, observeReadiness: (up) => metrics.observeReadiness(up) };
   const perClient = new PerClientLimit(config.http);
   const routes = appRoutes({ config, sdl, endpoint, health, registry: metrics.registry, exports: { config, logger, reader, schema, endpoint, perClient } });
   const record = requestRecorder(metrics, logger);
-  const fetch = createFetchHandler({ config, logger, routes, endpoint, perClient, record });
+  const sse = { endpoint, perClient, record, logger, hub: liveHub, slots: new SubscriptionSlots(config.graphql.maxSubscriptions, config.graphql.maxSubscriptionsPerClient) };
+  const fetch = createFetchHandler({ config, logger, routes, endpoint, perClient, record, sse });
   return {
     fetch,
-    handleNodeRequest: createNodeRequestHandler({ endpoint, perClient, record, logger, fetch }),
+    handleNodeRequest: createNodeRequestHandler({ endpoint, perClient, record, logger, fetch, sse }),
     registry: metrics.registry,
     config,
     logger,
     startDraining() {
       draining = true;
+      // Every event stream ends cleanly (`complete`), so the server's close does not wait for them.
+      liveHub?.endAll();
     },
     async dispose() {
+      await liveHub?.close();
       await yoga.dispose();
       metrics.registry.clear();
     },

@@ -63,6 +63,11 @@ export interface CoreConfig {
     readonly compiledExecution: boolean;
     /** Rows per backend read of GET /export/workflow-instances (at most maxLimit: one page is one list page). */
     readonly exportPageSize: number;
+    /** Subscription streams open at a time on the server, and from one client (live/subscription-slots.ts). */
+    readonly maxSubscriptions: number;
+    readonly maxSubscriptionsPerClient: number;
+    /** How often an idle event stream sends a comment line (at most 15 s). */
+    readonly subscriptionHeartbeatMs: number;
   };
   readonly cors: {
     readonly enabled: boolean;
@@ -248,6 +253,9 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'COUNT_EXACT_LIMIT', development: '10000', production: '10000', description: 'Counts (countWorkflowInstances, countTaskExecutions, workflowInstanceStatusCounts, the instances-by-status gauge) are exact up to this many matches and the backend\'s estimate above (exact: false); a count costs COUNT_EXACT_LIMIT/100 rows of GRAPHQL_MAX_COST.' },
   { key: 'GRAPHQL_COMPILED_EXECUTION', development: 'true', production: 'true', description: 'Queries whose variables are all scalars or enums and that select at most 32 fields run compiled (graphql-jit) from their second execution on (at most 64 at a time): the same answers, about a fifth less server CPU for a page of runs; once one has answered without errors, later plain-JSON requests for it are answered without graphql-yoga\'s request pipeline (the same answers and checks). false runs every operation on graphql-js through graphql-yoga.' },
   { key: 'EXPORT_PAGE_SIZE', development: '500', production: '500', description: 'Rows per backend read of GET /export/workflow-instances; the export holds one page at a time and counts one page against GRAPHQL_MAX_COST. At most GRAPHQL_MAX_LIMIT (then the default is GRAPHQL_MAX_LIMIT).' },
+  { key: 'GRAPHQL_MAX_SUBSCRIPTIONS', development: '1000', production: '1000', description: 'Subscription streams (POST /graphql with Accept: text/event-stream) open at a time on this server; beyond it TOO_MANY_SUBSCRIPTIONS (HTTP 429); 0 refuses every subscription. A stream holds no slot of HTTP_MAX_REQUESTS_PER_CLIENT and no part of GRAPHQL_MAX_COST_IN_FLIGHT once it is set up.' },
+  { key: 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_CLIENT', development: '16', production: '16', description: 'Subscription streams one client address (as HTTP_MAX_REQUESTS_PER_CLIENT counts it) may have open; beyond it TOO_MANY_SUBSCRIPTIONS (HTTP 429); 0 disables.' },
+  { key: 'GRAPHQL_SUBSCRIPTION_HEARTBEAT_MS', development: '10000', production: '10000', description: 'How often an event stream sends a comment line (`:`) so proxies and clients keep it open; 100 to 15000.' },
   { key: 'GRAPHQL_MAX_CONCURRENT_READS', development: '4', production: '4', description: 'Backend reads one request may have in flight at a time; further reads of the request wait.' },
   { key: 'HTTP_MAX_REQUESTS_PER_CLIENT', development: '8', production: '8', description: 'POST /graphql requests one client address may have in flight (429 TOO_MANY_REQUESTS above); 0 disables.' },
   { key: 'HTTP_CLIENT_ADDRESS_HEADER', development: '—', production: '—', description: 'Header a trusted proxy sets to the client address (e.g. X-Forwarded-For, last entry used); unset: the socket address.' },
@@ -357,6 +365,10 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       countExactLimit: r.int('COUNT_EXACT_LIMIT', 10_000, { min: 0, max: 100_000_000 }),
       compiledExecution: r.bool('GRAPHQL_COMPILED_EXECUTION', true),
       exportPageSize: exportPageSize(r, maxLimit),
+      maxSubscriptions: r.int('GRAPHQL_MAX_SUBSCRIPTIONS', 1000, { min: 0, max: 1_000_000 }),
+      maxSubscriptionsPerClient: r.int('GRAPHQL_MAX_SUBSCRIPTIONS_PER_CLIENT', 16, { min: 0, max: 1_000_000 }),
+      // The contract's heartbeat is at least every 15 s.
+      subscriptionHeartbeatMs: r.int('GRAPHQL_SUBSCRIPTION_HEARTBEAT_MS', 10_000, { min: 100, max: 15_000 }),
     },
     cors: { enabled: corsEnabled, origins: corsOrigins },
     log: {

@@ -24,6 +24,8 @@ export const ErrorCode = {
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
   /** HTTP 429: the client has HTTP_MAX_REQUESTS_PER_CLIENT requests in flight already; retry after Retry-After. */
   TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
+  /** HTTP 429: GRAPHQL_MAX_SUBSCRIPTIONS streams are open, or GRAPHQL_MAX_SUBSCRIPTIONS_PER_CLIENT from this client; retry after Retry-After. */
+  TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   /** HTTP 408: the request's headers or body did not arrive within HTTP_HEADERS_TIMEOUT_MS / HTTP_BODY_TIMEOUT_MS; the connection is closed. */
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   /** HTTP 403: a POST that a browser sends cross-site without a preflight (not application/json) and without a CSRF header. */

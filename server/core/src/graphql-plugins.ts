@@ -1,5 +1,5 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import type { ASTVisitor, ExecutionResult, GraphQLSchema, ValidationContext } from 'graphql';
+import type { ASTVisitor, ExecutionArgs, ExecutionResult, GraphQLSchema, ValidationContext } from 'graphql';
 import { createGraphQLError, isAsyncIterable } from 'graphql-yoga';
 import type { FetchAPI, Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CoreConfig } from './config.js';
@@ -28,14 +28,22 @@ export function useShorthandFilters(schema: GraphQLSchema): Plugin<Context> {
       };
     },
     onExecute({ args, executeFn, setExecuteFn }) {
-      const variables = args.variableValues;
-      if (variables === null || variables === undefined) return;
-      const operation = graphql.getOperationAST(args.document, args.operationName);
-      if (operation === null || operation === undefined) return;
-      const expanded = expandShorthandInVariables(args.schema, operation, variables);
-      setExecuteFn((executeArgs) => executeFn({ ...executeArgs, variableValues: expanded }));
+      const expanded = expandedVariables(args);
+      if (expanded !== null) setExecuteFn((executeArgs) => executeFn({ ...executeArgs, variableValues: expanded }));
+    },
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const expanded = expandedVariables(args);
+      if (expanded !== null) setSubscribeFn((subscribeArgs) => subscribeFn({ ...subscribeArgs, variableValues: expanded }));
     },
   };
+}
+
+function expandedVariables(args: ExecutionArgs): Record<string, unknown> | null {
+  const variables = args.variableValues;
+  if (variables === null || variables === undefined) return null;
+  const operation = graphql.getOperationAST(args.document, args.operationName);
+  if (operation === null || operation === undefined) return null;
+  return expandShorthandInVariables(args.schema, operation, variables);
 }
 
 /** How deep a request's variables may nest in JSON for filters of GRAPHQL_MAX_FILTER_DEPTH (see below). */
@@ -64,13 +72,13 @@ export function useVariablesDepthLimit(maxFilterDepth: number): Plugin<Context> 
   };
 }
 
-/** The API is read-only: a mutation or subscription is the client's mistake, reported before anything runs. */
+/** The API is read-only: a mutation is the client's mistake, reported before anything runs (subscriptions only read). */
 export function useReadOnlyOperations(): Plugin<Context> {
   const rule = (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(node) {
-      if (node.operation === 'query') return;
+      if (node.operation !== 'mutation') return;
       context.reportError(
-        new graphql.GraphQLError(`This API is read-only: ${node.operation} operations are not supported. Send a query, e.g. query { getWorkflowInstances { id status } }.`, {
+        new graphql.GraphQLError(`This API is read-only: ${node.operation} operations are not supported. Send a query, e.g. query { getWorkflowInstances { id status } }, or a subscription over Server-Sent Events.`, {
           nodes: node,
           extensions: { code: ErrorCode.BAD_USER_INPUT },
         }),
@@ -93,6 +101,13 @@ export function useReadOnlyOperations(): Plugin<Context> {
  */
 export function useQueryCost(limits: CoreConfig['graphql'] & CostSettings, budget: CostBudget | null = null): Plugin<Context> {
   return {
+    // A subscription is priced as one pushed run with its selection and refused above the budget; it holds nothing of
+    // the budget in flight (a stream lives long), its reads are bounded per push by GRAPHQL_MAX_CONCURRENT_READS.
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues, limits);
+      (args.contextValue as Context).requestState.cost = cost.total;
+      if (cost.total > limits.maxCost) setResultAndStopExecution({ errors: [badUserInput(costMessage(cost, limits.maxCost, limits))] });
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues, limits);
       const state = (args.contextValue as Context).requestState;

@@ -15,6 +15,8 @@ import type { CostBudget } from './cost-budget.js';
 import type { CostSettings } from './query-cost.js';
 import { maskUnexpectedError, useCsrfPrevention, useErrorPolicy, useOperationFacts, useQueryCost, useQueryLimits, useReadOnlyOperations, useRequestBodyLimit, useShorthandFilters, useVariablesDepthLimit } from './graphql-plugins.js';
 import type { Logger } from './logger.js';
+import type { LiveHub } from './live/live-hub.js';
+import { useEventStreamResults } from './live/event-stream-results.js';
 import type { Reader } from './reader.js';
 import type { RequestState, ServerContext } from './request-state.js';
 import { createResolvers } from './resolvers.js';
@@ -69,6 +71,8 @@ interface GraphQLServerDeps {
   readonly schema: GraphQLSchema;
   /** GRAPHQL_MAX_COST_IN_FLIGHT, shared by the app's requests; whoever passes it releases requestState.costHeld. */
   readonly costBudget?: CostBudget;
+  /** The app's subscriptions; absent or null: subscriptions are refused (no change feed). */
+  readonly liveHub?: LiveHub | null;
 }
 
 /**
@@ -88,7 +92,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
     // With sign-in on, a request without verified credentials (none reach here through the transports) reads nothing.
     const access = state?.access ?? (config.auth.mode === 'none' ? null : NO_ACCESS);
     const reader = access === null ? bounded : scopedReader(bounded, access);
-    return { reader, loaders: new TaskLoaders(reader) };
+    return { reader, loaders: new TaskLoaders(reader), liveHub: deps.liveHub ?? null };
   };
   const hot = config.graphql.compiledExecution && tracer === null ? new HotOperations() : null;
   const costSettings = costSettingsOf(config, reader);
@@ -120,6 +124,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): { readonly yoga: G
       useQueryCost(costSettings, deps.costBudget ?? null),
       useShorthandFilters(schema),
       useErrorPolicy(logger),
+      useEventStreamResults(config.graphql.subscriptionHeartbeatMs),
       useRootFieldOrder(),
       ...(introspectionOff ? [useDisableIntrospection()] : []),
       // Last: after every request parser is registered, so it wraps the one selected.

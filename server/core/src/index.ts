@@ -34,3 +34,4 @@ export * from './filter-work.js';
 export * from './heap-tuning.js';
 export * from './tracing.js';
 export { GRAPHIQL_SESSION_SCRIPT } from './graphiql-session.js';
+export type { ChangeBatch, ChangeFeed, ChangeListener } from './live/change-feed.js';

@@ -29,8 +29,16 @@ export interface RequestState {
   authRefusal: string | null;
 }
 
+/** Set by the event-stream transport (http/graphql-sse.ts) for the request it serves. */
+export interface LiveStream {
+  /** Aborted when the stream must end (the subject's token expired). */
+  readonly signal: AbortSignal;
+}
+
 export interface ServerContext {
   readonly requestState: RequestState;
+  /** Present only on a request served as an event stream: the only way a subscription is taken. */
+  readonly live?: LiveStream;
   /** The body is read by node:http, framed by its Content-Length header when it has one (never longer). */
   readonly bodyFramed?: boolean;
 }

@@ -19,12 +19,16 @@ import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from './read
 import type { Count, Direction, Reader, TaskExecutionRecord, Timestamp, WorkflowInstanceRecord, WorkflowInstanceStatus } from './reader.js';
 import type { TaskLoaders } from './task-loader.js';
 import { statsResolvers } from './stats-resolvers.js';
+import type { LiveHub } from './live/live-hub.js';
+import { subscriptionResolvers } from './live/subscription-resolvers.js';
 
 /** What resolvers need from the per-request context (yoga adds `params`). */
 export interface ResolverContext {
   /** The request's own view of the Reader (bounded concurrency). */
   readonly reader: Reader;
   readonly loaders: TaskLoaders;
+  /** The app's subscriptions (live/live-hub.ts); null when the backend has no change feed. */
+  readonly liveHub?: LiveHub | null;
   readonly params?: { readonly variables?: unknown };
 }
 
@@ -68,7 +72,7 @@ export const DateTimeScalar = new graphql.GraphQLScalarType({
 const prefetchedTaskPayloads = new WeakMap<WorkflowInstanceRecord, boolean>();
 
 /** The nodes of the fields named `name` directly in the selection of the current field (through fragments too). */
-function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, name: string): FieldNode[] {
+export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, name: string): FieldNode[] {
   const found: FieldNode[] = [];
   const visited = new Set<string>();
   const walk = (set: SelectionSetNode | undefined): void => {
@@ -161,6 +165,7 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
         return indexStatusOf(await ctx.reader.ingestionStats(), ctx.reader.backendName, Date.now());
       },
     },
+    Subscription: subscriptionResolvers(config),
     WorkflowInstance: {
       startDate: (p: WorkflowInstanceRecord) => time(p.startDate),
       endDate: (p: WorkflowInstanceRecord) => time(p.endDate),
@@ -168,6 +173,9 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       inputData: (p: WorkflowInstanceRecord) => p.inputData ?? null,
       outputData: (p: WorkflowInstanceRecord) => p.outputData ?? null,
       taskExecutions: (p: WorkflowInstanceRecord, _: unknown, ctx: ResolverContext, info: GraphQLResolveInfo) => {
+        // A pushed run of a subscription carries the tasks read with it (live/live-selection.ts).
+        const live = (p as { liveTasks?: readonly TaskExecutionRecord[] }).liveTasks;
+        if (live !== undefined) return live;
         const payloads = selectsPayloads(info);
         const prefetched = prefetchedTaskPayloads.get(p);
         if (p.tasks !== undefined && prefetched !== undefined && (prefetched || !payloads)) return p.tasks;

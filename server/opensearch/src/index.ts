@@ -9,3 +9,4 @@ export * from '@workflow-index/events';
 export * from './reader/opensearch-reader.js';
 export * from './opensearch-server-config.js';
 export * from './opensearch-server.js';
+export { OpenSearchChangeFeed, POLL_INTERVAL_MS, OVERLAP_MS } from './opensearch-change-feed.js';

@@ -105,6 +105,8 @@ export function workflowInstancesIndex(): Record<string, unknown> {
         // The run's task states (task-states.ts): `<status>/<task name>`, searched only.
         task_states: searchOnlyKeyword,
         task_states_complete: { type: 'boolean' },
+        // When a normalizer cycle last wrote the run (epoch ms): what the server's live updates poll.
+        changed_at_ms: { type: 'long' },
       },
     },
   };

@@ -145,7 +145,7 @@ export class NormalizationCycle {
       while (next < batches.length) {
         const batch = batches[next++]!;
         const hits = await rawEventsByKey(client, batch.flatMap((id) => freshOf.get(id)!));
-        const result = await recomputeInstances(client, names, hits, { refresh, fence });
+        const result = await recomputeInstances(client, names, hits, { refresh, fence, stampChanges: true });
         visibility.wrote();
         written.instances += result.instances;
         written.executions += result.executions;

@@ -257,7 +257,10 @@ export async function planRecompute(client: Client, names: NormalizedIndexNames,
     }
     versions.set(instanceId, version);
     const versioning = { version, version_type: 'external_gte' };
-    lines.push({ action: { index: { _index: names.workflowInstances, _id: instanceId, ...versioning } }, document: normalized.instance });
+    // changed_at_ms (live updates, docs/live-updates.md): when the run was last written by a cycle, stamped by
+    // writeRecompute; a recomputation from the store alone (a rules change) keeps it at the run's version, in the
+    // past, so re-normalizing every run does not look like every run changing.
+    lines.push({ action: { index: { _index: names.workflowInstances, _id: instanceId, ...versioning } }, document: { ...normalized.instance, [CHANGED_AT_FIELD]: version } });
     owner.set(instanceId, instanceId);
     instances++;
     for (const execution of normalized.executions) {
@@ -281,9 +284,14 @@ export async function planRecompute(client: Client, names: NormalizedIndexNames,
   return { lines, owner, instances, executions, deletedExecutions: deleted, rawEvents, rejectedEvents: rejected };
 }
 
+/** The instance document's field the server's live updates poll (opensearch-change-feed.ts): epoch milliseconds. */
+export const CHANGED_AT_FIELD = 'changed_at_ms';
+
 export interface WriteOptions {
   /** Refresh the written indices (tests). */
   readonly refresh?: boolean;
+  /** Stamp the instance documents' changed_at_ms with the time of the bulk (a cycle's new events; live updates). */
+  readonly stampChanges?: boolean;
   /** Called right before the bulk; throws to withhold it (the normalizer's lease check, normalizer-lease.ts holdsLease). */
   readonly fence?: () => Promise<void>;
 }
@@ -293,7 +301,7 @@ export async function writeRecompute(client: Client, names: NormalizedIndexNames
   const { owner } = plan;
   let rejected = plan.rejectedEvents;
   if (plan.lines.length > 0) await options.fence?.();
-  const refused = await sendBulk(client, plan.lines, options.refresh ?? false);
+  const refused = await sendBulk(client, options.stampChanges === true ? stamped(plan.lines, names, Date.now()) : plan.lines, options.refresh ?? false);
   if (refused.length > 0) {
     const records: BulkLine[] = refused.map((f) => ({
       action: { index: { _index: names.ingestErrors, _id: `normalizer/${f.index}/${f.id}` } },
@@ -310,4 +318,9 @@ export async function writeRecompute(client: Client, names: NormalizedIndexNames
     if (unrecorded.length > 0) throw new Error(`recording refused documents failed: ${unrecorded[0]!.reason}`);
   }
   return { instances: plan.instances, executions: plan.executions, deletedExecutions: plan.deletedExecutions, rawEvents: plan.rawEvents, rejectedEvents: rejected };
+}
+
+/** The lines with every instance document's changed_at_ms set to `nowMs`. */
+function stamped(lines: readonly BulkLine[], names: NormalizedIndexNames, nowMs: number): BulkLine[] {
+  return lines.map((line) => ((line.action as { index?: { _index?: string } }).index?._index === names.workflowInstances ? { ...line, document: { ...(line.document as Record<string, unknown>), [CHANGED_AT_FIELD]: nowMs } } : line));
 }

@@ -3,7 +3,7 @@
 // how it is safe beside the cycles; normalizer-renormalize-narrowing.ts what a failing page does).
 import { LeaseLostError } from './normalizer-lease.js';
 import type { NormalizerContext } from './normalizer-context.js';
-import { normalizerErrorDocument, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
+import { CHANGED_AT_FIELD, normalizerErrorDocument, recomputeStoredInstances, sendBulk } from './normalizer-recompute.js';
 import { type Narrowing, PageNarrowing, RENORMALIZE_SKIP_AFTER_FAILURES } from './normalizer-renormalize-narrowing.js';
 import {
   MISSING_RULES_VERSION, type RenormalizationStatus, type RulesState, type StoredInstance, estimatedStoredInstances, eventStoreIsEmpty, pageWithinBudget, readRulesState,
@@ -247,7 +247,7 @@ export class RenormalizationWalk {
   private async requireRulesFields(): Promise<void> {
     if (this.rulesFieldsPresent) return; // mappings only grow: once there, the fields stay
     const { client, names } = this.context;
-    const needed: Record<string, string[]> = { [names.workflowInstances]: ['task_states', 'task_states_complete'], [names.taskExecutions]: ['superseded'] };
+    const needed: Record<string, string[]> = { [names.workflowInstances]: ['task_states', 'task_states_complete', CHANGED_AT_FIELD], [names.taskExecutions]: ['superseded'] };
     const missing: string[] = [];
     for (const [index, fields] of Object.entries(needed)) {
       const response = await client.transport.request({ method: 'GET', path: `/${index}/_field_caps`, querystring: { fields: fields.join(',') } }, { ignore: [403] });

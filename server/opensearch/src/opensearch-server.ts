@@ -10,7 +10,8 @@ import { startHttpServer } from '@workflow-index/core';
 import type { RunningServer } from '@workflow-index/core';
 import type { Logger } from '@workflow-index/core';
 import { applyRawSchema } from './apply-raw-schema.js';
-import { applyNormalizedIndices } from './normalized-indices.js';
+import { applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
+import { OpenSearchChangeFeed } from './opensearch-change-feed.js';
 import { openSearchClient } from './opensearch-connection-settings.js';
 import type { OpenSearchServerConfig } from './opensearch-server-config.js';
 import { createOpenSearchReader, type OpenSearchReader } from './reader/opensearch-reader.js';
@@ -62,7 +63,8 @@ export async function startOpenSearchServer(config: OpenSearchServerConfig, logg
       logger.warn({ reason: (error as Error).message }, 'OpenSearch not ready at start; serving with readiness DOWN until it is');
     }
 
-    const app = createApp({ config: config.core, reader, logger, backend: BACKEND_NAME });
+    const changeFeed = new OpenSearchChangeFeed({ client, index: normalizedIndexNames(opensearch.indexPrefix).workflowInstances, logger });
+    const app = createApp({ config: config.core, reader, logger, backend: BACKEND_NAME, changeFeed });
     cleanups.push(() => app.dispose());
     const http = await startHttpServer(app, config.core, logger);
     cleanups.push(() => http.close());

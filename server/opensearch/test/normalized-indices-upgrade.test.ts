@@ -1,4 +1,4 @@
-// An installation whose normalized indices were created by an earlier release (without duration_us, the run's
+// An installation whose normalized indices were created by an earlier release (without changed_at_ms, duration_us, the run's
 // name/namespace/version in task documents, the JSON operators' paths and numbers, and the mark, head and chunks of an
 // error.detail beyond the keyword limit inside `error`): the normalizer's bootstrap
 // adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the documents
@@ -9,7 +9,7 @@ import { applyNormalizedIndices, normalizedIndexNames, taskExecutionsIndex, work
 import type { TestNamespace } from './support/test-node.js';
 
 const NEW_ERROR_FIELDS = ['detail_long', 'detail_head', 'detail_chunks'];
-const NEW_FIELDS = ['duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
+const NEW_FIELDS = ['changed_at_ms', 'duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
 
 /** A definition as the earlier release had it: the same without this release's fields. */
 function earlier(definition: Record<string, unknown>): Record<string, unknown> {
@@ -46,6 +46,8 @@ describeOpenSearch('normalized indices created by an earlier release', () => {
       const fields = Object.keys(mapping[name]!.mappings.properties);
       expect(fields).toEqual(expect.arrayContaining(['duration_us', 'input_paths', 'input_numbers', 'output_paths_complete']));
       if (name === names.taskExecutions) expect(fields).toEqual(expect.arrayContaining(['workflow_name', 'workflow_namespace', 'workflow_version']));
+      // The live updates' stamp (opensearch-change-feed.ts), on run documents.
+      else expect(fields).toContain('changed_at_ms');
       const error = mapping[name]!.mappings.properties['error'] as { properties: Record<string, unknown> };
       expect(Object.keys(error.properties)).toEqual(expect.arrayContaining(['detail', ...NEW_ERROR_FIELDS]));
     }
@@ -53,7 +55,7 @@ describeOpenSearch('normalized indices created by an earlier release', () => {
     expect(acceptedError.statusCode).toBe(201);
     const marked = await ns.client.transport.request({ method: 'POST', path: `/${names.taskExecutions}/_count`, body: { query: { prefix: { 'error.detail_head': 'ddd' } } } });
     expect((marked.body as { count: number }).count).toBe(1);
-    const accepted = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, querystring: { refresh: 'true' }, body: { id: 'new', duration_us: 5, input_paths: ['a'] } });
+    const accepted = await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/new`, querystring: { refresh: 'true' }, body: { id: 'new', duration_us: 5, input_paths: ['a'], changed_at_ms: 1 } });
     expect(accepted.statusCode).toBe(201);
     const count = await ns.client.transport.request({ method: 'POST', path: `/${names.workflowInstances}/_count` });
     expect((count.body as { count: number }).count).toBe(2);

@@ -16,7 +16,7 @@ import { type JsonObject, parseLosslessJson } from '@workflow-index/events';
 import { type NormalizedIndexNames, applyNormalizedIndices, ingestErrorsIndex, normalizedIndexNames, normalizerStateIndex, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
-import { type BulkLine, documentId, planRecompute, sendBulk, writeRecompute } from '../src/normalizer-recompute.js';
+import { type BulkLine, CHANGED_AT_FIELD, documentId, planRecompute, sendBulk, writeRecompute } from '../src/normalizer-recompute.js';
 import { RULES_ID, readRulesState } from '../src/normalizer-renormalize.js';
 import { RULES_VERSION } from '../src/normalizer-rules-version.js';
 import { parseRawEvent } from '../src/raw-event-parse.js';
@@ -51,7 +51,8 @@ const byId = (a: [string, unknown], b: [string, unknown]): number => Buffer.comp
 
 async function sources(client: Client, index: string, query: Record<string, unknown> = { match_all: {} }): Promise<[string, unknown][]> {
   await client.transport.request({ method: 'POST', path: `/${index}/_refresh` });
-  const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 10_000, query } });
+  // changed_at_ms says when a run was written (live updates), not what the rules computed.
+  const response = await client.transport.request({ method: 'POST', path: `/${index}/_search`, body: { size: 10_000, query, _source: { excludes: [CHANGED_AT_FIELD] } } });
   return (response.body as { hits: { hits: { _id: string; _source: unknown }[] } }).hits.hits.map((h): [string, unknown] => [h._id, h._source]).sort(byId);
 }
 

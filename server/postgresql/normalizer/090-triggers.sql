@@ -80,9 +80,13 @@ BEGIN
   EXCEPTION WHEN OTHERS THEN
     SELECT array_agg(b.id ORDER BY b.id), array_agg(b.data ORDER BY b.id) INTO ids, datas FROM batch b;
     PERFORM normalize_raw_rows(TG_TABLE_NAME, ids, datas);
+    -- The ids as the ingest errors read them (a text match: some row here cannot even be read as jsonb).
+    PERFORM notify_instances_changed(ARRAY(SELECT substring(b.data::TEXT FROM '"instanceId"\s*:\s*"([^"\\]{1,255})') FROM batch b));
     RETURN NULL;
   END;
   PERFORM apply_events(TG_TABLE_NAME, ids, docs);
+  -- Live updates: one notification for the flush (095-live-notify.sql), sent when it commits.
+  PERFORM notify_instances_changed(ARRAY(SELECT d ->> 'instanceId' FROM unnest(docs) AS d));
   RETURN NULL;
 END
 $$;

@@ -9,3 +9,5 @@ export { classifyError, isUnavailable } from './postgresql-errors.js';
 export { loadPostgresqlConfig, parseServerFlags, POSTGRESQL_CONFIG_KEYS } from './postgresql-config.js';
 export type { DatabaseConfig, DevConfig, DevServices, PostgresqlServerConfig, ServerFlags } from './postgresql-config.js';
 export * from './postgresql-filter-sql.js';
+export { batchOf, CHANGES_CHANNEL, LISTEN_APPLICATION_NAME, PostgresqlChangeFeed } from './postgresql-change-feed.js';
+export type { PostgresqlChangeFeedOptions } from './postgresql-change-feed.js';

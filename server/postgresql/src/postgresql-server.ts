@@ -21,6 +21,7 @@ import { migrate, requiredSchema } from './migrator.js';
 import type { PostgresqlServerConfig } from './postgresql-config.js';
 import { createPool } from './postgresql-pool.js';
 import { createPostgresqlReader } from './postgresql-reader.js';
+import { PostgresqlChangeFeed } from './postgresql-change-feed.js';
 import { compareSchema, readSchemaState, schemaVersionOf, SchemaVersionGate } from './schema-version.js';
 
 export const BACKEND_NAME = 'postgresql';
@@ -120,7 +121,9 @@ export async function startPostgresqlServer(config: PostgresqlServerConfig, logg
     cleanups.push(async () => schemaGate.stop());
     const reader = gateReader(postgresqlReader, schemaGate);
 
-    const app = createApp({ config: config.core, reader, logger, backend: BACKEND_NAME });
+    // The embedded database serves one connection: no LISTEN connection beside it, so no live updates there.
+    const changeFeed = devDatabase?.kind === 'embedded' ? null : new PostgresqlChangeFeed({ connection, logger });
+    const app = createApp({ config: config.core, reader, logger, backend: BACKEND_NAME, changeFeed });
     cleanups.push(() => app.dispose());
     const http = await startHttpServer(app, config.core, logger);
     cleanups.push(() => http.close());

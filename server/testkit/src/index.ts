@@ -28,3 +28,5 @@ export * from './record-times.js';
 export * from './stats-oracle.js';
 export * from './stats-runs.js';
 export * from './conformance/stats-suite.js';
+export * from './sse-client.js';
+export * from './live-events.js';

@@ -11,6 +11,8 @@ import { newRequestState } from '../request-state.js';
 import { finishRoutedResponse } from './finish-routed-response.js';
 import type { GraphQLEndpoint } from './graphql-endpoint.js';
 import { postGraphQLOverFetch } from './graphql-over-fetch.js';
+import { acceptsEventStream, postGraphQLSseOverFetch } from './graphql-sse.js';
+import type { GraphQLSseDeps } from './graphql-sse.js';
 import type { PerClientLimit } from './per-client-limit.js';
 import type { RecordRequest } from './request-log.js';
 import { unexpectedError } from './responses.js';
@@ -32,6 +34,7 @@ export interface FetchHandlerDeps {
   readonly endpoint: GraphQLEndpoint;
   readonly perClient: PerClientLimit;
   readonly record: RecordRequest;
+  readonly sse: GraphQLSseDeps;
 }
 
 export function createFetchHandler(deps: FetchHandlerDeps): AppFetch {
@@ -53,7 +56,8 @@ async function answer(deps: FetchHandlerDeps, request: Request, client: ClientIn
   const state = newRequestState();
   let response: Response;
   try {
-    if (request.method === 'POST' && route === GRAPHQL_ENDPOINT) response = await postGraphQLOverFetch(deps.endpoint, deps.perClient, request, url, client.address, state);
+    if (request.method === 'POST' && route === GRAPHQL_ENDPOINT && acceptsEventStream(request.headers.get('accept'))) response = await postGraphQLSseOverFetch(deps.sse, request, client.address, state);
+    else if (request.method === 'POST' && route === GRAPHQL_ENDPOINT) response = await postGraphQLOverFetch(deps.endpoint, deps.perClient, request, url, client.address, state);
     else response = await finishRoutedResponse(await dispatch(deps.routes, request, url.pathname, state, config.cors, client), request, config);
   } catch (error) {
     deps.logger.error({ err: error, method: request.method, path: url.pathname }, 'request failed');

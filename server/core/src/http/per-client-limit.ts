@@ -23,12 +23,21 @@ export class PerClientLimit {
 
   /** In-process: `address` is what the caller said about the peer. */
   admitFetch(headers: Headers, address: string | null | undefined): Admission {
-    return this.limit.acquire(clientKey(this.addressHeader === null ? null : headers.get(this.addressHeader), address));
+    return this.limit.acquire(this.clientOfFetch(headers, address));
   }
 
   admitNode(req: IncomingMessage): Admission {
+    return this.limit.acquire(this.clientOfNode(req));
+  }
+
+  /** The client a node:http request counts against (as admitNode counts it): the subscription caps count the same way. */
+  clientOfNode(req: IncomingMessage): string | null {
     const header = this.addressHeader === null ? undefined : req.headers[this.addressHeader];
-    return this.limit.acquire(clientKey(Array.isArray(header) ? header.join(',') : header, req.socket.remoteAddress));
+    return clientKey(Array.isArray(header) ? header.join(',') : header, req.socket.remoteAddress);
+  }
+
+  clientOfFetch(headers: Headers, address: string | null | undefined): string | null {
+    return clientKey(this.addressHeader === null ? null : headers.get(this.addressHeader), address);
   }
 
   /** The 429 of a client at its bound, its code recorded in the request's state. */

@@ -6,3 +6,4 @@ export * from './opensearch-state.js';
 export * from './test-node.js';
 export * from './rules-fingerprint.js';
 export * from './namespace-fixture.js';
+export { startLiveServer as startOpenSearchLiveServer } from './live-server.js';

@@ -4,3 +4,4 @@ export * from './raw-statement.js';
 export * from './test-database.js';
 export * from './normalizer-rules.js';
 export * from './database-fixture.js';
+export { startLiveServer as startPostgresqlLiveServer } from './live-server.js';
