@@ -22,7 +22,10 @@ const available = kubectlAvailable();
 describe('fluent-bit/postgresql configuration', () => {
   it('tails the watched namespace with a plain CRI line parser (no multiline engine, no flush timer) and a persistent position database', () => {
     expect(requiredProperty(input, 'Name')).toBe('tail');
-    expect(requiredProperty(input, 'Path')).toBe('/var/log/containers/*_${WORKFLOW_NAMESPACE}_*.log');
+    // The kubelet's files, not the /var/log/containers symlinks: with DB.compare_filename the stored positions are
+    // kept only when the name found equals the file's own name (tail-restart.test.ts).
+    expect(requiredProperty(input, 'Path')).toBe('/var/log/pods/${WORKFLOW_NAMESPACE}_*_*/*/*.log');
+    expect(property(input, 'DB.compare_filename')).toBe('true');
     expect(property(input, 'multiline.parser')).toBeUndefined();
     expect(property(input, 'Parser')).toBe('cri_line');
     expect(property(input, 'DB')).toBe('/var/fluent-bit/state/tail.db');
@@ -37,7 +40,9 @@ describe('fluent-bit/postgresql configuration', () => {
     const defined = sectionsOf(parsers, 'PARSER').map((p) => requiredProperty(p, 'Name'));
     const used = filters.filter((f) => requiredProperty(f, 'Name') === 'parser').map((f) => requiredProperty(f, 'Parser'));
     expect(used).toEqual(['workflow_event_json']);
-    expect([...used, 'cri_line'].filter((p) => !defined.includes(p))).toEqual([]);
+    const kubernetes = filters.filter((f) => requiredProperty(f, 'Name') === 'kubernetes').map((f) => requiredProperty(f, 'Regex_Parser'));
+    expect(kubernetes).toEqual(['kube_pod_log_tag']);
+    expect([...used, ...kubernetes, 'cri_line'].filter((p) => !defined.includes(p))).toEqual([]);
     const cri = sectionsOf(parsers, 'PARSER').find((p) => property(p, 'Name') === 'cri_line')!;
     expect([property(cri, 'Format'), property(cri, 'Time_Key'), property(cri, 'Time_Keep')]).toEqual(['regex', 'time', 'On']);
     const parser = sectionsOf(parsers, 'PARSER').find((p) => property(p, 'Name') === 'workflow_event_json')!;

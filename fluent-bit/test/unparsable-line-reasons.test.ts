@@ -15,7 +15,7 @@ import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import type { LuaFunction } from '../model/lua-filter.js';
 import { flushStatements, pgsqlChunkJson, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { podLogPath, criLogFile } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 import { GOOD_INSTANCE, GOOD_LINES, RAW_RECORD_TIME, UNPARSABLE_LINES } from './support/unparsable-lines.js';
 
@@ -61,7 +61,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('lines no parser reads, Fl
 
   it('every statement succeeds, the run is served, each unparsable line is one ingest error naming its fault', async () => {
     const pipeline = pipelineFor(version);
-    const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), logFile.content);
+    const result = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), logFile.content);
     // Only the newline's second half (no eventType) is dropped; every other line reaches a raw table.
     expect(result.dropped.map((d) => d.sourceLines)).toEqual([[logFile.lines.find((l) => l.source === printed.indexOf(NEWLINE_TAIL))!.line]]);
     for (const sql of startupStatements(pipeline)) await forwarder.client.query(sql);
@@ -87,7 +87,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('lines no parser reads, Fl
     const deep = UNPARSABLE_LINES.find((u) => u.what === '20,000 levels of nesting')!;
     const pipeline = pipelineFor(version, { 'repair-line.lua': () => () => ({ code: 0 }), 'event-kubernetes.lua': () => () => ({ code: 0 }) });
     const lines = [GOOD_LINES[0]!, deep.line, ...GOOD_LINES.slice(1)];
-    const delivered = pipeline.readLogFile(containerLogPath('order-app-2', 'workflows', 'app'), criLogFile(lines.map((text) => ({ stream: 'stdout' as const, text }))).content).delivered;
+    const delivered = pipeline.readLogFile(podLogPath('order-app-2', 'workflows', 'app'), criLogFile(lines.map((text) => ({ stream: 'stdout' as const, text }))).content).delivered;
     const { db, client } = forwarder;
     await db.pool.query('TRUNCATE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw, workflow_index.ingest_errors');
     for (const flush of flushStatements(pipeline, delivered, 1000)) await client.query(flush.sql);
