@@ -67,7 +67,7 @@ describe('fluent-bit/postgresql configuration', () => {
     const parse = filters[3]!;
     expect([property(parse, 'Key_Name'), property(parse, 'Reserve_Data'), property(parse, 'Preserve_Key')]).toEqual(['log', 'On', 'Off']);
     expect(property(filters[4]!, 'Logical_Op')).toBe('or');
-    expect(properties(filters[4]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .']);
+    expect(properties(filters[4]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .', '$wi_join_orphan .']);
     expect(property(filters[5]!, 'Labels')).toBe('On');
     expect(properties(filters[6]!, 'Regex')).toEqual(["$kubernetes['pod_id'] ."]);
     expect(properties(filters[7]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);

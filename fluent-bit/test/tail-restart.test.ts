@@ -130,3 +130,27 @@ describe.each<Backend>(['postgresql', 'opensearch'])('tail positions across rest
     expect(restarted.log).toEqual([`db: stale file deleted from database: ${FILE}`]);
   });
 });
+
+describe('a split line pending when Fluent Bit stops (postgresql)', () => {
+  it('the P part held at the stop is lost; the F part read after the restart reaches the raw tables marked as an orphan, not dropped', () => {
+    const line = `{"eventType":"io.serverlessworkflow.workflow.started.v1","instanceId":"split-1","timestamp":1778577243.5,"input":{"notes":"${'x'.repeat(300)}"}}`;
+    const file = criLogFile([{ stream: 'stdout', text: line }], { maxLineBytes: 200 });
+    const [p1, p2] = [file.content.indexOf(0x0a) + 1, file.content.indexOf(0x0a, file.content.indexOf(0x0a) + 1) + 1];
+    const node = new NodeLogs();
+    const db = new TailDatabase();
+    const start = processOf('postgresql');
+    node.append(FILE, file.content.subarray(0, p1));
+    const first = startTail(start(), node, db).read();
+    expect(first.flatMap((r) => r.delivered)).toEqual([]);
+    node.append(FILE, file.content.subarray(p1));
+    const results = startTail(start(), node, db).read();
+    const after = results.flatMap((r) => r.delivered);
+    expect(results.flatMap((r) => r.dropped.map((d) => d.stage))).toEqual([]);
+    expect(p2).toBeGreaterThan(p1);
+    // Three parts (P, P, F): the first was held by the stopped process; the other two are joined and marked.
+    expect(file.lines.map((l) => l.partial)).toEqual([true, true, false]);
+    expect(after.map((d) => [d.output, d.tag, d.record['wi_join_orphan']])).toEqual([
+      ['workflow_events', 'workflow-index.unparsed', String(Buffer.byteLength(line) - 200)],
+    ]);
+  });
+});
