@@ -4,20 +4,20 @@
 //   ──> the real node
 //   (raw daily indices through the ingest pipeline) ──`npm run normalize:opensearch`, a child process──> normalized
 //   indices ──`npm run serve:opensearch`, a production-mode child process──> GraphQL over HTTP.
-// The objects come from `init-job opensearch-setup` (spawned). Mid-stream the forwarder "restarts" without its tail
-// position and re-sends from the start of the file: the raw documents it sent already are refused as conflicts
-// (Generate_ID gives the same id to the same record and time), nothing is lost or served twice. The normalizer is
-// restarted too: it continues from its checkpoint. Everything lives under a random index prefix, removed afterwards.
+// The objects come from `init-job opensearch-setup` (spawned). Mid-stream the forwarder restarts (a new process of
+// the model on the node's tail position database, tail-input.ts): it sends the chunk its filesystem buffer kept and
+// reads on from the stored offset, nothing re-read, lost or doubled. The normalizer is restarted too: it continues
+// from its checkpoint. Then a forwarder whose position database is lost re-sends the file from its head: every
+// document it sent already is refused as a conflict (Generate_ID gives the same id to the same record and time).
+// Everything lives under a random index prefix, removed afterwards.
 import { Client } from '@opensearch-project/opensearch';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENSEARCH_URL, openSearchReachable } from '@workflow-index/opensearch/testing';
-import { type BulkRequest, bulkRequests, createPipeline, loadFluentBitConfig } from '@workflow-index/fluent-bit';
+import { type BulkRequest, NodeLogs, TailDatabase, type TailRun, bulkRequests, createPipeline, loadFluentBitConfig, startTail } from '@workflow-index/fluent-bit';
 import { openSearchEnvironment } from '@workflow-index/fluent-bit/testing';
-import { containerLogPath, criLogFile, graphqlData } from '@workflow-index/testkit';
+import { podLogPath, criLogFile, graphqlData } from '@workflow-index/testkit';
 import { eventsOf, workflowAppOutput } from '../support/workflow-app-output.js';
 import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
 import { expectServedIndexMatches, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
@@ -36,7 +36,7 @@ const OPENSEARCH_ENV = {
   WI_OPENSEARCH_INDEX_PREFIX: PREFIX,
 };
 const POD = 'order-app-5d8f7c9b6-x2x7q';
-const CONTAINER_LOG = containerLogPath(POD, 'workflows', 'app');
+const CONTAINER_LOG = podLogPath(POD, 'workflows', 'app');
 const CHUNK = 10;
 
 describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing → OpenSearch bulk → normalizer → GraphQL server', () => {
@@ -46,23 +46,27 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
   // the rest, and a forwarder without tail position ships the whole file again.
   const cut = Math.floor(app.length / 2);
   const { config, parsers } = loadFluentBitConfig('opensearch');
-  const pipeline = createPipeline({
+  /** A Fluent Bit process: its filters' state starts empty. */
+  const newPipeline = () => createPipeline({
     config,
     parsers,
     env: openSearchEnvironment(),
     podMetadata: () => ({ podId: '6a1f0c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
   });
+  const pipeline = newPipeline();
+  // The node's log files and the tail position database on its disk (a hostPath: it outlives every process).
+  const nodeLogs = new NodeLogs();
+  const tailDatabase = new TailDatabase();
 
   let client: Client;
-  let nodeDir: string;
-  let logFile: string;
   let normalizer: ServiceProcess | undefined;
   let server: ServiceProcess | undefined;
   let baseUrl: string;
   let sentBeforeRestart: BulkRequest[] = [];
+  let backlog: BulkRequest[] = [];
 
-  /** What the container runtime has written so far, read like tail does: the whole file from its head. */
-  const forwardFromHead = (): BulkRequest[] => bulkRequests(pipeline, pipeline.readLogFile(CONTAINER_LOG, readFileSync(logFile)).delivered, { maxRecordsPerChunk: CHUNK, indexPrefix: PREFIX });
+  /** What one forwarder process reads now (from its positions), as the opensearch outputs send it. */
+  const forward = (run: TailRun): BulkRequest[] => bulkRequests(pipeline, run.read().flatMap((r) => r.delivered), { maxRecordsPerChunk: CHUNK, indexPrefix: PREFIX });
   const count = async (indices: string): Promise<number> => {
     await client.transport.request({ method: 'POST', path: `/${indices}/_refresh`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } });
     const response = await client.transport.request({ method: 'GET', path: `/${indices}/_count`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } });
@@ -76,9 +80,6 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
 
   beforeAll(() => {
     client = new Client({ node: OPENSEARCH_URL });
-    nodeDir = mkdtempSync(join(tmpdir(), 'wi-e2e-os-node-'));
-    mkdirSync(join(nodeDir, 'var/log/containers'), { recursive: true });
-    logFile = join(nodeDir, CONTAINER_LOG);
   });
 
   afterAll(async () => {
@@ -90,7 +91,6 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
       await client.transport.request({ method: 'DELETE', path: `/_ingest/pipeline/${PREFIX}*` }, { ignore: [404] });
       await client.close();
     }
-    if (nodeDir) rmSync(nodeDir, { recursive: true, force: true });
   });
 
   it('creates the raw templates and pipeline, the normalized indices and the two jobs with `init-job opensearch-setup`', async () => {
@@ -113,10 +113,11 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
   }, 180_000);
 
   it('serves what the forwarder shipped of the first half, and nothing of the rest', async () => {
-    appendFileSync(logFile, criLogFile(app.slice(0, cut)).content);
-    const flushes = forwardFromHead();
-    // The forwarder crashes before it could flush its last chunk.
+    nodeLogs.append(CONTAINER_LOG, criLogFile(app.slice(0, cut)).content);
+    const flushes = forward(startTail(newPipeline(), nodeLogs, tailDatabase));
+    // The forwarder is killed before it could flush its last chunk, which waits in its filesystem buffer.
     sentBeforeRestart = flushes.slice(0, -1);
+    backlog = flushes.slice(-1);
     const outcome = await sendBulkRequests(client, sentBeforeRestart);
     const shipped = sentBeforeRestart.reduce((n, f) => n + f.items.length, 0);
     expect(outcome).toEqual({ created: shipped, conflicts: 0, failed: [] });
@@ -134,20 +135,32 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
     expect(await counts()).toEqual({ raw: shipped, errors: 0 });
   }, 180_000);
 
-  it('after a forwarder restart that re-sends from the head of the file (and a normalizer restart), serves every instance and task execution exactly once', async () => {
+  it('after a forwarder restart, which sends its buffered chunk and reads on from its stored offset (and a normalizer restart), serves every instance and task execution exactly once', async () => {
     expect(await normalizer!.stop()).toBe(0);
-    appendFileSync(logFile, criLogFile(app.slice(cut), { startMicros: 1_778_577_241_000_000 + 137 * cut }).content);
-    const resent = forwardFromHead();
-    const outcome = await sendBulkRequests(client, resent);
+    const firstHalf = criLogFile(app.slice(0, cut)).content.length;
+    nodeLogs.append(CONTAINER_LOG, criLogFile(app.slice(cut), { startMicros: 1_778_577_241_000_000 + 137 * cut }).content);
+    const restarted = startTail(newPipeline(), nodeLogs, tailDatabase);
+    const flushes = forward(restarted);
+    expect(restarted.log).toEqual([]);
+    expect(restarted.reads.map((r) => [r.name, r.from])).toEqual([[CONTAINER_LOG, firstHalf]]);
+    const outcome = await sendBulkRequests(client, [...backlog, ...flushes]);
     const alreadySent = sentBeforeRestart.reduce((n, f) => n + f.items.length, 0);
-    // Generate_ID: the same record with the same time has the same id, so what was sent before is refused, not doubled.
-    expect(outcome).toEqual({ created: EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task - alreadySent, conflicts: alreadySent, failed: [] });
+    // Nothing is read twice: no document of the first run comes again.
+    expect(outcome).toEqual({ created: EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task - alreadySent, conflicts: 0, failed: [] });
     expect(alreadySent).toBeGreaterThan(20);
     normalizer = await startNormalizer();
 
     const index = await waitForServedIndex(baseUrl, 120_000);
     expectServedIndexMatches(index, events);
     expect(await counts()).toEqual({ raw: EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task, errors: 0 });
+  }, 180_000);
+
+  it('after a restart that lost the position database, the re-sent file is refused document by document (conflicts), nothing served twice', async () => {
+    const resent = forward(startTail(newPipeline(), nodeLogs, new TailDatabase()));
+    const total = EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task;
+    expect(await sendBulkRequests(client, resent)).toEqual({ created: 0, conflicts: total, failed: [] });
+    expectServedIndexMatches(await waitForServedIndex(baseUrl, 120_000), events);
+    expect(await counts()).toEqual({ raw: total, errors: 0 });
   }, 180_000);
 
   it('drains and exits 0 on SIGTERM (server and normalizer)', async () => {

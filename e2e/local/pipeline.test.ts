@@ -3,18 +3,18 @@
 //   ──Fluent Bit (the routing model driven by fluent-bit/postgresql)──> pgsql statements as the forwarder login
 //   ──triggers──> normalized tables ──the server, a production-mode process as the reader login──> GraphQL.
 // The schema and the logins come from `init-job migrate` (spawned), the server pods' wait-for-schema gate is run
-// before and after it. Mid-stream the forwarder "restarts" without its tail position and re-sends from the
-// start of the file, as Fluent Bit does when its tail database is lost: nothing may be lost or duplicated.
+// before and after it. Mid-stream the forwarder restarts (a new process of the model on the node's tail position
+// database, tail-input.ts): it sends the chunk its filesystem buffer kept and reads the file from its stored offset,
+// so nothing is re-read, lost or duplicated. Then a forwarder whose position database is lost re-sends the whole
+// file from its head: the raw tables hold it twice, nothing is served twice.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dropLoginRoles, postgresReachable, type TestDatabase } from '@workflow-index/postgresql/testing';
-import { createPipeline, flushStatements, loadFluentBitConfig, type PgsqlFlush, startupStatements } from '@workflow-index/fluent-bit';
+import { NodeLogs, TailDatabase, type TailRun, createPipeline, flushStatements, loadFluentBitConfig, type PgsqlFlush, startTail, startupStatements } from '@workflow-index/fluent-bit';
 import { deployedEnvironment } from '@workflow-index/fluent-bit/testing';
-import { containerLogPath, criLogFile, graphqlData } from '@workflow-index/testkit';
+import { podLogPath, criLogFile, graphqlData } from '@workflow-index/testkit';
 import { eventsOf, workflowAppOutput } from '../support/workflow-app-output.js';
 import { EXPECTED_RAW_ROWS } from '../support/expected-index.js';
 import { expectServedIndexMatches, readServedIndex, waitForServedIndex } from '../support/index-assertions.js';
@@ -26,7 +26,7 @@ const suffix = randomBytes(4).toString('hex');
 const READER = { user: `wi_e2e_reader_${suffix}`, password: `reader-${suffix}` };
 const FORWARDER = { user: `wi_e2e_forwarder_${suffix}`, password: `forwarder-${suffix}` };
 const POD = 'order-app-5d8f7c9b6-x2x7q';
-const CONTAINER_LOG = containerLogPath(POD, 'workflows', 'app');
+const CONTAINER_LOG = podLogPath(POD, 'workflows', 'app');
 const WAIT_FOR_SCHEMA = join('kustomize', 'components', 'backend-postgresql', 'wait-for-schema.mjs');
 
 describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing → PostgreSQL → GraphQL server', () => {
@@ -36,19 +36,23 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
   // the rest, and a forwarder without tail position ships the whole file again.
   const cut = Math.floor(app.length / 2);
   const { config, parsers } = loadFluentBitConfig('postgresql');
-  const pipeline = createPipeline({
+  /** A Fluent Bit process: its filters' state starts empty. */
+  const newPipeline = () => createPipeline({
     config,
     parsers,
     env: deployedEnvironment({ DATABASE_USERNAME: FORWARDER.user, DATABASE_PASSWORD: FORWARDER.password }),
     podMetadata: () => ({ podId: '6a1f0c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
   });
+  const pipeline = newPipeline();
+  // The node's log files and the tail position database on its disk (a hostPath: it outlives every process).
+  const nodeLogs = new NodeLogs();
+  const tailDatabase = new TailDatabase();
 
   let db: TestDatabase;
-  let nodeDir: string;
-  let logFile: string;
   let server: RunningServer | undefined;
   let baseUrl: string;
   let sentBeforeRestart: PgsqlFlush[] = [];
+  let backlog: PgsqlFlush[] = [];
   const serverDatabaseUrl = (): string => {
     const u = new URL(db.url);
     u.username = '';
@@ -64,8 +68,8 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
       await client.end();
     }
   };
-  /** What the container runtime has written so far, read like tail does: the whole file from its head. */
-  const forwardFromHead = (): PgsqlFlush[] => flushStatements(pipeline, pipeline.readLogFile(CONTAINER_LOG, readFileSync(logFile)).delivered, 10);
+  /** What one forwarder process reads now (from its positions), as the pgsql outputs flush it. */
+  const forward = (run: TailRun): PgsqlFlush[] => flushStatements(pipeline, run.read().flatMap((r) => r.delivered), 10);
   const counts = async () => (await db.pool.query(`SELECT
       (SELECT count(*) FROM workflow_raw.workflow_events_raw)::int + (SELECT count(*) FROM workflow_raw.task_events_raw)::int AS raw,
       (SELECT count(*) FROM workflow_index.ingest_errors)::int AS errors`)).rows[0] as { raw: number; errors: number };
@@ -79,16 +83,12 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
 
   beforeAll(async () => {
     db = await createTestDatabase({ migrated: false, prefix: 'wi_e2e' });
-    nodeDir = mkdtempSync(join(tmpdir(), 'wi-e2e-node-'));
-    mkdirSync(join(nodeDir, 'var/log/containers'), { recursive: true });
-    logFile = join(nodeDir, CONTAINER_LOG);
   });
 
   afterAll(async () => {
     await server?.stop();
     await db?.drop();
     await dropLoginRoles(...[READER.user, FORWARDER.user]);
-    if (nodeDir) rmSync(nodeDir, { recursive: true, force: true });
   });
 
   it('keeps the server pods waiting while the database is not migrated (wait-for-schema gives up with the reason)', async () => {
@@ -136,11 +136,12 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
   }, 90_000);
 
   it('serves what the forwarder shipped of the first half, and nothing of the rest', async () => {
-    appendFileSync(logFile, criLogFile(app.slice(0, cut)).content);
+    nodeLogs.append(CONTAINER_LOG, criLogFile(app.slice(0, cut)).content);
     await asForwarder(startupStatements(pipeline));
-    const flushes = forwardFromHead();
-    // The forwarder crashes before it could flush its last chunk.
+    const flushes = forward(startTail(newPipeline(), nodeLogs, tailDatabase));
+    // The forwarder is killed before it could flush its last chunk, which waits in its filesystem buffer.
     sentBeforeRestart = flushes.slice(0, -1);
+    backlog = flushes.slice(-1);
     await asForwarder(sentBeforeRestart.map((f) => f.sql));
 
     const started = new Set(sentBeforeRestart.flatMap((f) => f.records)
@@ -153,18 +154,29 @@ describe.skipIf(!available)('local pipeline: app stdout → Fluent Bit routing �
     expect(await counts()).toEqual({ raw: sentBeforeRestart.reduce((n, f) => n + f.records.length, 0), errors: 0 });
   }, 60_000);
 
-  it('after a forwarder restart that re-sends from the head of the file, serves every instance and task execution exactly once', async () => {
-    appendFileSync(logFile, criLogFile(app.slice(cut), { startMicros: 1_778_577_241_000_000 + 137 * cut }).content);
+  it('after a forwarder restart, which sends its buffered chunk and reads on from its stored offset, serves every instance and task execution exactly once', async () => {
+    const firstHalf = criLogFile(app.slice(0, cut)).content.length;
+    nodeLogs.append(CONTAINER_LOG, criLogFile(app.slice(cut), { startMicros: 1_778_577_241_000_000 + 137 * cut }).content);
     await asForwarder(startupStatements(pipeline));
-    const resent = forwardFromHead();
-    await asForwarder(resent.map((f) => f.sql));
+    const restarted = startTail(newPipeline(), nodeLogs, tailDatabase);
+    const flushes = forward(restarted);
+    expect(restarted.log).toEqual([]);
+    expect(restarted.reads.map((r) => [r.name, r.from])).toEqual([[CONTAINER_LOG, firstHalf]]);
+    await asForwarder([...backlog, ...flushes].map((f) => f.sql));
 
     const index = await waitForServedIndex(baseUrl, 60_000);
     expectServedIndexMatches(index, events);
-    const alreadySent = sentBeforeRestart.reduce((n, f) => n + f.records.length, 0);
-    // Everything was really written twice up to the crash, and the normalizer made nothing of the duplicates.
-    expect(await counts()).toEqual({ raw: alreadySent + EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task, errors: 0 });
-    expect(alreadySent).toBeGreaterThan(20);
+    // Nothing was read or written twice.
+    expect(await counts()).toEqual({ raw: EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task, errors: 0 });
+    expect(sentBeforeRestart.reduce((n, f) => n + f.records.length, 0)).toBeGreaterThan(20);
+  }, 90_000);
+
+  it('after a restart that lost the position database (the whole file re-sent from its head), serves every instance and task execution exactly once', async () => {
+    const resent = forward(startTail(newPipeline(), nodeLogs, new TailDatabase()));
+    await asForwarder(resent.map((f) => f.sql));
+    expectServedIndexMatches(await waitForServedIndex(baseUrl, 60_000), events);
+    // Everything was really written twice, and the normalizer made nothing of the duplicates.
+    expect(await counts()).toEqual({ raw: 2 * (EXPECTED_RAW_ROWS.workflow + EXPECTED_RAW_ROWS.task), errors: 0 });
   }, 90_000);
 
   it('drains and exits 0 on SIGTERM', async () => {

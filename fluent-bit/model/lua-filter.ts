@@ -41,15 +41,20 @@ const bytesOf = (value: FluentValue | undefined): Buffer | undefined =>
   typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.isBuffer(value) ? value : undefined;
 
 /**
- * Stand-in for join_partial_lines in join-partial-lines.lua: one instance per filter, state across files. The
- * joining is the one every reader shares (PartialLineJoiner, per tail tag and stream, no timer); the script's own
- * parts: a held part is dropped (-1), the F record carries the joined line (2, its own fields and time), an F with
- * nothing held passes unchanged (0), and the cap.
+ * Stand-in for join_partial_lines in join-partial-lines.lua: one instance per filter (one Fluent Bit process), state
+ * across files. The joining is the one every reader shares (PartialLineJoiner, per tail tag and stream, no timer);
+ * the script's own parts: a held part is dropped (-1), the F record carries the joined line (2, its own fields and
+ * time), an F with nothing held passes unchanged (0) unless it is the first part of its (tag, stream) and the end of
+ * a JSON object without its beginning (`wi_join_orphan`), and the cap (parts beyond it counted, not kept; the F part
+ * carries the line's size in `wi_join_truncated`).
  */
 export function partialLineJoiner(maxJoinedBytes = MAX_JOINED_BYTES): LuaFunction {
   const joiner = new PartialLineJoiner<Buffer>();
-  // Lines cut at the cap: their remaining parts are discarded, up to and with their F part.
-  const cut = new Set<string>();
+  // Bytes of each unfinished line so far (held or beyond the cap), and every (tag, stream) seen.
+  const seen = new Map<string, number>();
+  const known = new Set<string>();
+  // Unfinished lines that began with the first part this process saw of their (tag, stream).
+  const beganFirst = new Set<string>();
   return (tag, record) => {
     const flag = record.get('_p');
     if (flag !== 'P' && flag !== 'F') return { code: 0 };
@@ -57,40 +62,39 @@ export function partialLineJoiner(maxJoinedBytes = MAX_JOINED_BYTES): LuaFunctio
     const log = record.has('log') ? bytesOf(record.get('log')) : Buffer.alloc(0);
     if (!log) return { code: 0 };
     const key = `${tag}\u0000${String(record.get('stream'))}`;
-    if (cut.has(key)) {
-      if (flag === 'F') cut.delete(key);
+    const first = !known.has(key);
+    known.add(key);
+    const held = joiner.held(key);
+    if (flag === 'F' && !seen.has(key)) {
+      if (first && looksLikeOrphan(log)) return { code: 2, record: record.with('wi_join_orphan', String(log.length)) };
+      return { code: 0 };
+    }
+    const heldBytes = byteLength(held);
+    const total = (seen.get(key) ?? 0) + log.length;
+    const kept = log.subarray(0, Math.max(0, maxJoinedBytes - heldBytes));
+    if (flag === 'P') {
+      if (first) beganFirst.add(key);
+      joiner.add(key, kept, false);
+      seen.set(key, total);
       return { code: -1 };
     }
-    const held = joiner.held(key);
-    if (flag === 'F' && held.length === 0) return { code: 0 };
-    const seen = byteLength(held) + log.length;
-    if (seen > maxJoinedBytes) {
-      const text = cutAtCap(joiner.take(key), log, maxJoinedBytes);
-      if (flag === 'F') return { code: 2, record: replaceLog(record, text).with('wi_join_truncated', String(seen)) };
-      cut.add(key);
-      return { code: 2, record: cutPartRecord(record, text, seen) };
-    }
-    const line = joiner.add(key, log, flag === 'F');
-    return line ? { code: 2, record: replaceLog(record, Buffer.concat(line)) } : { code: -1 };
+    seen.delete(key);
+    const text = Buffer.concat(joiner.add(key, kept, true)!);
+    let line = replaceLog(record, text);
+    if (total > maxJoinedBytes) line = line.with('wi_join_truncated', String(total));
+    if (beganFirst.delete(key) && looksLikeOrphan(text)) line = line.with('wi_join_orphan', String(total));
+    return { code: 2, record: line };
   };
+}
+
+/** join-partial-lines.lua's looks_like_orphan: does not start a JSON object, ends one (Lua's %s whitespace). */
+function looksLikeOrphan(log: Buffer): boolean {
+  const text = log.toString('latin1');
+  return !/^[ \t\n\v\f\r]*\{/.test(text) && /\}[ \t\n\v\f\r]*$/.test(text);
 }
 
 function byteLength(parts: readonly Buffer[]): number {
   return parts.reduce((sum, part) => sum + part.length, 0);
-}
-
-/** The held parts and as much of `log` as fits under the cap. */
-function cutAtCap(held: readonly Buffer[], log: Buffer, maxJoinedBytes: number): Buffer {
-  const room = maxJoinedBytes - byteLength(held);
-  return Buffer.concat(room > 0 ? [...held, log.subarray(0, room)] : held);
-}
-
-/** The table the script returns for the P part that crosses the cap: a new one, with the CRI fields only. */
-function cutPartRecord(record: FluentMap, text: Buffer, seen: number): FluentMap {
-  return new FluentMap([
-    ['time', record.get('time') ?? null], ['stream', record.get('stream') ?? null], ['_p', 'P'],
-    ['log', text], ['wi_join_truncated', String(seen)],
-  ]);
 }
 
 /** A Lua table assignment `record["log"] = x`: an existing key keeps its place. */

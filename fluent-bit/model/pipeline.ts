@@ -93,9 +93,18 @@ export interface OutputDefinition {
   readonly settings: ConfigSection;
 }
 
+/** The tail input's settings that decide what a restart re-reads (tail-input.ts runs them). */
+export interface TailSettings {
+  /** DB: positions are stored (else every start reads every file from Read_from_Head's place). */
+  readonly db: boolean;
+  readonly compareFilename: boolean;
+  readonly readFromHead: boolean;
+}
+
 export interface FluentBitPipeline {
   /** Whether the tail input follows this file (its Path glob matches). */
   watches(path: string): boolean;
+  readonly tail: TailSettings;
   /** Runs the whole content of one container log file through the pipeline. */
   readLogFile(path: string, content: Buffer, options?: ReadOptions): PipelineResult;
   readonly outputs: readonly OutputDefinition[];
@@ -127,6 +136,11 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
   const lineParser = lineParserName !== undefined ? regexLineParser(parsers, lineParserName) : undefined;
   const maxLineBytes = longestReadableLine(property(input, 'Buffer_Max_Size'));
   const skipLongLines = isOn(property(input, 'Skip_Long_Lines'));
+  const tail: TailSettings = {
+    db: property(input, 'DB') !== undefined,
+    compareFilename: isOn(property(input, 'DB.compare_filename')),
+    readFromHead: isOn(property(input, 'Read_from_Head')),
+  };
 
   // Relative script paths resolve against the configuration's directory, as in Fluent Bit.
   const configDirectory = join(FLUENT_BIT_ROOT, '..', dirname(config.source));
@@ -188,6 +202,7 @@ export function createPipeline(options: PipelineOptions): FluentBitPipeline {
     config,
     outputs,
     rewriteRules,
+    tail,
     watches: (path) => pathGlob.test(path),
     readLogFile(path, content, readOptions = {}) {
       const result = { delivered: [] as DeliveredRecord[], dropped: [] as DroppedRecord[], filterDrops: {} as Record<string, number> };

@@ -14,20 +14,28 @@
 -- 0 keeps it unchanged, 2 replaces the record and keeps the F part's timestamp. The record only holds strings,
 -- so the Lua <-> msgpack conversion cannot alter anything (the event's JSON is still one string here).
 --
--- Cap: a joined line is never longer than MAX_JOINED_BYTES. When the held parts would exceed it, the text held
--- so far (cut at the cap) is emitted once with `wi_join_truncated` set to the byte count seen, the remaining
--- parts of that line are discarded, and the routing sends the record to the raw tables, where the normalizer
--- records it in ingest_errors instead of it vanishing.
+-- Cap: a joined line is never longer than MAX_JOINED_BYTES. The parts beyond the cap are counted, not kept; the F
+-- part then emits the text up to the cap with `wi_join_truncated` set to the whole line's size in bytes, and the
+-- routing sends the record to the raw tables, where the normalizer records it in ingest_errors (with that size, and
+-- the instance id when the kept text names one) instead of it vanishing.
 --
--- Not covered (Lua state is memory only): parts held when Fluent Bit stops are lost, and the F part read after
--- the restart arrives alone (recorded in ingest_errors if it still contains "eventType", otherwise dropped).
+-- Parts held when Fluent Bit stops are lost (Lua state is memory only). The rest of that line, read after the
+-- restart, is the first line this process sees of its (file, stream): when it does not start a JSON object but ends
+-- one, it is marked `wi_join_orphan` (its size in bytes), routed to the raw tables and recorded in ingest_errors as
+-- the end of a line whose beginning was lost, instead of being dropped without a trace.
 
 MAX_JOINED_BYTES = 8 * 1024 * 1024
 
 local held = {}
+local known = {}
 
 local function key_of(tag, record)
   return tag .. "\0" .. tostring(record["stream"])
+end
+
+-- The end of a JSON object line without its beginning.
+local function looks_like_orphan(log)
+  return string.find(log, "^[ \t\n\v\f\r]*{") == nil and string.find(log, "}[ \t\n\v\f\r]*$") ~= nil
 end
 
 function join_partial_lines(tag, timestamp, record)
@@ -43,48 +51,49 @@ function join_partial_lines(tag, timestamp, record)
     return 0, timestamp, record
   end
   local key = key_of(tag, record)
+  local first = known[key] == nil
+  known[key] = true
   local state = held[key]
 
   if flag == "P" then
     if state == nil then
-      state = { parts = {}, size = 0, truncated = false }
+      state = { parts = {}, size = 0, seen = 0, first = first }
       held[key] = state
     end
-    if not state.truncated then
-      if state.size + #log > MAX_JOINED_BYTES then
-        state.truncated = true
-        state.seen = state.size + #log
-        local room = MAX_JOINED_BYTES - state.size
-        if room > 0 then state.parts[#state.parts + 1] = string.sub(log, 1, room) end
-        local cut = { time = record["time"], stream = record["stream"], _p = "P", log = table.concat(state.parts),
-                      wi_join_truncated = tostring(state.seen) }
-        state.parts = nil
-        return 2, timestamp, cut
-      end
+    local room = MAX_JOINED_BYTES - state.size
+    if #log <= room then
       state.parts[#state.parts + 1] = log
       state.size = state.size + #log
-    else
-      state.seen = state.seen + #log
+    elseif room > 0 then
+      state.parts[#state.parts + 1] = string.sub(log, 1, room)
+      state.size = MAX_JOINED_BYTES
     end
+    state.seen = state.seen + #log
     return -1, timestamp, record
   end
 
   -- flag == "F"
   if state == nil then
+    if first and looks_like_orphan(log) then
+      record["wi_join_orphan"] = tostring(#log)
+      return 2, timestamp, record
+    end
     return 0, timestamp, record
   end
   held[key] = nil
-  if state.truncated then
-    return -1, timestamp, record
+  local total = state.seen + #log
+  local room = MAX_JOINED_BYTES - state.size
+  if #log <= room then
+    state.parts[#state.parts + 1] = log
+  elseif room > 0 then
+    state.parts[#state.parts + 1] = string.sub(log, 1, room)
   end
-  if state.size + #log > MAX_JOINED_BYTES then
-    local room = MAX_JOINED_BYTES - state.size
-    if room > 0 then state.parts[#state.parts + 1] = string.sub(log, 1, room) end
-    record["log"] = table.concat(state.parts)
-    record["wi_join_truncated"] = tostring(state.size + #log)
-    return 2, timestamp, record
-  end
-  state.parts[#state.parts + 1] = log
   record["log"] = table.concat(state.parts)
+  if total > MAX_JOINED_BYTES then
+    record["wi_join_truncated"] = tostring(total)
+  end
+  if state.first and looks_like_orphan(record["log"]) then
+    record["wi_join_orphan"] = tostring(total)
+  end
   return 2, timestamp, record
 end

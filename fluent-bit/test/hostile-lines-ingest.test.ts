@@ -10,7 +10,7 @@ import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { podLogPath, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const available = await postgresReachable();
@@ -81,7 +81,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
   // Good events around every hostile line, so each statement mixes them.
   const printed = [GOOD_LINES[0]!, ...HOSTILE_LINES.flatMap(([, line], i) => (i === 3 ? [line, Buffer.from(GOOD_LINES[1]!)] : i === 8 ? [line, Buffer.from(GOOD_LINES[2]!)] : [line])), GOOD_LINES[3]!]
     .map((l) => (typeof l === 'string' ? Buffer.from(l) : l));
-  const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), criFile(printed));
+  const result = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), criFile(printed));
   let forwarder: ForwarderDatabase;
   let db: TestDatabase;
   let client: pg.Client;
@@ -145,7 +145,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
       podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
       luaScripts: { 'repair-line.lua': () => () => ({ code: 0 }), 'event-kubernetes.lua': () => () => ({ code: 0 }) },
     });
-    const delivered = unrepaired.readLogFile(containerLogPath('order-app-2', 'workflows', 'app'), criFile(printed)).delivered;
+    const delivered = unrepaired.readLogFile(podLogPath('order-app-2', 'workflows', 'app'), criFile(printed)).delivered;
     await db.pool.query('TRUNCATE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw, workflow_index.ingest_errors');
     for (const flush of flushStatements(unrepaired, delivered, 1000)) await client.query(flush.sql);
     const good = await db.pool.query(`SELECT status FROM workflow_index.workflow_instances WHERE id = $1`, [GOOD]);

@@ -44,6 +44,7 @@ function run(tag, stream, flag, loghex)
   else
     local line = tostring(code) .. " " .. out.log
     if out.wi_join_truncated ~= nil then line = line .. " truncated=" .. out.wi_join_truncated end
+    if out.wi_join_orphan ~= nil then line = line .. " orphan=" .. out.wi_join_orphan end
     print(line)
   end
 end
@@ -61,7 +62,8 @@ function runModel(parts: readonly Part[], maxJoinedBytes?: number): Outcome[] {
     if (result.code === -1) return 'drop';
     if (!('record' in result)) return 'keep';
     const truncated = result.record.get('wi_join_truncated');
-    return `${result.code} ${(result.record.get('log') as Buffer).toString('utf8')}${truncated === undefined ? '' : ` truncated=${String(truncated)}`}`;
+    const orphan = result.record.get('wi_join_orphan');
+    return `${result.code} ${(result.record.get('log') as Buffer).toString('utf8')}${truncated === undefined ? '' : ` truncated=${String(truncated)}`}${orphan === undefined ? '' : ` orphan=${String(orphan)}`}`;
   });
 }
 
@@ -107,7 +109,7 @@ print(code, ts, out == r)`;
     expect(result.stdout).toBe('0\t1.5\ttrue\n');
   });
 
-  it('caps a joined line: the text up to the cap is emitted once, marked, the rest of that line is discarded', () => {
+  it('caps a joined line: the text up to the cap is emitted once, at its F part, marked with the whole line\'s size', () => {
     const parts: Part[] = [
       { tag: A, stream: 'stdout', flag: 'P', log: '{"eventType"' },
       { tag: A, stream: 'stdout', flag: 'P', log: ':"io.x","a":"0123' },
@@ -115,7 +117,8 @@ print(code, ts, out == r)`;
       { tag: A, stream: 'stdout', flag: 'F', log: '"}' },
       { tag: A, stream: 'stdout', flag: 'F', log: '{"next":1}' },
     ];
-    const expected = ['drop', '2 {"eventType":"io.x", truncated=29', 'drop', 'drop', 'keep'];
+    // Observed before: the cut was emitted at the P part that crossed the cap, with the bytes seen there (29).
+    const expected = ['drop', 'drop', 'drop', '2 {"eventType":"io.x", truncated=37', 'keep'];
     expect(runLua(parts, 20)).toEqual(expected);
     expect(runModel(parts, 20)).toEqual(expected);
     // Exceeding the cap only with the F part: the joined text is cut there.
@@ -124,12 +127,27 @@ print(code, ts, out == r)`;
     expect(runModel(late, 20)).toEqual(['drop', '2 0123456789abcdefghij truncated=24']);
   });
 
+  it('marks the end of a line whose first parts a stopped process held: the first part of its file and stream, an F that ends a JSON object without starting one', () => {
+    const parts: Part[] = [
+      { tag: B, stream: 'stderr', flag: 'P', log: 'xx' },
+      { tag: B, stream: 'stderr', flag: 'F', log: '"}' },
+      { tag: A, stream: 'stdout', flag: 'F', log: '2345","status":"COMPLETED"}' },
+      { tag: A, stream: 'stdout', flag: 'F', log: 'x"}' },
+      { tag: A, stream: 'stderr', flag: 'F', log: 'at org.acme.Main.run(Main.java:12)' },
+      { tag: B, stream: 'stdout', flag: 'F', log: '{"eventType":"io.x"}' },
+    ];
+    // Only the first: afterwards an F with nothing held is a whole line (a plain log line, a JSON line).
+    const expected = ['drop', '2 xx"} orphan=4', '2 2345","status":"COMPLETED"} orphan=27', 'keep', 'keep', 'keep'];
+    expect(runLua(parts)).toEqual(expected);
+    expect(runModel(parts)).toEqual(expected);
+  });
+
   it('the TypeScript stand-in answers exactly as the script for any interleaving of files, streams and flags', () => {
     const part = fc.record({
       tag: fc.constantFrom(A, B),
       stream: fc.constantFrom('stdout' as const, 'stderr' as const),
       flag: fc.constantFrom('P' as const, 'F' as const),
-      log: fc.string({ unit: fc.constantFrom('a', '{', '"', 'é', '東', '\\', ' '), maxLength: 8 }),
+      log: fc.string({ unit: fc.constantFrom('a', '{', '}', '"', 'é', '東', '\\', ' '), maxLength: 8 }),
     });
     fc.assert(fc.property(fc.array(part, { maxLength: 30 }), fc.integer({ min: 4, max: 40 }), (parts, cap) => {
       expect(runModel(parts, cap)).toEqual(runLua(parts, cap));

@@ -14,7 +14,7 @@ import { FLUENT_BIT_VERSIONS, parseFluentJson } from '../model/flb-json-parser.j
 import { toPlain } from '../model/fluent-value.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { podLogPath, criTimestamp } from '@workflow-index/testkit';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
 import { createForwarderDatabase, postgresReachable, type ForwarderDatabase } from '@workflow-index/postgresql/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
@@ -75,7 +75,7 @@ describe.skipIf(!osAvailable)('the chunk the 4.0.13 binary sends to the real Ope
   };
   const requestWith = (luaScripts = {}): BulkRequest => {
     const pipeline = createPipeline({ config, parsers, env: openSearchEnvironment(), now: () => 1_900_000_000, version: '4.0.13', podMetadata: pod, luaScripts });
-    const delivered = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file).delivered;
+    const delivered = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), file).delivered;
     const [request] = bulkRequests(pipeline, delivered, { maxRecordsPerChunk: 1000, indexPrefix: ns.prefix });
     expect(request!.items.length).toBe(LINES.length);
     return request!;
@@ -106,7 +106,7 @@ describe.skipIf(!pgAvailable)('the statement the 4.0.13 binary sends to PostgreS
 
   it('stores the values every reader reads (5e3 is 5000, not 5) and applies the good events', async () => {
     const pipeline = createPipeline({ config, parsers, env: deployedEnvironment(), now: () => 1_900_000_000, version: '4.0.13', podMetadata: pod });
-    const delivered = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file).delivered;
+    const delivered = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), file).delivered;
     for (const sql of startupStatements(pipeline)) await forwarder.client.query(sql);
     for (const flush of flushStatements(pipeline, delivered, 1000)) await forwarder.client.query(flush.sql);
     const good = await forwarder.db.pool.query(`SELECT status FROM workflow_index.workflow_instances WHERE id = $1`, [ID]);

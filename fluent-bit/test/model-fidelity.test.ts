@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline, longestReadableLine } from '../model/pipeline.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
-import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { podLogPath, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const { config, parsers } = loadFluentBitConfig('postgresql');
@@ -17,7 +17,7 @@ const ID = '01KRDQDZBR7492YQWM736PEENJ';
 const cri = (lines: readonly string[]): Buffer =>
   Buffer.from(lines.map((l, i) => `${criTimestamp(1_778_577_243_512_700 + i * 1000)} stdout F ${l}\n`).join(''));
 const run = (lines: readonly string[], version: (typeof FLUENT_BIT_VERSIONS)[number] = '4.0.13') =>
-  pipelineOf(version).readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), cri(lines));
+  pipelineOf(version).readLogFile(podLogPath('order-app-1', 'workflows', 'app'), cri(lines));
 
 describe.each(FLUENT_BIT_VERSIONS)('record accessor on a repeated key (%s)', (version) => {
   // src/flb_ra_key.c ra_key_val_id(): `for (i = map_size - 1; i >= 0; i--)`: grep, rewrite_tag and the kubernetes

@@ -12,7 +12,7 @@ import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import type { LuaFunction } from '../model/lua-filter.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
-import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { podLogPath, criTimestamp } from '@workflow-index/testkit';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 
@@ -86,7 +86,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
     config, parsers, env: openSearchEnvironment(), version, now: () => 1_900_000_000, luaScripts,
     podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
   });
-  const result = pipelineWith().readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), criFile(printed));
+  const result = pipelineWith().readLogFile(podLogPath('order-app-1', 'workflows', 'app'), criFile(printed));
   let ns: TestNamespace;
   beforeAll(async () => {
     ns = createTestNamespace();
@@ -138,7 +138,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('hostile lines among good 
       // One request per hostile line, with a good event beside it, into indices of their own.
       const prefix = `${ns.prefix}u${k}-`;
       await applyRawSchema(ns.client, { prefix });
-      const delivered = unsanitized.readLogFile(containerLogPath('order-app-2', 'workflows', 'app'), criFile([GOOD_LINES[0]!, line])).delivered;
+      const delivered = unsanitized.readLogFile(podLogPath('order-app-2', 'workflows', 'app'), criFile([GOOD_LINES[0]!, line])).delivered;
       if (!delivered.some((d) => d.sourceLines[0] === 2)) {
         outcomes.push([what, 'dropped']);
         continue;

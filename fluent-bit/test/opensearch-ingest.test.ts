@@ -14,7 +14,7 @@ import { parseRfc3339 } from '../model/builtin-multiline.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
 import { flushStatements } from '../model/pgsql-output.js';
 import { workflowAppOutput } from '../../e2e/support/workflow-app-output.js';
-import { containerLogPath, criLogFile, criTimestamp } from '@workflow-index/testkit';
+import { podLogPath, criLogFile, criTimestamp } from '@workflow-index/testkit';
 import { EXPECTED_RAW_ROWS } from '../../e2e/support/expected-index.js';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
 import { openSearchState } from '@workflow-index/opensearch/testing';
@@ -24,7 +24,7 @@ import { openSearchEnvironment } from './support/opensearch-environment.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const POD = 'order-app-5d8f7c9b6-x2x7q';
-const LOG_PATH = containerLogPath(POD, 'workflows', 'app');
+const LOG_PATH = podLogPath(POD, 'workflows', 'app');
 const METADATA: PodMetadata = { podId: '3f0c6a2e-7d1b-4e55-9a43-0c1d2e3f4a5b', labels: { app: 'order-app' }, host: 'kind-worker', containerImage: 'registry.example/acme/order-app:1.0.0' };
 const opensearch = loadFluentBitConfig('opensearch');
 const pipeline = createPipeline({ config: opensearch.config, parsers: opensearch.parsers, env: openSearchEnvironment(), podMetadata: () => METADATA, now: () => 1_900_000_000 });

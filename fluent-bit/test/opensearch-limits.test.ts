@@ -17,7 +17,7 @@ import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline } from '../model/pipeline.js';
 import type { LuaFunction } from '../model/lua-filter.js';
 import { type BulkAnswerItem, type BulkRequest, bulkRequests, outputRetries } from '../model/opensearch-output.js';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { podLogPath, criLogFile } from '@workflow-index/testkit';
 import { type TestNamespace, createTestNamespace, openSearchReachable } from '@workflow-index/opensearch/testing';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 
@@ -65,7 +65,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('lines at and beyond the n
   afterAll(async () => ns?.drop());
 
   it('OpenSearch creates every document (no chunk retried for ever) and the normalizer takes every event', async () => {
-    const result = pipelineWith().readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file.content);
+    const result = pipelineWith().readLogFile(podLogPath('order-app-1', 'workflows', 'app'), file.content);
     expect([result.dropped, result.held, result.delivered.length]).toEqual([[], [], LINES.length]);
     for (const request of bulkRequests(pipelineWith(), result.delivered, { indexPrefix: ns.prefix })) {
       const answer = await post(ns, request);
@@ -97,7 +97,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('lines at and beyond the n
 
   it('without the line repair and the document rule the node refuses exactly the lines beyond its limits', async () => {
     const bare = pipelineWith({ 'repair-line.lua': () => () => ({ code: 0 }), 'opensearch-document.lua': () => () => ({ code: 0 }) });
-    const result = bare.readLogFile(containerLogPath('order-app-2', 'workflows', 'app'), file.content);
+    const result = bare.readLogFile(podLogPath('order-app-2', 'workflows', 'app'), file.content);
     const prefix = `${ns.prefix}bare-`;
     await applyRawSchema(ns.client, { prefix });
     const refused = new Set<number>();

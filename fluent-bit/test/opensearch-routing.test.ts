@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { loadFluentBitConfig } from '../model/load-config.js';
 import { type PodMetadata, createPipeline } from '../model/pipeline.js';
 import { printFluentJson } from '../model/flb-json-printer.js';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { podLogPath, criLogFile } from '@workflow-index/testkit';
 import { openSearchEnvironment } from './support/opensearch-environment.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
-const LOG_PATH = containerLogPath('order-app-5d8f7c9b6-x2x7q', 'workflows', 'app');
+const LOG_PATH = podLogPath('order-app-5d8f7c9b6-x2x7q', 'workflows', 'app');
 const opensearch = loadFluentBitConfig('opensearch');
 const postgresql = loadFluentBitConfig('postgresql');
 

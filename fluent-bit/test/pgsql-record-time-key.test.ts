@@ -15,7 +15,7 @@ import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, pgsqlTargets, startupStatements } from '../model/pgsql-output.js';
 import { printFluentDouble, printFluentString } from '../model/flb-json-printer.js';
 import { type FluentValue, FluentMap } from '../model/fluent-value.js';
-import { containerLogPath, criTimestamp } from '@workflow-index/testkit';
+import { podLogPath, criTimestamp } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const available = await postgresReachable();
@@ -58,7 +58,7 @@ describe.each(FLUENT_BIT_VERSIONS)('an event with its own top-level wi_record_ti
   const pipelineWith = (luaScripts = {}) => createPipeline({ config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000, podMetadata: pod, luaScripts });
   const read = (luaScripts = {}) => {
     const pipeline = pipelineWith(luaScripts);
-    const delivered = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file).delivered;
+    const delivered = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), file).delivered;
     return { pipeline, flush: flushStatements(pipeline, delivered, 1000).find((f) => f.table === 'workflow_events_raw')! };
   };
 

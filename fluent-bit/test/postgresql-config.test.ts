@@ -22,7 +22,10 @@ const available = kubectlAvailable();
 describe('fluent-bit/postgresql configuration', () => {
   it('tails the watched namespace with a plain CRI line parser (no multiline engine, no flush timer) and a persistent position database', () => {
     expect(requiredProperty(input, 'Name')).toBe('tail');
-    expect(requiredProperty(input, 'Path')).toBe('/var/log/containers/*_${WORKFLOW_NAMESPACE}_*.log');
+    // The kubelet's files, not the /var/log/containers symlinks: with DB.compare_filename the stored positions are
+    // kept only when the name found equals the file's own name (tail-restart.test.ts).
+    expect(requiredProperty(input, 'Path')).toBe('/var/log/pods/${WORKFLOW_NAMESPACE}_*_*/*/*.log');
+    expect(property(input, 'DB.compare_filename')).toBe('true');
     expect(property(input, 'multiline.parser')).toBeUndefined();
     expect(property(input, 'Parser')).toBe('cri_line');
     expect(property(input, 'DB')).toBe('/var/fluent-bit/state/tail.db');
@@ -37,7 +40,9 @@ describe('fluent-bit/postgresql configuration', () => {
     const defined = sectionsOf(parsers, 'PARSER').map((p) => requiredProperty(p, 'Name'));
     const used = filters.filter((f) => requiredProperty(f, 'Name') === 'parser').map((f) => requiredProperty(f, 'Parser'));
     expect(used).toEqual(['workflow_event_json']);
-    expect([...used, 'cri_line'].filter((p) => !defined.includes(p))).toEqual([]);
+    const kubernetes = filters.filter((f) => requiredProperty(f, 'Name') === 'kubernetes').map((f) => requiredProperty(f, 'Regex_Parser'));
+    expect(kubernetes).toEqual(['kube_pod_log_tag']);
+    expect([...used, ...kubernetes, 'cri_line'].filter((p) => !defined.includes(p))).toEqual([]);
     const cri = sectionsOf(parsers, 'PARSER').find((p) => property(p, 'Name') === 'cri_line')!;
     expect([property(cri, 'Format'), property(cri, 'Time_Key'), property(cri, 'Time_Keep')]).toEqual(['regex', 'time', 'On']);
     const parser = sectionsOf(parsers, 'PARSER').find((p) => property(p, 'Name') === 'workflow_event_json')!;
@@ -62,7 +67,7 @@ describe('fluent-bit/postgresql configuration', () => {
     const parse = filters[3]!;
     expect([property(parse, 'Key_Name'), property(parse, 'Reserve_Data'), property(parse, 'Preserve_Key')]).toEqual(['log', 'On', 'Off']);
     expect(property(filters[4]!, 'Logical_Op')).toBe('or');
-    expect(properties(filters[4]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .']);
+    expect(properties(filters[4]!, 'Regex')).toEqual(['$eventType ${WORKFLOW_EVENT_TYPE_REGEX}', '$log "eventType"', '$wi_join_truncated .', '$wi_join_orphan .']);
     expect(property(filters[5]!, 'Labels')).toBe('On');
     expect(properties(filters[6]!, 'Regex')).toEqual(["$kubernetes['pod_id'] ."]);
     expect(properties(filters[7]!, 'Exclude')).toEqual(["$kubernetes['labels']['workflow-index/enabled'] ^false$"]);

@@ -10,7 +10,7 @@ import { loadFluentBitConfig } from '../model/load-config.js';
 import { FLUENT_BIT_VERSIONS } from '../model/flb-json-parser.js';
 import { createPipeline, type PodMetadata, type PodReference } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { podLogPath, criLogFile } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const available = await postgresReachable();
@@ -54,21 +54,21 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('an event with its own kub
   it('without event-kubernetes.lua the event\'s own member is lost from the output, and when the pod lookup fails a forged pod_id passes the fail-closed rule and the opt-out', () => {
     const noLua = { 'event-kubernetes.lua': () => () => ({ code: 0 as const }) };
     const without = pipelineWith(noLua);
-    const result = without.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file);
+    const result = without.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), file);
     expect([result.dropped, result.delivered.length]).toEqual([[], LINES.length]);
     const sql = flushStatements(without, result.delivered, 1000).map((f) => f.sql).join('\n');
     expect(sql).not.toContain('eu-1');
     expect(sql).not.toContain('forged');
-    expect(without.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(0);
+    expect(without.readLogFile(podLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(0);
     const lookupFails = createPipeline({ config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000, podMetadata: () => undefined, luaScripts: noLua });
-    expect(lookupFails.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(1);
+    expect(lookupFails.readLogFile(podLogPath('opted-out-1', 'workflows', 'app'), optedOut).delivered).toHaveLength(1);
     const withLua = createPipeline({ config, parsers, env: deployedEnvironment(), version, now: () => 1_900_000_000, podMetadata: () => undefined });
-    expect(withLua.readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut).dropped.map((d) => d.stage)).toEqual(['filter require_pod_metadata']);
+    expect(withLua.readLogFile(podLogPath('opted-out-1', 'workflows', 'app'), optedOut).dropped.map((d) => d.stage)).toEqual(['filter require_pod_metadata']);
   });
 
   it('keeps every event: the member renamed wi_event_kubernetes, the pod\'s metadata under kubernetes; the instance is normalized', async () => {
     const pipeline = pipelineWith();
-    const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), file);
+    const result = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), file);
     expect([result.dropped, result.delivered.length]).toEqual([[], LINES.length]);
     const { client, db } = forwarder;
     for (const sql of startupStatements(pipeline)) await client.query(sql);
@@ -92,7 +92,7 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('an event with its own kub
   }, 120_000);
 
   it('an opted-out pod stays out whatever its event claims', () => {
-    const result = pipelineWith().readLogFile(containerLogPath('opted-out-1', 'workflows', 'app'), optedOut);
+    const result = pipelineWith().readLogFile(podLogPath('opted-out-1', 'workflows', 'app'), optedOut);
     expect([result.delivered.length, result.dropped.map((d) => d.stage)]).toEqual([0, ['filter skip_opted_out_pods']]);
   });
 });

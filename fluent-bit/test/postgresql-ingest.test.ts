@@ -8,7 +8,7 @@ import { loadFluentBitConfig } from '../model/load-config.js';
 import { createPipeline } from '../model/pipeline.js';
 import { flushStatements, startupStatements } from '../model/pgsql-output.js';
 import { LARGE_EVENT_INSTANCE, workflowAppOutput } from '../../e2e/support/workflow-app-output.js';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { podLogPath, criLogFile } from '@workflow-index/testkit';
 import { EXPECTED_RAW_ROWS } from '../../e2e/support/expected-index.js';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
@@ -23,7 +23,7 @@ describe.skipIf(!available)('Fluent Bit pgsql output into a migrated database (r
     env: deployedEnvironment(),
     podMetadata: () => ({ podId: 'a1b2', labels: { app: 'order-app' }, host: 'node-1', containerImage: 'acme/order-app:1.0.0' }),
   });
-  const result = pipeline.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), criLogFile(app).content);
+  const result = pipeline.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), criLogFile(app).content);
   let forwarder: ForwarderDatabase;
   let db: TestDatabase;
   let client: pg.Client;

@@ -7,12 +7,12 @@ import { type PodMetadata, createPipeline } from '../model/pipeline.js';
 import { parseRfc3339 } from '../model/builtin-multiline.js';
 import { flushStatements } from '../model/pgsql-output.js';
 import { type AppLine, LARGE_EVENT_INSTANCE, asciiPackingNotes, workflowAppOutput } from '../../e2e/support/workflow-app-output.js';
-import { RUNTIME_MAX_LINE_BYTES, containerLogPath, criLogFile, criTimestamp, dockerJsonLogFile } from '@workflow-index/testkit';
+import { RUNTIME_MAX_LINE_BYTES, podLogPath, criLogFile, criTimestamp, dockerJsonLogFile } from '@workflow-index/testkit';
 import { deployedEnvironment } from './support/deployed-environment.js';
 
 const { config, parsers } = loadFluentBitConfig('postgresql');
 const POD = 'order-app-5d8f7c9b6-x2x7q';
-const LOG_PATH = containerLogPath(POD, 'workflows', 'app');
+const LOG_PATH = podLogPath(POD, 'workflows', 'app');
 const METADATA: PodMetadata = { podId: '3f0c6a2e-7d1b-4e55-9a43-0c1d2e3f4a5b', labels: { app: 'order-app' }, host: 'kind-worker', containerImage: 'registry.example/acme/order-app:1.0.0' };
 
 /** `metadata: null` stands for a failed API lookup. */
@@ -77,7 +77,7 @@ describe('routing of a workflow pod\'s CRI log (containerd, CRI-O)', () => {
       time,
       stream: 'stdout',
       _p: 'F',
-      kubernetes: { pod_name: POD, namespace_name: 'workflows', pod_id: METADATA.podId, labels: { app: 'order-app' }, host: 'kind-worker', container_name: 'app', docker_id: '00000001'.repeat(8), container_image: METADATA.containerImage },
+      kubernetes: { pod_name: POD, namespace_name: 'workflows', pod_id: METADATA.podId, labels: { app: 'order-app' }, host: 'kind-worker', container_name: 'app', container_image: METADATA.containerImage },
     });
     expect(first.time).toBe(parseRfc3339(time));
     // The pgsql output's `date` carries that time into the raw table's `time` column.
@@ -143,7 +143,7 @@ describe('routing rules', () => {
   });
 
   it('watches only the namespace in WORKFLOW_NAMESPACE', () => {
-    const other = containerLogPath('billing-7c9d-abcde', 'default', 'app');
+    const other = podLogPath('billing-7c9d-abcde', 'default', 'app');
     expect(pipelineWith().watches(other)).toBe(false);
     expect(route([event('io.serverlessworkflow.task.started.v1')], {}, METADATA, other)).toEqual([]);
     expect(pipelineWith({ WORKFLOW_NAMESPACE: 'default' }).watches(other)).toBe(true);

@@ -24,7 +24,7 @@ import { bulkRequests } from '@workflow-index/fluent-bit';
 import { deployedEnvironment } from '@workflow-index/fluent-bit/testing';
 import { openSearchEnvironment } from '@workflow-index/fluent-bit/testing';
 import { GOOD_INSTANCE, GOOD_LINES, UNPARSABLE_LINES } from '@workflow-index/fluent-bit/testing';
-import { containerLogPath, criLogFile } from '@workflow-index/testkit';
+import { podLogPath, criLogFile } from '@workflow-index/testkit';
 
 const available = (await openSearchReachable()) && (await postgresReachable());
 
@@ -156,12 +156,12 @@ describe.skipIf(!available).each(FLUENT_BIT_VERSIONS)('lines no parser reads amo
   it('the good run is served on both; each line is one ingest error, with the same reason on both, naming its fault', async () => {
     forwarder = await createForwarderDatabase('wi_parity_unparsable');
     const toPostgreSQL = pipeline('postgresql');
-    const pgDelivered = toPostgreSQL.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), logFile).delivered;
+    const pgDelivered = toPostgreSQL.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), logFile).delivered;
     for (const sql of startupStatements(toPostgreSQL)) await forwarder.client.query(sql);
     for (const flush of flushStatements(toPostgreSQL, pgDelivered, 1000)) await forwarder.client.query(flush.sql);
 
     const toOpenSearch = pipeline('opensearch');
-    const osDelivered = toOpenSearch.readLogFile(containerLogPath('order-app-1', 'workflows', 'app'), logFile).delivered;
+    const osDelivered = toOpenSearch.readLogFile(podLogPath('order-app-1', 'workflows', 'app'), logFile).delivered;
     await applyRawSchema(ns.client, { prefix: ns.prefix });
     for (const request of bulkRequests(toOpenSearch, osDelivered, { maxRecordsPerChunk: 1000, indexPrefix: ns.prefix })) {
       const answer = await ns.client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: request.body });

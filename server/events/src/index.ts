@@ -3,6 +3,7 @@ export * from './container-log/docker-json-line.js';
 export * from './container-log/log-line-reader.js';
 export * from './container-log/log-source.js';
 export * from './container-log/partial-line-joiner.js';
+export * from './canonical-number.js';
 export * from './event-identity.js';
 export * from './event-line-repair.js';
 export * from './event-time.js';

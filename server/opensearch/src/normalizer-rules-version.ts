@@ -19,7 +19,11 @@
 //      errorObjectProblem): an event beyond the bounds is refused and recorded, where its execution document was
 //      refused by the index before (a title over Lucene's 32,766-byte term limit); a payload with an entry longer than
 //      the keyword limit, or a key holding a separator, is marked incomplete (json-leaves.ts, json-paths.ts)
-export const RULES_VERSION = 3;
+//   4  payload numbers canonical (canonical-number.ts, as PostgreSQL's 045-event-identity.sql): the double Fluent
+//      Bit's printing leaves, in its shortest plain decimal (99.98999999999999 and 99.99 are 99.99, 2.0 is 2), in the
+//      served payloads, their filters and every event identity; an event Fluent Bit re-printed is the event
+//      `init-job ingest` or the bulk writer delivered, and one text is served whichever came
+export const RULES_VERSION = 4;
 
 /**
  * The rules (repository paths): the pure computation from stored events to documents, and the document types.
@@ -39,6 +43,7 @@ export const RULES_SOURCES: readonly string[] = [
   'server/events/src/event-grammar.ts',
   'server/events/src/event-time.ts',
   'server/events/src/event-identity.ts',
+  'server/events/src/canonical-number.ts',
   'server/events/src/postgresql-hash.ts',
   'server/events/src/jsonb-text.ts',
   'server/events/src/jsonb-order.ts',

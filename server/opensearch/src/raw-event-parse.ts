@@ -4,7 +4,7 @@
 import { formatFluentBitDouble } from '@workflow-index/events';
 import { jsonTextProblem } from '@workflow-index/events';
 import { ImpossibleDateError, eventTimeMicros } from '@workflow-index/events';
-import { taskEventContentHash } from '@workflow-index/events';
+import { canonicalJson, taskEventContentHash } from '@workflow-index/events';
 import { jsonbText, numericText } from '@workflow-index/events';
 import { JsonNumber, type JsonObject, type JsonValue, jsonTypeOf } from '@workflow-index/events';
 import { EVENT_TYPE, type EventKind, isKnownAction, type TaskAction, type WorkflowAction } from '@workflow-index/events';
@@ -184,8 +184,18 @@ function nullIfNull(v: JsonValue | undefined): JsonValue {
  * element it cannot parse, never reaches OpenSearch: a document always holds the time key and `wi` besides.)
  */
 function unparsedRecordProblem(d: JsonObject): string {
+  const truncated = d.get('wi_join_truncated');
+  if (typeof truncated === 'string') return `line of ${truncated} bytes is longer than the forwarder's 8388608-byte limit: its text up to the limit is kept, the event is not read`;
+  const orphan = d.get('wi_join_orphan');
+  if (typeof orphan === 'string') return `the last ${orphan} bytes of a line whose beginning was lost (held by the forwarder when it stopped)`;
   const log = d.get('log');
   return (typeof log === 'string' ? jsonTextProblem(log) : undefined) ?? 'missing eventType';
+}
+
+/** unparsed_instance_id: the plain `"instanceId":"…"` a record's `log` text names (null when none). */
+function unparsedInstanceId(d: JsonObject): string | null {
+  const log = d.get('log');
+  return typeof log === 'string' ? (/"instanceId"[ \t\n\r]*:[ \t\n\r]*"([^"\\]{1,255})"/.exec(log)?.[1] ?? null) : null;
 }
 
 /** Parses one raw event's `_source` (as OpenSearch returns it) by PostgreSQL's rules. */
@@ -195,7 +205,7 @@ export function parseRawEvent(source: JsonValue): ParseResult {
   const jEt = d.get('eventType');
   const jIid = d.get('instanceId');
   const et = typeof jEt === 'string' ? jEt : null;
-  const iid = textOf(jIid);
+  const iid = textOf(jIid) ?? (jEt === undefined || jEt === null ? unparsedInstanceId(d) : null);
   const reject = (reason: string): ParseResult => ({ ok: false, reason, instanceId: iid === null ? null : left(iid, 255), eventType: et === null ? null : left(et, 255) });
   const m = et === null ? null : EVENT_TYPE.exec(et);
   const kind = m?.[1] as EventKind | undefined;
@@ -253,8 +263,11 @@ export function parseRawEvent(source: JsonValue): ParseResult {
   const hasError = (action === 'faulted' || action === 'completed' || action === 'cancelled') && jError instanceof Map && (kind === 'task' || action === 'faulted');
   const error = hasError ? readError(jError) : null;
   const hasOutput = action === 'completed' && d.has('output');
-  const output = action === 'completed' ? nullIfNull(d.get('output')) : null;
-  const input = action === 'started' || action === 'faulted' ? nullIfNull(d.get('input')) : null;
+  // Payloads with their numbers canonical: one text whichever writer printed them (045-event-identity.sql).
+  const jInput = d.has('input') ? canonicalJson(d.get('input')!) : undefined;
+  const jOutput = d.has('output') ? canonicalJson(d.get('output')!) : undefined;
+  const output = action === 'completed' ? nullIfNull(jOutput) : null;
+  const input = action === 'started' || action === 'faulted' ? nullIfNull(jInput) : null;
   if (kind === 'workflow') {
     const defaultStatus = action === 'completed' ? 'COMPLETED' : action === 'faulted' ? 'FAULTED' : action === 'cancelled' ? 'CANCELLED' : action === 'suspended' ? 'SUSPENDED' : 'RUNNING';
     const status = normalizeWorkflowStatus(typeof jStatus === 'string' ? jStatus : defaultStatus);
@@ -286,8 +299,6 @@ export function parseRawEvent(source: JsonValue): ParseResult {
   const taskName = textOf(d.get('taskName')) ?? taskPosition.replace(/^.*\//s, '');
   const status = textOf(jStatus);
   const atTime = (action === 'started' ? tStart : action === 'completed' || action === 'faulted' || action === 'cancelled' ? tEnd : undefined) ?? eventTs;
-  const jInput = d.get('input');
-  const jOutput = d.get('output');
   return {
     ok: true,
     event: {

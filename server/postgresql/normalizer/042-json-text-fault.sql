@@ -148,6 +148,10 @@ $$;
 -- `wi_unparsable`, which no writer's record is), and Fluent Bit's record of a line its parser refused, which keeps
 -- the line under `log` (fluent-bit/*/fluent-bit.conf routes it as workflow-index.unparsed). A `log` holding a JSON
 -- object keeps `missing eventType`; one holding another JSON value is `not a JSON object`, as that value would be.
+-- Our Fluent Bit configuration marks two more such records (fluent-bit/postgresql/join-partial-lines.lua): a line
+-- longer than the join limit, whose text up to the limit it keeps (`wi_join_truncated`: the line's size), and the
+-- end of a line whose first parts it held when it stopped (`wi_join_orphan`: the part's size); each is recorded as
+-- what it is, not by the fault of its cut text.
 -- Only records every rule rejects reach this, so no event is accepted or refused differently because of it.
 CREATE OR REPLACE FUNCTION workflow_index.unparsed_record_problem(d JSONB) RETURNS TEXT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -157,7 +161,19 @@ AS $$
       THEN coalesce(workflow_index.json_text_problem(d -> 'wi_unparsable' ->> 'text'),
                     -- PostgreSQL refused a text that is one JSON value: a limit of its own
                     format('event is not valid JSON for PostgreSQL: %s', concat_ws(': ', d -> 'wi_unparsable' ->> 'error', d -> 'wi_unparsable' ->> 'detail')))
+    WHEN jsonb_typeof(d -> 'wi_join_truncated') = 'string'
+      THEN format('line of %s bytes is longer than the forwarder''s 8388608-byte limit: its text up to the limit is kept, the event is not read', d ->> 'wi_join_truncated')
+    WHEN jsonb_typeof(d -> 'wi_join_orphan') = 'string'
+      THEN format('the last %s bytes of a line whose beginning was lost (held by the forwarder when it stopped)', d ->> 'wi_join_orphan')
     WHEN jsonb_typeof(d -> 'log') = 'string' THEN coalesce(workflow_index.json_text_problem(d ->> 'log'), 'missing eventType')
     ELSE 'missing eventType'
   END
+$$;
+
+-- The instance a record without an eventType names, when its `log` text (a line Fluent Bit's parser refused, one cut
+-- at the join limit) holds a plain `"instanceId":"…"` member: the ingest error then points at the run. NULL otherwise.
+CREATE OR REPLACE FUNCTION workflow_index.unparsed_instance_id(d JSONB) RETURNS TEXT
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN jsonb_typeof(d -> 'log') = 'string' THEN substring(d ->> 'log' FROM '"instanceId"[ \t\n\r]*:[ \t\n\r]*"([^"\\]{1,255})"') END
 $$;

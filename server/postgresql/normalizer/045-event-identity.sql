@@ -9,38 +9,84 @@
 -- Task events are stored once in workflow_index.task_events under (instance, position, event time, kind,
 -- content hash); the hash covers the rest of what the normalization reads: task name, status, input, output,
 -- error, as jsonb's canonical text (key order, whitespace and escaping do not matter; null and absent are the
--- same) with numbers as every writer holds them: a double (Fluent Bit re-prints doubles with %.16g, so a
--- 17-digit double loses its last digit, and integral doubles as `x.0`). Numbers therefore count at 14 significant
--- digits without trailing fractional zeros (canonical_json_text). Two byte-identical event lines are one event: a millisecond-precision producer that prints two equal
+-- same) with numbers canonical (below), so an event Fluent Bit re-printed is the same event. Two byte-identical event lines are one event: a millisecond-precision producer that prints two equal
 -- started events of two loop iterations in one millisecond, without payloads, cannot be told apart by anyone;
 -- keeping the record time to tell them apart is what made every re-delivery a duplicate.
 -- ------------------------------------------------------------------------------------------------
--- A number at 14 significant digits, without trailing fractional zeros: the same for `1.7954415230510702E9` and
--- Fluent Bit's `1795441523.05107`, for `1.0E7` and `10000000.0`. (Only when rounding at the 16th digit carries
--- past the 15th, about 1 in 200 numbers of 17 digits, does a re-printed number still differ.)
-CREATE OR REPLACE FUNCTION workflow_index.canonical_number(x NUMERIC) RETURNS TEXT
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+-- Canonical numbers: one spelling for a number whichever writer printed it. Fluent Bit holds an integer token of the
+-- int64/uint64 range exactly and prints it back as it was; every other number it holds as a double and prints with
+-- "%.1f" when integral within the int64 range, else with "%.16g" (99.99 → 99.98999999999999, -3.0E-7 → -0.0000003,
+-- a 17-digit double loses a digit, 1.0E7 → 10000000.0); `init-job ingest` and the OpenSearch bulk writer keep the
+-- text, and jsonb keeps the value but not whether it was spelled as an integer (1E+2 is 100). So a number is
+-- canonical as the double Fluent Bit's printing of it as a double leaves (read the value as a double, print it as
+-- Fluent Bit prints a double, read that again), written as the shortest decimal that reads back as that double, in
+-- plain notation without trailing zeros: 99.99 and 99.98999999999999 are 99.99, 1.0E7 and 10000000.0 are 10000000,
+-- 2.0 is 2, 0.30000000000000004 is 0.3. Printing a double as Fluent Bit does is idempotent on what it printed, so
+-- the text Fluent Bit sends is canonical to the same number as the text it read, whichever way that was spelled.
+-- What it means for numbers beyond a double's precision: a decimal with more significant digits than a double holds
+-- (16-17), or an integer beyond 2^53 (12345678901234567890 → 12345678901234570000), is served and identified as
+-- that double; a number whose magnitude is below 1e-307 or above 1e308 (not a normal double, or beyond what the line
+-- repair leaves) is kept as written. Served payloads and the event identity both use it (050-parse-events.sql);
+-- server/events/src/canonical-number.ts is its twin for the OpenSearch normalizer.
+-- to_char(float8) with an EEEE pattern is C's printf("%.Ne"): the exact binary value rounded, ties to even. STABLE,
+-- as to_char is declared.
+-- ------------------------------------------------------------------------------------------------
+DROP FUNCTION IF EXISTS workflow_index.canonical_number(NUMERIC);
+
+-- The double Fluent Bit's printing of the double v leaves: v itself when "%.1f" printed it exactly, else "%.16g".
+CREATE OR REPLACE FUNCTION workflow_index.fluent_bit_double(v FLOAT8) RETURNS FLOAT8
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-  SELECT CASE WHEN x = 0 THEN '0' ELSE trim_scale(round(x, 13 - floor(log(abs(x)))::INTEGER))::TEXT END
+  SELECT CASE WHEN v = trunc(v) AND v >= -9.223372036854775808e18::FLOAT8 AND v < 9.223372036854775808e18::FLOAT8 THEN v
+              ELSE to_char(v, '9.999999999999999EEEE')::FLOAT8 END
+$$;
+
+-- The shortest decimal that reads back as the (normal) double v, in plain notation. For a normal double at most one
+-- 15-digit decimal reads back as it, and the shortest is the nearest of the fewest digits: so "%.15e" when it reads
+-- back, else "%.16e" when it does, else "%.17e" (JavaScript's Number#toString picks the same).
+CREATE OR REPLACE FUNCTION workflow_index.double_text(v FLOAT8) RETURNS TEXT
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT trim_scale(CASE WHEN to_char(v, '9.99999999999999EEEE')::FLOAT8 = v THEN to_char(v, '9.99999999999999EEEE')
+                               WHEN to_char(v, '9.999999999999999EEEE')::FLOAT8 = v THEN to_char(v, '9.999999999999999EEEE')
+                               ELSE to_char(v, '9.9999999999999999EEEE') END::NUMERIC)::TEXT
+$$;
+
+-- One number token's canonical text (above).
+CREATE OR REPLACE FUNCTION workflow_index.canonical_number(t TEXT) RETURNS TEXT
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN t::NUMERIC = 0 THEN '0'
+              WHEN NOT abs(t::NUMERIC) BETWEEN 1e-307 AND 1e308 THEN t
+              ELSE workflow_index.double_text(workflow_index.fluent_bit_double(t::FLOAT8)) END
 $$;
 
 -- jsonb text with its numbers canonical (above). Strings are whole tokens, so digits inside them are never
--- touched. Called only for texts that hold a long or zero-padded number (canonical_json_text).
+-- touched.
 CREATE OR REPLACE FUNCTION workflow_index.canonical_numbers(t TEXT) RETURNS TEXT
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-  SELECT string_agg(CASE WHEN r.m[1] ~ '^-?[0-9]' THEN workflow_index.canonical_number(r.m[1]::NUMERIC) ELSE r.m[1] END, '' ORDER BY r.n)
+  SELECT string_agg(CASE WHEN r.m[1] ~ '^-?[0-9]' THEN workflow_index.canonical_number(r.m[1]) ELSE r.m[1] END, '' ORDER BY r.n)
   FROM regexp_matches(t, '("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-)', 'g') WITH ORDINALITY AS r(m, n)
 $$;
 
--- A payload's identity text: NULL when absent or JSON null; numbers canonical. A single expression, so it is
--- inlined; nearly every payload skips canonical_numbers after one regex test.
+-- A payload with its numbers canonical. jsonb prints numbers in plain notation, so only a number with a fraction
+-- or an integer of 16 digits or more can change: a payload whose text holds neither is returned as it is after
+-- one regex test.
+CREATE OR REPLACE FUNCTION workflow_index.canonical_json(j JSONB) RETURNS JSONB
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN j IS NULL THEN NULL
+              WHEN j::TEXT ~ '[0-9]\.[0-9]|[0-9]{16}' THEN workflow_index.canonical_numbers(j::TEXT)::JSONB
+              ELSE j END
+$$;
+
+-- A payload's identity text: NULL when absent or JSON null. The payload's numbers are already canonical
+-- (050-parse-events.sql reads every payload through canonical_json).
 CREATE OR REPLACE FUNCTION workflow_index.canonical_json_text(t TEXT) RETURNS TEXT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-  SELECT CASE WHEN t IS NULL OR t = 'null' THEN NULL
-              WHEN t ~ '[0-9.]{16}|\.[0-9]*0(?![0-9])' THEN workflow_index.canonical_numbers(t)
-              ELSE t END
+  SELECT CASE WHEN t IS NULL OR t = 'null' THEN NULL ELSE t END
 $$;
 
 -- The hash of what identifies a task event besides (instance, position, time, kind). Payloads come in as their

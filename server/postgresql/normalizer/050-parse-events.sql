@@ -22,7 +22,10 @@ AS $$
   -- Five levels, each fenced with OFFSET 0 so the planner does not flatten them and re-evaluate a derived column
   -- at every place it is referenced: each field is extracted from the event once (e), typed once (t), then the
   -- event is classified (c), validated and projected.
-  SELECT c.raw_id, c.iid, c.et, c.kind, c.action, c.ts,
+  SELECT c.raw_id,
+    -- a record without an eventType: the instance its text names, if any (042-json-text-fault.sql)
+    coalesce(c.iid, CASE WHEN coalesce(jsonb_typeof(c.j_et), 'null') = 'null' AND c.dtype = 'object' THEN workflow_index.unparsed_instance_id(c.doc) END),
+    c.et, c.kind, c.action, c.ts,
     CASE
       WHEN c.dtype <> 'object' THEN format('event is not a JSON object (got %s)', c.dtype)
       ELSE coalesce(
@@ -122,8 +125,9 @@ AS $$
                o.d -> 'startTime' AS j_start, o.d -> 'endTime' AS j_end, o.d -> 'lastUpdateTime' AS j_last,
                o.d -> 'status' AS j_status, o.d -> 'taskPosition' AS j_pos, o.d -> 'taskName' AS j_tname,
                o.d -> 'workflowName' AS j_wname, o.d -> 'workflowNamespace' AS j_wns, o.d -> 'workflowVersion' AS j_wver,
-               o.d -> 'error' AS j_error, o.d -> 'input' AS j_input, coalesce(o.d ? 'input', false) AS has_input,
-               o.d -> 'output' AS j_output, coalesce(o.d ? 'output', false) AS has_output
+               -- payloads with their numbers canonical: one text whichever writer printed them (045-event-identity.sql)
+               o.d -> 'error' AS j_error, workflow_index.canonical_json(o.d -> 'input') AS j_input, coalesce(o.d ? 'input', false) AS has_input,
+               workflow_index.canonical_json(o.d -> 'output') AS j_output, coalesce(o.d ? 'output', false) AS has_output
         FROM unnest(p_ids, p_data) AS u(raw_id, d)
         CROSS JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(u.d) = 'object' THEN u.d END AS d) o
         OFFSET 0

@@ -6,11 +6,10 @@
 --
 -- What it replays, in this order (each in first-delivery order: the workflow table's rows, then the task table's):
 --  1. the event store (048-event-store.sql): every event ever accepted, once per identity, including those whose
---     raw rows retention has deleted. Its workflow events (workflow_index.events) are kept as they are: replaying an
---     event that is stored finds it stored (an index probe, no write). Its task events live in task_events, whose
---     parsed fields the new rules may read differently: their documents are set aside first (a temporary table),
---     task_events emptied and refilled by the replay. A release whose rules identify events differently stores them
---     again under the new identity; it cleans the old rows up in a migration.
+--     raw rows retention has deleted. Both of its tables are set aside first (temporary tables of their documents),
+--     emptied and refilled by the replay under the new rules: task_events, whose parsed fields the new rules may
+--     read differently, and workflow_index.events, whose identity hash the new rules may compute differently (rules
+--     version 2 reads payload numbers canonically), so a changed identity leaves no row under the old one.
 --  2. the raw rows still there, for what the store cannot hold: rejected events (the new rules may accept them,
 --     and ingest_errors is rebuilt from them) and fields the old rules did not read. Accepted ones are duplicates
 --     of stored events and change nothing.
@@ -41,12 +40,16 @@ BEGIN
     SELECT t.raw_table, t.raw_id, t.document FROM task_events t;
   CREATE INDEX ON pg_temp.stored_task_events (raw_table, raw_id);
   ANALYZE pg_temp.stored_task_events;
-  TRUNCATE task_executions, task_events, workflow_instances, ingest_errors;
+  DROP TABLE IF EXISTS pg_temp.stored_workflow_events;
+  CREATE TEMPORARY TABLE stored_workflow_events ON COMMIT DROP AS
+    SELECT e.raw_table, e.raw_id, e.document FROM events e;
+  CREATE INDEX ON pg_temp.stored_workflow_events (raw_table, raw_id);
+  ANALYZE pg_temp.stored_workflow_events;
+  TRUNCATE task_executions, task_events, events, workflow_instances, ingest_errors;
 
   FOREACH v_table IN ARRAY ARRAY['workflow_events_raw', 'task_events_raw'] LOOP
-    -- 1. The store, by the index on (raw_table, raw_id): workflow events, then task events. Rows the replay itself
-    --    adds carry the raw id being replayed, so they are behind the cursor.
-    FOREACH v_store IN ARRAY ARRAY['workflow_index.events', 'pg_temp.stored_task_events'] LOOP
+    -- 1. The store as set aside, by the index on (raw_table, raw_id): workflow events, then task events.
+    FOREACH v_store IN ARRAY ARRAY['pg_temp.stored_workflow_events', 'pg_temp.stored_task_events'] LOOP
       last_id := 0;
       LOOP
         EXECUTE format('SELECT array_agg(e.raw_id ORDER BY e.raw_id), array_agg(e.document ORDER BY e.raw_id)
@@ -61,6 +64,7 @@ BEGIN
     END LOOP;
   END LOOP;
   DROP TABLE pg_temp.stored_task_events;
+  DROP TABLE pg_temp.stored_workflow_events;
 
   -- 2. The raw rows retention has not deleted yet.
   FOREACH v_table IN ARRAY ARRAY['workflow_events_raw', 'task_events_raw'] LOOP

@@ -87,8 +87,15 @@ export function dockerJsonLogFile(output: readonly OutputLine[], options: Runtim
   return { content: Buffer.from(chunks.join(''), 'utf8'), lines };
 }
 
-/** A kubelet log file name: /var/log/containers/<pod>_<namespace>_<container>-<64 hex>.log */
+/** The kubelet's symlink to a container's log: /var/log/containers/<pod>_<namespace>_<container>-<64 hex>.log */
 export function containerLogPath(pod: string, namespace: string, container: string, idSeed = 1): string {
   const id = (idSeed.toString(16).padStart(8, '0')).repeat(8);
   return `/var/log/containers/${pod}_${namespace}_${container}-${id}.log`;
+}
+
+/** The kubelet's file itself (what our Fluent Bit tails): /var/log/pods/<namespace>_<pod>_<pod uid>/<container>/<restart count>.log */
+export function podLogPath(pod: string, namespace: string, container: string, idSeed = 1, restartCount = 0): string {
+  const hex = idSeed.toString(16).padStart(8, '0');
+  const uid = `${hex}-${hex.slice(0, 4)}-4${hex.slice(1, 4)}-8${hex.slice(1, 4)}-${hex}${hex.slice(0, 4)}`;
+  return `/var/log/pods/${namespace}_${pod}_${uid}/${container}/${restartCount}.log`;
 }

@@ -18,11 +18,11 @@ import { loadFluentBitConfig } from '@workflow-index/fluent-bit';
 import { createPipeline, type FluentBitPipeline } from '@workflow-index/fluent-bit';
 import { flushStatements, startupStatements } from '@workflow-index/fluent-bit';
 import { deployedEnvironment } from '@workflow-index/fluent-bit/testing';
-import { containerLogPath } from '@workflow-index/testkit';
+import { podLogPath } from '@workflow-index/testkit';
 
 export const EVENT_LINE = /^\s*\{.*"eventType"\s*:\s*"io\.serverlessworkflow\./;
 export const POD = 'capture-app-7c9d8f6b5-q2w3e';
-export const CONTAINER_LOG = containerLogPath(POD, 'workflows', 'app');
+export const CONTAINER_LOG = podLogPath(POD, 'workflows', 'app');
 
 export type Snapshot = Awaited<ReturnType<typeof snapshot>>;
 
