@@ -25,7 +25,7 @@ describe('PostgreSQL server configuration', () => {
     expect(config.database).toEqual({
       connection: null, devServices: 'embedded', migrate: true, schemaInitEnabled: true, queryTimeoutMs: 5000, connectTimeoutMs: 3000,
     });
-    expect(config.dev).toEqual({ dataDir: '.data/pglite', demoEvents: DEFAULT_DEMO_EVENTS, containerImage: 'postgres:17' });
+    expect(config.dev).toEqual({ dataDir: '.data/pglite', databasePort: 54329, demoEvents: DEFAULT_DEMO_EVENTS, containerImage: 'postgres:17' });
     expect(existsSync(DEFAULT_DEMO_EVENTS)).toBe(true);
     expect(Object.isFrozen(config) && Object.isFrozen(config.database) && Object.isFrozen(config.dev) && Object.isFrozen(config.core.http)).toBe(true);
   });
