@@ -2,13 +2,31 @@
 --
 -- The reader serves every event the index holds for a run: the accepted ones from the event store
 -- (workflow_index.events for workflow events, workflow_index.task_events for task events, both keyed by the run
--- first) and the rejected ones from workflow_index.ingest_errors, with the raw row each refers to while retention
--- keeps it (looked up by the raw table's primary key). Rejections are found by their run: an index on instance_id,
--- which ingest_errors had not (its indexes serve retention: created_at, and (raw_table, raw_id)).
+-- first) and the rejected ones from workflow_index.ingest_errors, with the text of the raw row each refers to while
+-- retention keeps it (looked up by the raw table's primary key). Rejections are found by their run: an index on
+-- instance_id, which ingest_errors had not (its indexes serve retention: created_at, and (raw_table, raw_id)).
 CREATE INDEX ingest_errors_instance_idx ON workflow_index.ingest_errors (instance_id);
 
--- The reader login reads what it serves, and nothing it could change: SELECT on the stores and the rejections, and on
--- the raw tables for the text of a rejected event (SELECT … FOR UPDATE/SHARE still needs UPDATE, which it has not).
-GRANT SELECT ON workflow_index.events, workflow_index.task_events, workflow_index.ingest_errors TO workflow_index_reader;
-GRANT USAGE ON SCHEMA workflow_raw TO workflow_index_reader;
-GRANT SELECT ON workflow_raw.workflow_events_raw, workflow_raw.task_events_raw TO workflow_index_reader;
+-- The reader role keeps SELECT on the normalized tables only (roles.test.ts): it reads the history through this
+-- function, as it reads ingestion health through ingest_stats(), and can read no other row of these tables.
+-- Stored texts are returned as text (the raw `json` as written, which jsonb could not always hold); the server
+-- derives the served fields and the order from them (server/core/src/event-record.ts), as it does on OpenSearch.
+CREATE OR REPLACE FUNCTION workflow_index.events_of_instances(ids TEXT[])
+RETURNS TABLE (instance_id TEXT, accepted BOOLEAN, document TEXT, reason TEXT, event_type TEXT)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT e.instance_id, true, e.document::text, NULL::text, NULL::text
+    FROM workflow_index.events e WHERE e.instance_id = ANY(ids) AND e.kind = 'workflow'
+  UNION ALL
+  SELECT t.instance_id, true, t.document::text, NULL, NULL
+    FROM workflow_index.task_events t WHERE t.instance_id = ANY(ids)
+  UNION ALL
+  SELECT x.instance_id, false, coalesce(w.data::text, k.data::text), x.reason, x.event_type
+    FROM workflow_index.ingest_errors x
+    LEFT JOIN workflow_raw.workflow_events_raw w ON x.raw_table = 'workflow_events_raw' AND w.id = x.raw_id
+    LEFT JOIN workflow_raw.task_events_raw k ON x.raw_table = 'task_events_raw' AND k.id = x.raw_id
+    WHERE x.instance_id = ANY(ids)
+$$;
+REVOKE ALL ON FUNCTION workflow_index.events_of_instances(TEXT[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION workflow_index.events_of_instances(TEXT[]) TO workflow_index_reader;

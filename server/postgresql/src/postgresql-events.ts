@@ -1,26 +1,15 @@
 // A run's event history on PostgreSQL (Reader.eventsOfInstances): the accepted events from the event store
 // (workflow_index.events: workflow events; workflow_index.task_events: task events, column `document`), each stored
-// once per event identity, and the rejected raw events recorded against the run in workflow_index.ingest_errors,
-// with the raw row's text while retention keeps it. Each list is found by the run id: the stores' primary keys start
-// with it, ingest_errors has an index on it (migration 0016). Core derives the served fields and the order
-// (workflowEventRecord, event-order.ts), so this and the OpenSearch reader cannot differ there. The stored text is read
-// whatever `payloads` says: the time, type and the order key's digest come from it.
+// once per event identity, and the rejected raw events recorded against the run in workflow_index.ingest_errors, with
+// the raw row's text while retention keeps it, all through workflow_index.events_of_instances (migration 0016). Each
+// list is found by the run id: the stores' primary keys start with it, ingest_errors has an index on it. Core derives
+// the served fields and the order (workflowEventRecord, event-order.ts), so this and the OpenSearch reader cannot
+// differ there. The stored text is read whatever `payloads` says: the time, type and the order key's digest come from it.
 import { distinctEventRecords, type StoredEventInput, type WorkflowEventRecord } from '@workflow-index/core';
 import { parseLosslessJson } from '@workflow-index/events';
 
-/** One statement for any number of runs; the raw text as written (`json`, which jsonb could not always hold). */
-export const EVENTS_OF_INSTANCES_SQL = `
-SELECT e.instance_id, true AS accepted, e.document::text AS document, NULL::text AS reason, NULL::text AS event_type
-  FROM workflow_index.events e WHERE e.instance_id = ANY($1::text[]) AND e.kind = 'workflow'
-UNION ALL
-SELECT t.instance_id, true, t.document::text, NULL, NULL
-  FROM workflow_index.task_events t WHERE t.instance_id = ANY($1::text[])
-UNION ALL
-SELECT x.instance_id, false, coalesce(w.data::text, k.data::text), x.reason, x.event_type
-  FROM workflow_index.ingest_errors x
-  LEFT JOIN workflow_raw.workflow_events_raw w ON x.raw_table = 'workflow_events_raw' AND w.id = x.raw_id
-  LEFT JOIN workflow_raw.task_events_raw k ON x.raw_table = 'task_events_raw' AND k.id = x.raw_id
-  WHERE x.instance_id = ANY($1::text[])`;
+/** One statement for any number of runs: migration 0016's function (the reader role has no SELECT on the stores). */
+export const EVENTS_OF_INSTANCES_SQL = 'SELECT instance_id, accepted, document, reason, event_type FROM workflow_index.events_of_instances($1::text[])';
 
 export interface EventRow {
   readonly instance_id: string;
