@@ -20,16 +20,21 @@ export function eventKey(event: WorkflowEventRecord): EventKey {
   return [event.time, event.type, event.taskPosition, event.accepted, event.digest];
 }
 
-/** Unicode code point order (PostgreSQL's COLLATE "C"); JavaScript's `<` compares UTF-16 units. */
+/**
+ * Unicode code point order (PostgreSQL's COLLATE "C"); JavaScript's `<` compares UTF-16 units, which differs only
+ * where a surrogate (a code point above U+FFFF) meets a unit from U+E000 up: the surrogate's code point is greater.
+ */
 export function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = (x[i]!.codePointAt(0) ?? 0) - (y[i]!.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const sx = x >= 0xd800 && x <= 0xdfff;
+    const sy = y >= 0xd800 && y <= 0xdfff;
+    return sx === sy ? x - y : sx ? 1 : -1;
   }
-  return x.length - y.length;
+  return a.length - b.length;
 }
 
 /** Served timestamps have one width (YYYY-MM-DDTHH:MM:SS.ffffffZ), so their text order is time order. */

@@ -8,7 +8,7 @@ import { parseLosslessJson } from '@workflow-index/events';
 import { accessOf } from '../src/auth/access.js';
 import { scopedReader } from '../src/auth/scoped-reader.js';
 import { decodeEventCursor, eventCursor } from '../src/event-cursor.js';
-import { compareEventKeys, eventKey, orderEvents, pageOfEvents } from '../src/event-order.js';
+import { compareCodePoints, compareEventKeys, eventKey, orderEvents, pageOfEvents } from '../src/event-order.js';
 import { distinctEventRecords, workflowEventRecord } from '../src/event-record.js';
 import { buildSchema } from '../src/graphql-server.js';
 import { operationCost } from '../src/query-cost.js';
@@ -148,5 +148,20 @@ describe('the scoped reader', () => {
     expect(found.get(INSTANCE_B.id)).toEqual([]);
     expect(found.get(INSTANCE_A.id)?.map((e) => e.data)).toEqual([null]);
     expect(reader.callsOf('eventsOfInstances')).toEqual([{ method: 'eventsOfInstances', ids: [INSTANCE_A.id], payloads: true }]);
+  });
+});
+
+describe('code point order', () => {
+  it('property: compareCodePoints orders as the strings\' code point sequences (not UTF-16 units)', () => {
+    const unit = fc.constantFrom('a', 'z', '\uE000', '\uFFFF', '𝔸', '😀', 'é', '\u0000');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 6 }), fc.string({ unit, maxLength: 6 }), (a, b) => {
+        const x = [...a].map((c) => c.codePointAt(0)!);
+        const y = [...b].map((c) => c.codePointAt(0)!);
+        let expected = x.length - y.length;
+        for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) { expected = x[i]! - y[i]!; break; }
+        expect(Math.sign(compareCodePoints(a, b))).toBe(Math.sign(expected));
+      }),
+    );
   });
 });
