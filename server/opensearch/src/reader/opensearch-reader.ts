@@ -164,7 +164,7 @@ export class OpenSearchReader implements Reader {
   }
 
   eventsOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>> {
-    return eventsOfInstances({ client: this.#client, requests: this.#requests, names: this.names }, instanceIds, options);
+    return eventsOfInstances({ requests: this.#requests, names: this.names }, instanceIds, options);
   }
 
   #tasksOfInstancesBody(ids: readonly string[], payloads: boolean, after: PositionValues | null = null) {
