@@ -65,7 +65,7 @@ try {
     const dataPageMs = await timed(PAGE_DATA, { id });
     const lastPageMs = await timed(PAGE, { id, after: nearEnd });
     // Where a page's time goes: the statement alone, and the reader (statement and the records derived from it).
-    const sqlMs = await medianOf(() => database.pool.query(EVENTS_OF_INSTANCES_SQL, [[id]]));
+    const sqlMs = await medianOf(() => database.pool.query(EVENTS_OF_INSTANCES_SQL, [[id], false]));
     const readerMs = await medianOf(() => reader.eventsOfInstances([id], { payloads: false }));
     const figures = { items, events: stream.lines.length, floorMs, firstPageMs, dataPageMs, lastPageMs, sqlMs, readerMs, ratio: firstPageMs / floorMs, dataRatio: dataPageMs / floorMs };
     runs.push(figures);

@@ -5,7 +5,9 @@
 //    stored spelling prints as once it is read the way its normalizer reads it (asForwarded);
 //  - time: the event's own `timestamp`, read by the normalizer's rule (eventTimeMicros); null when that rule cannot
 //    read it (a rejected 'yesterday', an impossible date);
-//  - digest: sha256 of the document text and the rejection, the last part of the order key (event-order.ts).
+//  - digest: the last part of the order key (event-order.ts): of an accepted event the first 32 hex digits of the
+//    sha256 of its text (UTF-8), which PostgreSQL computes itself where it does not send the text (PrintedEventInput);
+//    of a rejected one, of the JSON array [text, reason].
 import { createHash } from 'node:crypto';
 import { eventTimeMicros, jsonbText, type JsonObject, type JsonValue, parseLosslessJson } from '@workflow-index/events';
 import { formatMicros } from './date-time.js';
@@ -21,7 +23,10 @@ export const FORWARDER_FIELDS: readonly string[] = Object.freeze(['wi_record_tim
  */
 export interface PrintedEventInput {
   readonly accepted: true;
-  readonly text: string;
+  /** The text; may be left out (undefined) when payloads were not asked for, if `digest` is given. */
+  readonly text?: string;
+  /** acceptedDigest(text), computed by the backend (PostgreSQL: in SQL) when it does not send the text. */
+  readonly digest?: string;
   readonly eventType: string | null;
   /** JSON text of the `timestamp` member; null when absent. */
   readonly timestamp: string | null;
@@ -64,7 +69,12 @@ function taskNameOf(document: JsonObject | null, taskPosition: string | null): s
   return taskPosition.replace(/^.*\//s, '');
 }
 
-const digestOf = (text: string | null, rejection: string | null): string => createHash('sha256').update(JSON.stringify([text, rejection])).digest('hex').slice(0, 32);
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+
+/** The digest of an accepted event's text (PostgreSQL: left(encode(sha256(convert_to(text, 'UTF8')), 'hex'), 32)). */
+export const acceptedDigest = (text: string): string => sha256(text);
+
+const digestOf = (text: string | null, rejection: string | null): string => (rejection === null && text !== null ? acceptedDigest(text) : sha256(JSON.stringify([text, rejection])));
 
 function printedEventRecord(input: PrintedEventInput, options: { payloads: boolean }): WorkflowEventRecord {
   const timestamp = input.timestamp === null ? null : (new Map([['timestamp', parseLosslessJson(input.timestamp)]]) as JsonObject);
@@ -75,13 +85,13 @@ function printedEventRecord(input: PrintedEventInput, options: { payloads: boole
     taskName: input.taskPosition === null ? input.taskName : (input.taskName ?? input.taskPosition.replace(/^.*\//s, '')),
     accepted: true,
     rejection: null,
-    ...(options.payloads ? { data: input.text } : {}),
-    digest: digestOf(input.text, null),
+    ...(options.payloads ? { data: input.text ?? null } : {}),
+    digest: input.digest ?? acceptedDigest(input.text ?? ''),
   };
 }
 
 export function workflowEventRecord(input: StoredEventInput | PrintedEventInput, options: { payloads: boolean }): WorkflowEventRecord {
-  if ('text' in input) return printedEventRecord(input, options);
+  if ('timestamp' in input) return printedEventRecord(input, options);
   const document = input.document === null ? null : withoutForwarderFields(input.document);
   const text = document === null ? null : jsonbText(document);
   const object = document instanceof Map ? document : null;

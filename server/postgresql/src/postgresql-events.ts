@@ -4,19 +4,21 @@
 // the raw row's text while retention keeps it, all through workflow_index.events_of_instances (migration 0016). Each
 // list is found by the run id: the stores' primary keys start with it, ingest_errors has an index on it. Core derives
 // the served fields and the order (workflowEventRecord, event-order.ts), so this and the OpenSearch reader cannot
-// differ there. Accepted events come as jsonb text with the fields the order needs beside it, so the server does not parse
-// them (PrintedEventInput); the text is read whatever `payloads` says: the order key's digest is made from it.
+// differ there. Accepted events come with the fields the order needs and the digest of their jsonb text, computed in
+// SQL, and the text itself only when `data` is selected (PrintedEventInput): the server never parses them.
 import { distinctEventRecords, type PrintedEventInput, type StoredEventInput, type WorkflowEventRecord } from '@workflow-index/core';
 import { parseLosslessJson } from '@workflow-index/events';
 
 /** One statement for any number of runs: migration 0016's function (the reader role has no SELECT on the stores). */
 export const EVENTS_OF_INSTANCES_SQL =
-  'SELECT instance_id, accepted, document, event_type, event_timestamp, task_position, task_name, reason FROM workflow_index.events_of_instances($1::text[])';
+  'SELECT instance_id, accepted, document, digest, event_type, event_timestamp, task_position, task_name, reason FROM workflow_index.events_of_instances($1::text[], $2::boolean)';
 
 export interface EventRow {
   readonly instance_id: string;
   readonly accepted: boolean;
   readonly document: string | null;
+  /** Accepted events: acceptedDigest of the document text (computed in SQL; the text comes only with payloads). */
+  readonly digest: string | null;
   readonly event_type: string | null;
   readonly event_timestamp: string | null;
   readonly task_position: string | null;
@@ -24,10 +26,11 @@ export interface EventRow {
   readonly reason: string | null;
 }
 
-/** An accepted event is its stored document's jsonb text (printed already); a rejected one its raw text, read whole. */
+/** An accepted event is its stored document's jsonb text (printed already; sent with payloads only) and its digest; a rejected one its raw text, read whole. */
 function inputOf(row: EventRow): StoredEventInput | PrintedEventInput {
-  if (row.accepted && row.document !== null) {
-    return { accepted: true, text: row.document, eventType: row.event_type, timestamp: row.event_timestamp, taskPosition: row.task_position, taskName: row.task_name };
+  if (row.accepted) {
+    const fields = { accepted: true as const, eventType: row.event_type, timestamp: row.event_timestamp, taskPosition: row.task_position, taskName: row.task_name };
+    return { ...fields, ...(row.document === null ? {} : { text: row.document }), ...(row.digest === null ? {} : { digest: row.digest }) };
   }
   let document = null;
   if (row.document !== null) {

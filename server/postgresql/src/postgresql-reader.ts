@@ -343,7 +343,7 @@ export class PostgresqlReader implements Reader {
 
   async eventsOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>> {
     const ids = [...new Set(instanceIds)];
-    const rows = ids.length === 0 ? [] : await this.#query<EventRow>(EVENTS_OF_INSTANCES, [ids], 'eventsOfInstances');
+    const rows = ids.length === 0 ? [] : await this.#query<EventRow>(EVENTS_OF_INSTANCES, [ids, options.payloads], 'eventsOfInstances');
     return eventsByInstance(instanceIds, rows, options.payloads);
   }
 

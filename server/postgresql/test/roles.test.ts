@@ -93,7 +93,7 @@ describePostgres('database roles (real PostgreSQL)', () => {
     const stats = await reader.query('SELECT instances::int FROM workflow_index.ingest_stats()');
     expect(stats.rows[0].instances).toBe(8);
     // A run's event history (WorkflowInstance.events) through its function, not through the tables.
-    const history = await reader.query("SELECT count(*)::int AS n FROM workflow_index.events_of_instances(ARRAY(SELECT id FROM workflow_index.workflow_instances))");
+    const history = await reader.query("SELECT count(*)::int AS n FROM workflow_index.events_of_instances(ARRAY(SELECT id FROM workflow_index.workflow_instances), true)");
     expect(history.rows[0].n).toBeGreaterThan(8);
     for (const sql of [
       'SELECT * FROM workflow_raw.workflow_events_raw',
