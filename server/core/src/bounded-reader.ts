@@ -33,6 +33,7 @@ export function boundedReader(reader: Reader, limit: number): Reader {
     getTask: (id, options) => slots.run(() => reader.getTask(id, options)),
     listTasks: (query) => slots.run(() => reader.listTasks(query)),
     tasksOfInstances: (ids, options) => slots.run(() => reader.tasksOfInstances(ids, options)),
+    eventsOfInstances: (ids, options) => slots.run(() => reader.eventsOfInstances(ids, options)),
     countInstances: (filter, options) => slots.run(() => reader.countInstances(filter, options)),
     countTasks: (filter, options) => slots.run(() => reader.countTasks(filter, options)),
     countInstancesByStatus: (filter, options) => slots.run(() => reader.countInstancesByStatus(filter, options)),

@@ -27,6 +27,7 @@ export * from './console-assets.js';
 export * from './console-sign-in.js';
 export * from './count-limit.js';
 export * from './cursor.js';
+export * from './event-record.js';
 export * from './duration.js';
 export * from './filter-translation.js';
 export * from './text-operators.js';

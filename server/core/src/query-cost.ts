@@ -14,7 +14,7 @@ import { STATS_FIELDS, statsFieldRows } from './stats-cost.js';
 const { getNamedType, getNullableType, isInputObjectType, isListType, isObjectType, valueFromASTUntyped } = graphql;
 
 /** Object types whose values are rows the backend reads. */
-const ROW_TYPES = new Set(['WorkflowInstance', 'TaskExecution']);
+const ROW_TYPES = new Set(['WorkflowInstance', 'TaskExecution', 'WorkflowEvent']);
 /**
  * Rows an `offset` skips are read but neither projected for the answer, resolved nor sent: every this many of them
  * count one row. Measured at 100,000 runs on PostgreSQL: a skipped row of the oldest-first page cost about 0.7 µs of

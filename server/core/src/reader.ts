@@ -53,6 +53,26 @@ export interface TaskExecutionRecord {
   readonly error: ErrorRecord | null;
 }
 
+/**
+ * One event of a run's history (CONTRACT §9 `WorkflowInstance.events`): an accepted event from the backend's event
+ * store, or a rejected raw event attributed to the run. Backends build it with `workflowEventRecord` (event-record.ts),
+ * so both derive every served field and the order key from the stored text alike.
+ */
+export interface WorkflowEventRecord {
+  readonly type: string;
+  /** The event's own timestamp as the normalizer parses it; null when it cannot be read. */
+  readonly time: Timestamp | null;
+  readonly taskPosition: string | null;
+  readonly taskName: string | null;
+  readonly accepted: boolean;
+  /** Why the normalizer rejected it; null when accepted. */
+  readonly rejection: string | null;
+  /** The event as stored, JSON text. Omitted (undefined) when payloads were not asked for; null when redacted or gone. */
+  readonly data?: string | null;
+  /** The order key's last part: a digest of the stored content and the rejection (event-order.ts). */
+  readonly digest: string;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Filter tree. Built and validated by server/core from the GraphQL input; backends translate it.
 // Semantics (CONTRACT.md "Rules both backends share"):
@@ -273,6 +293,12 @@ export interface Reader {
   topErrors(query: TopErrorsQuery): Promise<ErrorCountRecord[]>;
   /** FAULTED task executions grouped by (taskPosition, taskName, workflowName), compareTaskFailureCounts order, at most `limit`. */
   topFailingTasks(query: TopFailingTasksQuery): Promise<TaskFailureCountRecord[]>;
+  /**
+   * Every event the backend holds for each run, in no particular order (the caller orders them, event-order.ts):
+   * accepted ones once per event identity, and every rejected raw event recorded against the run (one per distinct
+   * content and reason). Every requested id is a key of the result (unknown ids map to []). `payloads`: fill `data`.
+   */
+  eventsOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>>;
   /** Rejects with BackendUnavailableError when the backend does not answer within timeoutMs. */
   ping(timeoutMs: number): Promise<void>;
   ingestionStats(): Promise<IngestionStats>;

@@ -13,6 +13,7 @@ import { resolvePage } from './pagination.js';
 import { selectsPayloads } from './payload-selection.js';
 import { countExactLimitOf } from './count-limit.js';
 import { durationMs } from './duration.js';
+import { eventHistoryResolvers } from './event-history.js';
 import { indexStatusOf } from './index-status.js';
 import type { IndexStatus } from './index-status.js';
 import { DEFAULT_LIST_ORDER, effectiveSortKeys, INSTANCE_STATUSES } from './reader.js';
@@ -95,6 +96,7 @@ const time = (value: Timestamp | null): string | null => (value === null ? null 
 
 export function createResolvers(deps: { readonly config: CoreConfig }) {
   const { config } = deps;
+  const events = eventHistoryResolvers(config);
   const filterLimits = {
     maxDepth: config.graphql.maxFilterDepth,
     maxConditions: config.graphql.maxFilterConditions,
@@ -183,7 +185,9 @@ export function createResolvers(deps: { readonly config: CoreConfig }) {
       },
       cursor: (p: WorkflowInstanceRecord) => cursorOf(p),
       durationMs: (p: WorkflowInstanceRecord) => durationMs(p),
+      events: events.instanceEvents,
     },
+    WorkflowEvent: events.WorkflowEvent,
     TaskExecution: {
       status: (p: TaskExecutionRecord) => (p.status === 'FAILED' ? 'FAULTED' : p.status),
       startDate: (p: TaskExecutionRecord) => time(p.startDate),

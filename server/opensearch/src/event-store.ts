@@ -113,6 +113,8 @@ export interface RefusedStoredEvent {
   readonly reason: string;
   readonly eventType: string | null;
   readonly ingestTimeMs: number;
+  /** The stored spelling (recorded with the refusal, as a raw event's is). */
+  readonly source: JsonValue;
 }
 
 export interface StoredInstances {
@@ -150,7 +152,7 @@ export async function storedEventsOfInstances(client: Client, index: string, ins
       // Accepted when stored; only a change of the rules can refuse it now, and then it no longer counts.
       if (!parsed.ok) {
         const list = refused.get(instanceId) ?? [];
-        list.push({ instanceId, rawIndex, rawId, reason: parsed.reason, eventType: parsed.eventType, ingestTimeMs });
+        list.push({ instanceId, rawIndex, rawId, reason: parsed.reason, eventType: parsed.eventType, ingestTimeMs, source });
         refused.set(instanceId, list);
         continue;
       }

@@ -157,6 +157,10 @@ export function ingestErrorsIndex(): Record<string, unknown> {
         event_type: keyword,
         reason: longKeyword,
         ingest_time: { type: 'date' },
+        // The rejected raw event as read (lossless JSON text), so a run's event history shows it without reading raw
+        // indices (which the server may not) and after raw retention deleted them. Records written before this
+        // field existed have none.
+        source: storedText,
       },
     },
   };

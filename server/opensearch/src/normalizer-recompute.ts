@@ -9,7 +9,7 @@
 // (recomputeStoredInstances, normalizer-renormalize.ts).
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
-import { type StoredEvent, eventIdentity, mergeStoredEvent, storedEventDocument, storedEventsOfInstances } from './event-store.js';
+import { type StoredEvent, eventIdentity, mergeStoredEvent, storedEventDocument, storedEventsOfInstances, stringifyLossless } from './event-store.js';
 import { normalizeInstance } from './normalize-instance.js';
 import type { NormalizedIndexNames } from './normalized-indices.js';
 import { parseRawEvent } from './raw-event-parse.js';
@@ -22,6 +22,8 @@ export interface IngestErrorDocument {
   readonly event_type: string | null;
   readonly reason: string;
   readonly ingest_time: number;
+  /** The raw event as read, lossless JSON text (a run's event history serves it); absent for the normalizer's own faults. */
+  readonly source?: string;
 }
 
 export interface RecomputeResult {
@@ -32,8 +34,8 @@ export interface RecomputeResult {
   readonly rejectedEvents: number;
 }
 
-export function ingestErrorDocument(hit: Pick<RawHit, 'index' | 'id' | 'ingestTimeMs'>, reason: string, instanceId: string | null, eventType: string | null): IngestErrorDocument {
-  return { raw_index: hit.index, raw_id: hit.id, instance_id: instanceId, event_type: eventType, reason, ingest_time: hit.ingestTimeMs };
+export function ingestErrorDocument(hit: Pick<RawHit, 'index' | 'id' | 'ingestTimeMs' | 'source'>, reason: string, instanceId: string | null, eventType: string | null): IngestErrorDocument {
+  return { raw_index: hit.index, raw_id: hit.id, instance_id: instanceId, event_type: eventType, reason, ingest_time: hit.ingestTimeMs, source: stringifyLossless(hit.source) };
 }
 
 /** The ingest-errors document of a failure of the normalizer itself (no raw event): recorded as `normalizer/…`. */
@@ -216,7 +218,7 @@ export async function planRecompute(client: Client, names: NormalizedIndexNames,
     for (const r of stored.refused.get(instanceId) ?? []) {
       // An event an earlier release accepted and the current rules refuse: recorded under its raw document, as a
       // fresh normalization of it would (rewritten at each recomputation; counted once, when it was accepted).
-      const raw = { index: r.rawIndex, id: r.rawId, ingestTimeMs: r.ingestTimeMs };
+      const raw = { index: r.rawIndex, id: r.rawId, ingestTimeMs: r.ingestTimeMs, source: r.source };
       lines.push({ action: { index: { _index: names.ingestErrors, _id: ingestErrorId(raw) } }, document: ingestErrorDocument(raw, r.reason, instanceId, r.eventType) });
     }
     const events = stored.events.get(instanceId) ?? new Map<string, StoredEvent>();

@@ -5,7 +5,7 @@
 //   fluent-bit  Fluent Bit's _bulk into the daily raw indices; no other write, no read, no template
 //   normalizer  the production normalizer process (raw -> normalized), retention deleting a processed raw index; no
 //               raw write, no template, pipeline or index deletion outside the raw indices
-//   server      the production server (GraphQL, readiness, /q/metrics); no raw document, no write of any kind
+//   server      the production server (GraphQL with run histories, readiness, /q/metrics); no raw document, no write
 // The node is OpenSearch 3.4.0 with security 3.4.0.0 (the newest plugin Maven Central serves; the bundle pins 3.8.0):
 // test/support/secure-node.ts starts it on 127.0.0.1:9201 for this file and stops it at the end. It is this suite's
 // alone, so the production index names are used, without a test prefix.
@@ -236,9 +236,15 @@ describe.skipIf(!available)('least privilege: the shipped OpenSearch roles on a 
     const base = `http://127.0.0.1:${port}`;
     const ready = await fetch(`${base}/q/health/ready`);
     expect(ready.status, await ready.text()).toBe(200);
-    const data = await graphqlData<{ getWorkflowInstances: { id: string }[]; getWorkflowInstance: { status: string } | null }>(base, '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id taskExecutions { id } } getWorkflowInstance(id: "conformance-suspended") { id status } }');
+    const data = await graphqlData<{ getWorkflowInstances: { id: string }[]; getWorkflowInstance: { status: string; events: { accepted: boolean; data: string | null }[] } | null }>(
+      base,
+      '{ getWorkflowInstances(limit: 3, orderBy: {id: ASC}) { id taskExecutions { id } } getWorkflowInstance(id: "conformance-suspended") { id status events { accepted data } } }',
+    );
     expect(data.getWorkflowInstances).toHaveLength(3);
     expect(data.getWorkflowInstance?.status).toBe('SUSPENDED');
+    // Its event history: the event store and the ingest-error records, which the server reads (no raw index).
+    expect(data.getWorkflowInstance?.events.length).toBeGreaterThan(1);
+    expect(data.getWorkflowInstance?.events.every((e) => e.accepted && e.data !== null)).toBe(true);
     const metrics = await (await fetch(`${base}/q/metrics`)).text();
     expect(metrics).toMatch(/^workflow_index_raw_events\{store="task"[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^workflow_index_raw_events\{store="workflow"[^}]*\} [1-9]/m);
@@ -250,7 +256,7 @@ describe.skipIf(!available)('least privilege: the shipped OpenSearch roles on a 
 
     const client = clients.server;
     const [workflowRaw, taskRaw] = dayIndices(today);
-    for (const index of [workflowRaw, `${RAW[1]}-*`, 'workflow-index-events', 'workflow-index-ingest-errors', 'workflow-index-normalizer']) {
+    for (const index of [workflowRaw, `${RAW[1]}-*`, 'workflow-index-normalizer']) {
       expect((await ask(client, 'POST', `/${index}/_search`, { query: { match_all: {} } })).status, `search ${index}`).toBe(403);
     }
     expect((await ask(client, 'POST', `/${taskRaw}/_count`)).status).toBe(403);

@@ -1,21 +1,22 @@
-// An installation whose normalized indices were created by an earlier release (without changed_at_ms, duration_us, the run's
-// name/namespace/version in task documents, the JSON operators' paths and numbers, and the mark, head and chunks of an
-// error.detail beyond the keyword limit inside `error`): the normalizer's bootstrap
-// adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the documents
-// already there stay readable.
+// An installation whose normalized indices were created by an earlier release (without changed_at_ms, duration_us, the
+// run's name/namespace/version in task documents, the JSON operators' paths and numbers, the mark, head and chunks of
+// an error.detail beyond the keyword limit inside `error`, and the ingest-error records' `source`): the normalizer's
+// bootstrap adds the new fields in place, so the documents it writes are accepted by the strict mappings, and the
+// documents already there stay readable.
 import { expect } from 'vitest';
 import { describeOpenSearch, osTest as it } from './support/fixtures.js';
-import { applyNormalizedIndices, normalizedIndexNames, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
+import { applyNormalizedIndices, ingestErrorsIndex, normalizedIndexNames, taskExecutionsIndex, workflowInstancesIndex } from '../src/normalized-indices.js';
 import type { TestNamespace } from './support/test-node.js';
 
 const NEW_ERROR_FIELDS = ['detail_long', 'detail_head', 'detail_chunks'];
-const NEW_FIELDS = ['changed_at_ms', 'duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
+const NEW_FIELDS = ['changed_at_ms', 'source', 'duration_us', 'workflow_name', 'workflow_namespace', 'workflow_version', 'input_paths', 'input_numbers', 'input_paths_complete', 'output_paths', 'output_numbers', 'output_paths_complete'];
 
 /** A definition as the earlier release had it: the same without this release's fields. */
 function earlier(definition: Record<string, unknown>): Record<string, unknown> {
   const mappings = definition['mappings'] as { properties: Record<string, unknown> };
   const properties = Object.fromEntries(Object.entries(mappings.properties).filter(([k]) => !NEW_FIELDS.includes(k)));
-  const error = properties['error'] as { properties: Record<string, unknown> };
+  const error = properties['error'] as { properties: Record<string, unknown> } | undefined;
+  if (error === undefined) return { ...definition, mappings: { ...mappings, properties } };
   properties['error'] = { ...error, properties: Object.fromEntries(Object.entries(error.properties).filter(([k]) => !NEW_ERROR_FIELDS.includes(k))) };
   return { ...definition, mappings: { ...mappings, properties } };
 }
@@ -28,7 +29,7 @@ describeOpenSearch('normalized indices created by an earlier release', () => {
 
   it('the bootstrap adds the new fields in place; a document with them is accepted, the old ones stay', async () => {
     const names = normalizedIndexNames(ns.prefix);
-    for (const [name, definition] of [[names.workflowInstances, workflowInstancesIndex()], [names.taskExecutions, taskExecutionsIndex()]] as const) {
+    for (const [name, definition] of [[names.workflowInstances, workflowInstancesIndex()], [names.taskExecutions, taskExecutionsIndex()], [names.ingestErrors, ingestErrorsIndex()]] as const) {
       await ns.client.transport.request({ method: 'PUT', path: `/${name}`, body: earlier(definition) });
     }
     await ns.client.transport.request({ method: 'PUT', path: `/${names.workflowInstances}/_doc/old`, querystring: { refresh: 'true' }, body: { id: 'old', status: 'COMPLETED', placeholder: false } });
@@ -51,6 +52,9 @@ describeOpenSearch('normalized indices created by an earlier release', () => {
       const error = mapping[name]!.mappings.properties['error'] as { properties: Record<string, unknown> };
       expect(Object.keys(error.properties)).toEqual(expect.arrayContaining(['detail', ...NEW_ERROR_FIELDS]));
     }
+    // ingest-error records gain the rejected event's text (`source`), which a run's event history serves
+    const ingestMapping = (await ns.client.transport.request({ method: 'GET', path: `/${names.ingestErrors}/_mapping` })).body as Record<string, { mappings: { properties: Record<string, unknown> } }>;
+    expect(Object.keys(ingestMapping[names.ingestErrors]!.mappings.properties)).toContain('source');
     const acceptedError = await ns.client.transport.request({ method: 'PUT', path: `/${names.taskExecutions}/_doc/new`, querystring: { refresh: 'true' }, body: { id: 'new', error: longDetail } });
     expect(acceptedError.statusCode).toBe(201);
     const marked = await ns.client.transport.request({ method: 'POST', path: `/${names.taskExecutions}/_count`, body: { query: { prefix: { 'error.detail_head': 'ddd' } } } });

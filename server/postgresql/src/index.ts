@@ -3,6 +3,7 @@
 export * from './admin.js';
 export { createPostgresqlReader, PostgresqlReader, preparedStatementName } from './postgresql-reader.js';
 export type { PostgresqlReaderOptions } from './postgresql-reader.js';
+export { EVENTS_OF_INSTANCES_SQL } from './postgresql-events.js';
 export { createPool } from './postgresql-pool.js';
 export type { CreatePoolOptions, PoolTimeouts } from './postgresql-pool.js';
 export { classifyError, isUnavailable } from './postgresql-errors.js';

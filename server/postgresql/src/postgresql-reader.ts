@@ -16,9 +16,11 @@ import type {
   PoolStats,
   Reader,
   TaskExecutionRecord,
+  WorkflowEventRecord,
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
 } from '@workflow-index/core';
+import { type EventRow, EVENTS_OF_INSTANCES_SQL, eventsByInstance } from './postgresql-events.js';
 import { CountStatements } from './postgresql-counts.js';
 import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';
@@ -122,6 +124,7 @@ const GET_TASK = new Map<boolean, Prepared>(
   [false, true].map((payloads) => [payloads, prepared(`wi_get_task_${payloadsKey(payloads)}`, `SELECT ${taskSelect(payloads)} FROM ${TASKS} t WHERE t.id = $1 AND ${SERVED_TASK}`)]),
 );
 // One statement for a whole page of runs; the (instance_id, start_time, end_time, id) index gives this order.
+const EVENTS_OF_INSTANCES = prepared('wi_events_of_instances', EVENTS_OF_INSTANCES_SQL);
 const TASKS_OF_INSTANCES = new Map<boolean, Prepared>(
   [false, true].map((payloads) => [
     payloads,
@@ -354,6 +357,12 @@ export class PostgresqlReader implements Reader {
       : await this.#query<TaskRow>(TASKS_OF_INSTANCES.get(options.payloads) as Prepared, [ids], 'tasksOfInstances');
     for (const row of rows) result.get(row.instance_id)?.push(toTask(row, options.payloads));
     return result;
+  }
+
+  async eventsOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>> {
+    const ids = [...new Set(instanceIds)];
+    const rows = ids.length === 0 ? [] : await this.#query<EventRow>(EVENTS_OF_INSTANCES, [ids, options.payloads], 'eventsOfInstances');
+    return eventsByInstance(instanceIds, rows, options.payloads);
   }
 
   async ping(timeoutMs: number): Promise<void> {

@@ -86,12 +86,15 @@ describePostgres('database roles (real PostgreSQL)', () => {
     await forwarder.query('DROP AGGREGATE workflow_raw.max(bigint); DROP FUNCTION workflow_raw.planted(bigint, bigint); DROP FUNCTION workflow_raw.count()');
   });
 
-  it('the reader selects the normalized tables and ingestion health, and nothing else', async () => {
+  it('the reader selects the normalized tables, ingestion health and run histories, and nothing else', async () => {
     const rows = await reader.query('SELECT count(*)::int AS n FROM workflow_index.workflow_instances');
     expect(rows.rows[0].n).toBe(8);
     await expect(reader.query('SELECT count(*) FROM workflow_index.task_executions')).resolves.toBeDefined();
     const stats = await reader.query('SELECT instances::int FROM workflow_index.ingest_stats()');
     expect(stats.rows[0].instances).toBe(8);
+    // A run's event history (WorkflowInstance.events) through its function, not through the tables.
+    const history = await reader.query("SELECT count(*)::int AS n FROM workflow_index.events_of_instances(ARRAY(SELECT id FROM workflow_index.workflow_instances), true)");
+    expect(history.rows[0].n).toBeGreaterThan(8);
     for (const sql of [
       'SELECT * FROM workflow_raw.workflow_events_raw',
       'SELECT * FROM workflow_index.task_events',

@@ -2,6 +2,8 @@ export * from './bounded-work/edge-requests.js';
 export * from './bounded-work/outcomes.js';
 export * from './conformance/admin-auth.js';
 export * from './conformance/conformance-suite.js';
+export * from './conformance/event-history-suite.js';
+export * from './conformance/event-history-events.js';
 export * from './conformance/graphql-client.js';
 export * from './cri-log.js';
 export * from './epoch-millis-stream.js';

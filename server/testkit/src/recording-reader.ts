@@ -13,6 +13,7 @@ import type {
   TaskExecutionRecord,
   TaskFilter,
   TaskSortField,
+  WorkflowEventRecord,
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
   WorkPrices,
@@ -85,6 +86,7 @@ export type ReaderCall =
   | { readonly method: 'listInstances'; readonly query: ListQuery<InstanceFilter, InstanceSortField> }
   | { readonly method: 'listTasks'; readonly query: ListQuery<TaskFilter, TaskSortField> }
   | { readonly method: 'tasksOfInstances'; readonly ids: readonly string[]; readonly payloads: boolean }
+  | { readonly method: 'eventsOfInstances'; readonly ids: readonly string[]; readonly payloads: boolean }
   | { readonly method: 'countInstances' | 'countInstancesByStatus'; readonly filter: InstanceFilter | null; readonly options: CountOptions }
   | { readonly method: 'countTasks'; readonly filter: TaskFilter | null; readonly options: CountOptions }
   | { readonly method: 'workflowStats'; readonly query: StatsQuery }
@@ -105,6 +107,8 @@ export interface RecordingReaderOptions {
   poolStats?: PoolStats | null;
   /** The backend's work prices; default ROWS_ONLY (the cost is the rows alone, as the row rules state it). */
   workPrices?: WorkPrices;
+  /** Events of runs by run id (default none). */
+  events?: ReadonlyMap<string, readonly WorkflowEventRecord[]>;
   /** What countInstances and countTasks answer (default 2, exact). */
   count?: Count;
 }
@@ -170,6 +174,12 @@ export class RecordingReader implements Reader {
     this.calls.push({ method: 'tasksOfInstances', ids: [...instanceIds], payloads: options.payloads });
     await this.read('tasksOfInstances');
     return new Map(instanceIds.map((id) => [id, this.tasks.filter((t) => t.workflowInstanceId === id)]));
+  }
+
+  async eventsOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>> {
+    this.calls.push({ method: 'eventsOfInstances', ids: [...instanceIds], payloads: options.payloads });
+    await this.read('eventsOfInstances');
+    return new Map(instanceIds.map((id) => [id, (this.options.events?.get(id) ?? []).map((e) => (options.payloads ? e : { ...e, data: undefined }))]));
   }
 
   async countInstances(filter: InstanceFilter | null, options: CountOptions): Promise<Count> {

@@ -1,5 +1,6 @@
-// Payload fields a subject may not read are null: inputData, outputData and error.detail, of runs and of their tasks.
-import type { ErrorRecord, TaskExecutionRecord, WorkflowInstanceRecord } from '../reader.js';
+// Payload fields a subject may not read are null: inputData, outputData and error.detail, of runs and of their tasks,
+// and the stored text (`data`) of a run's events.
+import type { ErrorRecord, TaskExecutionRecord, WorkflowEventRecord, WorkflowInstanceRecord } from '../reader.js';
 
 export function redactInstance(instance: WorkflowInstanceRecord): WorkflowInstanceRecord {
   return {
@@ -17,4 +18,8 @@ export function redactTask(task: TaskExecutionRecord): TaskExecutionRecord {
 
 function redactError(error: ErrorRecord | null): ErrorRecord | null {
   return error === null ? null : { ...error, detail: null };
+}
+
+export function redactEvent(event: WorkflowEventRecord): WorkflowEventRecord {
+  return event.data === undefined ? event : { ...event, data: null };
 }

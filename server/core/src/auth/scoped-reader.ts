@@ -4,12 +4,12 @@
 // included, read through it, so whatever reads the Reader inherits the rule.
 import { ErrorCode } from '../errors.js';
 import { graphql } from '../graphql-runtime.js';
-import type { FilterNode, InstanceFilter, Reader, TaskExecutionRecord, TaskFilter, WorkflowInstanceRecord } from '../reader.js';
+import type { FilterNode, InstanceFilter, Reader, TaskExecutionRecord, TaskFilter, WorkflowEventRecord, WorkflowInstanceRecord } from '../reader.js';
 import { isFullAccess, seesEveryPayload, seesNoPayload } from './access.js';
 import type { Access } from './access.js';
 import { inNamespaceSet, namespaceFilter } from './namespace-set.js';
 import { payloadCondition } from './payload-conditions.js';
-import { redactInstance, redactTask } from './redaction.js';
+import { redactEvent, redactInstance, redactTask } from './redaction.js';
 
 export function scopedReader(reader: Reader, access: Access): Reader {
   if (isFullAccess(access)) return reader;
@@ -26,6 +26,7 @@ export function scopedReader(reader: Reader, access: Access): Reader {
     workflowStats: (query) => reader.workflowStats({ ...query, filter: scope.instances(query.filter) }),
     topErrors: (query) => reader.topErrors({ ...query, filter: scope.instances(query.filter) }),
     topFailingTasks: (query) => reader.topFailingTasks({ ...query, filter: scope.tasks(query.filter) }),
+    eventsOfInstances: (ids, options) => scope.eventsOfInstances(ids, options),
     ping: (timeoutMs) => reader.ping(timeoutMs),
     ingestionStats: () => (access.runs.all ? reader.ingestionStats() : scope.ingestionStats()),
     poolStats: () => reader.poolStats(),
@@ -86,6 +87,17 @@ class Scope {
     const visible = ids.filter((id) => namespaces.has(id));
     const found = visible.length === 0 ? new Map<string, TaskExecutionRecord[]>() : await this.reader.tasksOfInstances(visible, { payloads: this.payloads(options.payloads) });
     return new Map(ids.map((id) => [id, (found.get(id) ?? []).map((task) => this.shownTask(task, namespaces.get(id) ?? null))]));
+  }
+
+  /** A run it does not see has no events; event payloads (`data`) only where it sees the run's payloads. */
+  async eventsOfInstances(ids: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>> {
+    const namespaces = await this.namespacesOf(ids);
+    const visible = ids.filter((id) => namespaces.has(id));
+    const found = visible.length === 0 ? new Map<string, WorkflowEventRecord[]>() : await this.reader.eventsOfInstances(visible, { payloads: this.payloads(options.payloads) });
+    return new Map(ids.map((id) => {
+      const events = found.get(id) ?? [];
+      return [id, inNamespaceSet(this.access.payloads, namespaces.get(id) ?? null) ? events : events.map(redactEvent)];
+    }));
   }
 
   async shownTasks(tasks: TaskExecutionRecord[]): Promise<TaskExecutionRecord[]> {

@@ -19,6 +19,7 @@ import type {
   TaskExecutionRecord,
   TaskFilter,
   TaskSortField,
+  WorkflowEventRecord,
   WorkflowInstanceRecord,
   WorkflowInstanceStatus,
 } from '@workflow-index/core';
@@ -26,6 +27,7 @@ import { type NormalizedIndexNames, normalizedIndexNames } from '../normalized-i
 import { rawIndexPattern, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX } from '../raw-index-templates.js';
 import { instanceSource, taskSource, toInstance, toTask } from './documents.js';
 import { type FilterFields, INSTANCE_FIELDS, INSTANCE_SORT, type SortFieldDoc, TASK_FIELDS, TASK_SORT, TASKS_OF_INSTANCE_ORDER } from './fields.js';
+import { eventsOfInstances } from './event-history.js';
 import { filterDsl } from './filter-dsl.js';
 import { resolveJsonFallback } from './json-fallback.js';
 import { resolveLongStrings } from './long-detail-filter.js';
@@ -175,6 +177,10 @@ export class OpenSearchReader implements Reader {
     const hits = await this.#continueTasks(ids, options.payloads, first.hits.hits);
     for (const hit of hits) result.get(String(hit._source['instance_id']))?.push(toTask(hit._source, options.payloads));
     return result;
+  }
+
+  eventsOfInstances(instanceIds: readonly string[], options: { payloads: boolean }): Promise<Map<string, WorkflowEventRecord[]>> {
+    return eventsOfInstances({ requests: this.#requests, names: this.names }, instanceIds, options);
   }
 
   #tasksOfInstancesBody(ids: readonly string[], payloads: boolean, after: PositionValues | null = null) {
