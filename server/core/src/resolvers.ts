@@ -1,5 +1,5 @@
 import { Kind } from 'graphql';
-import type { FieldNode, GraphQLResolveInfo, SelectionSetNode, ValueNode } from 'graphql';
+import type { GraphQLResolveInfo, ValueNode } from 'graphql';
 import { checkClientText, truncate } from './client-text.js';
 import type { CoreConfig } from './config.js';
 import { DateTimeParseError, formatTimestampForOutput, parseDateTime } from './date-time.js';
@@ -11,6 +11,7 @@ import { cursorOf, decodeCursor, rememberOrder } from './cursor.js';
 import { INSTANCE_SORT_FIELDS, TASK_SORT_FIELDS, toSortKeys, writtenKeyOrder } from './order-by.js';
 import { resolvePage } from './pagination.js';
 import { selectsPayloads } from './payload-selection.js';
+import { selectedFields } from './selected-fields.js';
 import { countExactLimitOf } from './count-limit.js';
 import { durationMs } from './duration.js';
 import { eventHistoryResolvers } from './event-history.js';
@@ -71,26 +72,6 @@ export const DateTimeScalar = new graphql.GraphQLScalarType({
 
 /** Instances read with their tasks by getWorkflowInstance, and whether those tasks carry payloads. */
 const prefetchedTaskPayloads = new WeakMap<WorkflowInstanceRecord, boolean>();
-
-/** The nodes of the fields named `name` directly in the selection of the current field (through fragments too). */
-export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, name: string): FieldNode[] {
-  const found: FieldNode[] = [];
-  const visited = new Set<string>();
-  const walk = (set: SelectionSetNode | undefined): void => {
-    for (const selection of set?.selections ?? []) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === name) found.push(selection);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        walk(selection.selectionSet);
-      } else if (!visited.has(selection.name.value)) {
-        visited.add(selection.name.value);
-        walk(info.fragments[selection.name.value]?.selectionSet);
-      }
-    }
-  };
-  for (const node of info.fieldNodes) walk(node.selectionSet);
-  return found;
-}
 
 const time = (value: Timestamp | null): string | null => (value === null ? null : formatTimestampForOutput(value));
 

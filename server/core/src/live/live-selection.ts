@@ -3,7 +3,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectsPayloads } from '../payload-selection.js';
 import type { InstanceFilter, Reader, TaskExecutionRecord, WorkflowInstanceRecord } from '../reader.js';
-import { selectedFields } from '../resolvers.js';
+import { selectedFields } from '../selected-fields.js';
 
 export interface LiveSelection {
   readonly payloads: boolean;
