@@ -64,31 +64,33 @@ export async function checkStats(reader: Reader, instances: number): Promise<voi
   }
 }
 
-/** Latencies at a fixed rate, each from its scheduled start. */
-async function fixedRate(run: () => Promise<unknown>, rate: number, seconds: number): Promise<{ p50: number; p99: number }> {
+/** Latencies at a fixed rate, each from its scheduled start (failed requests counted apart). */
+async function fixedRate(run: () => Promise<unknown>, rate: number, seconds: number): Promise<{ p50: number; p99: number; failures: number }> {
   const latencies: number[] = [];
+  let failures = 0;
   const began = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < rate * seconds; i++) {
     const scheduled = began + (i * 1000) / rate;
     const wait = scheduled - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(run().then(() => void latencies.push(performance.now() - scheduled)));
+    pending.push(run().then(() => void latencies.push(performance.now() - scheduled), () => void failures++));
   }
   await Promise.all(pending);
   latencies.sort((a, b) => a - b);
-  return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) };
+  return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), failures };
 }
 
 export interface StatsRow {
   readonly query: string;
-  readonly rate10: { p50: number; p99: number };
-  readonly saturation: { rps: number; p50: number; p99: number };
+  readonly rate10: { p50: number; p99: number; failures: number };
+  readonly saturation: { rps: number; p50: number; p99: number; failures: number };
   /** p50 at 10 req/s and at saturation over the floor's. */
   readonly ratio10: number;
   readonly ratioSaturation: number;
 }
 
+const failed = (n: number): string => (n === 0 ? '' : `, ${n} failed`);
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 /** Measures every query (`only`: a subset by name, the floor always) and prints one line each, then the JSON summary. */
@@ -103,12 +105,12 @@ export async function measureStats(reader: Reader, instances: number, seconds: n
     const saturated = await measureLoop([0], async () => void (await run(reader)), 2, seconds);
     const floor = rows[0] ?? { rate10, saturation: { p50: saturated.p50Ms } };
     const row: StatsRow = {
-      query: name, rate10, saturation: { rps: saturated.rps, p50: saturated.p50Ms, p99: saturated.p99Ms },
+      query: name, rate10, saturation: { rps: saturated.rps, p50: saturated.p50Ms, p99: saturated.p99Ms, failures: saturated.failures },
       ratio10: round(rate10.p50 / floor.rate10.p50, 1), ratioSaturation: round(saturated.p50Ms / floor.saturation.p50, 1),
     };
     rows.push(row);
     console.log(
-      `${name.padEnd(50)} 10 req/s: p50 ${rate10.p50} p99 ${rate10.p99} ms (p50 ${row.ratio10}x floor) | saturation: ${saturated.rps} req/s p50 ${saturated.p50Ms} p99 ${saturated.p99Ms} ms (p50 ${row.ratioSaturation}x floor) | load ${load()}`,
+      `${name.padEnd(50)} 10 req/s: p50 ${rate10.p50} p99 ${rate10.p99} ms (p50 ${row.ratio10}x floor${failed(rate10.failures)}) | saturation: ${saturated.rps} req/s p50 ${saturated.p50Ms} p99 ${saturated.p99Ms} ms (p50 ${row.ratioSaturation}x floor${failed(saturated.failures)}) | load ${load()}`,
     );
   }
   console.log(JSON.stringify({ instances, loadBefore: before, loadAfter: load(), rows }));
