@@ -64,6 +64,8 @@ export interface OpenSearchStatsOptions {
   readonly maxResultWindow: number;
   /** Finished runs a workflowStats request may collect (default COLLECT_LIMIT; 0: always rank). */
   readonly collectLimit?: number;
+  /** Groups topErrors / topFailingTasks read at most (default MAX_TOP_GROUPS; tests lower it). */
+  readonly maxTopGroups?: number;
 }
 
 const keyword = (field: string): Record<string, unknown> => ({ terms: { field, missing_bucket: true } });
@@ -109,7 +111,7 @@ export class OpenSearchStats {
       count: b.doc_count,
       lastSeen: formatMicros(BigInt((maxOf(b['end']) ?? maxOf(b['update']))!)),
     });
-    return topOf(pages, record, compareErrorCounts, query.limit, 'topErrors', '(error.type, error.title, error.status)');
+    return topOf(pages, record, compareErrorCounts, { limit: query.limit, max: this.options.maxTopGroups ?? MAX_TOP_GROUPS }, 'topErrors', '(error.type, error.title, error.status)');
   }
 
   async topFailingTasks(query: TopFailingTasksQuery): Promise<TaskFailureCountRecord[]> {
@@ -118,7 +120,7 @@ export class OpenSearchStats {
     const sources = [{ position: keyword('task_position') }, { name: keyword('task_name') }, { workflow: keyword('workflow_name') }];
     const pages = this.pages(this.options.names.taskExecutions, and([filter, term('status', 'FAULTED')]), sources, {}, 'topFailingTasks');
     const record = (b: CompositeBucket): TaskFailureCountRecord => ({ taskPosition: String(b.key['position']), taskName: text(b.key['name']), workflowName: text(b.key['workflow']), count: b.doc_count });
-    return topOf(pages, record, compareTaskFailureCounts, query.limit, 'topFailingTasks', '(taskPosition, taskName, workflowName)');
+    return topOf(pages, record, compareTaskFailureCounts, { limit: query.limit, max: this.options.maxTopGroups ?? MAX_TOP_GROUPS }, 'topFailingTasks', '(taskPosition, taskName, workflowName)');
   }
 
   /** Every bucket of a composite aggregation (at most `max`), page by page. */
@@ -147,15 +149,22 @@ export class OpenSearchStats {
  * The first `limit` groups in `compare` order, holding no more than a page and the limit while reading; refused when
  * the filter matches more than MAX_TOP_GROUPS groups (every group must be counted before any is known to be in the top).
  */
-async function topOf<R>(pages: AsyncIterable<CompositeBucket[]>, record: (b: CompositeBucket) => R, compare: (a: R, b: R) => number, limit: number, what: string, key: string): Promise<R[]> {
+async function topOf<R>(
+  pages: AsyncIterable<CompositeBucket[]>,
+  record: (b: CompositeBucket) => R,
+  compare: (a: R, b: R) => number,
+  bounds: { limit: number; max: number },
+  what: string,
+  key: string,
+): Promise<R[]> {
   let top: R[] = [];
   let read = 0;
   for await (const page of pages) {
     read += page.length;
-    if (read > MAX_TOP_GROUPS) {
-      throw badUserInput(`${what} counts at most ${MAX_TOP_GROUPS} distinct ${key} groups on OpenSearch and this filter matches more; narrow it (a startDate range, a name)`);
+    if (read > bounds.max) {
+      throw badUserInput(`${what} counts at most ${bounds.max} distinct ${key} groups on OpenSearch and this filter matches more; narrow it (a startDate range, a name)`);
     }
-    top = [...top, ...page.map(record)].sort(compare).slice(0, limit);
+    top = [...top, ...page.map(record)].sort(compare).slice(0, bounds.limit);
   }
   return top;
 }
