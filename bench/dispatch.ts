@@ -1,4 +1,4 @@
-// `npm run bench:ingest|bench:query|bench:push [-- --backend postgresql|opensearch ...]`: runs the benchmark of that backend
+// `npm run bench:ingest|bench:query|bench:push|bench:stats [-- --backend postgresql|opensearch ...]`: runs the benchmark of that backend
 // (default postgresql, whose scripts and JSON summary stay exactly as they were) with the other arguments, as a
 // child process that inherits the terminal; its exit code is this process's, Ctrl-C reaches it too.
 import { spawn } from 'node:child_process';
@@ -8,6 +8,7 @@ const SCRIPTS = {
   ingest: { postgresql: './postgresql/ingest-bench.ts', opensearch: './opensearch/ingest-bench.ts' },
   query: { postgresql: './postgresql/query-bench.ts', opensearch: './opensearch/query-bench.ts' },
   push: { postgresql: './postgresql/push-bench.ts', opensearch: './opensearch/push-bench.ts' },
+  stats: { postgresql: './postgresql/stats-bench.ts', opensearch: './opensearch/stats-bench.ts' },
 } as const;
 type Bench = keyof typeof SCRIPTS;
 type Backend = keyof (typeof SCRIPTS)[Bench];
@@ -15,7 +16,7 @@ type Backend = keyof (typeof SCRIPTS)[Bench];
 /** The benchmark and backend named on the command line, and the arguments left for the benchmark itself. */
 export function parseDispatch(args: readonly string[]): { bench: Bench; backend: Backend; rest: string[] } | { problem: string } {
   const [bench, ...others] = args;
-  if (bench !== 'ingest' && bench !== 'query' && bench !== 'push') return { problem: `first argument must be ingest, query or push, got ${JSON.stringify(bench)}` };
+  if (bench !== 'ingest' && bench !== 'query' && bench !== 'push' && bench !== 'stats') return { problem: `first argument must be ingest, query, push or stats, got ${JSON.stringify(bench)}` };
   let backend = 'postgresql';
   const rest: string[] = [];
   for (let i = 0; i < others.length; i++) {

@@ -1,5 +1,6 @@
 export * from './reader.js';
 export * from './stats.js';
+export * from './stats-intervals.js';
 export { createApp } from './app.js';
 export { systemMetrics } from './metrics/system-metrics.js';
 export type { App, AppOptions } from './app.js';

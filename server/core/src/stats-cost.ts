@@ -9,14 +9,18 @@ import { parseDateTimeToMicros } from './date-time.js';
 
 export const STATS_FIELDS: ReadonlySet<string> = new Set(['workflowStats', 'topErrors', 'topFailingTasks']);
 
+/** The price of a day of workflowStats range, in served rows (a part of a day pays its part, rounded up). */
+export const STATS_ROWS_PER_DAY = 1000;
+const MICROS_PER_DAY = 86_400_000_000;
+
 /** Reads an argument as the client wrote it (undefined when absent). */
 export type ArgumentOf = (name: string) => unknown;
 
 /** The rows of a statistics field, given the price of one count; 0 when its arguments will be refused. */
 export function statsFieldRows(field: string, argument: ArgumentOf, countCost: number): number {
   if (field === 'workflowStats') {
-    const intervals = statsIntervals(argument('interval'), argument('from'), argument('to'));
-    return intervals === null ? 0 : countCost + intervals;
+    const range = statsRange(argument('interval'), argument('from'), argument('to'));
+    return range === null ? 0 : countCost + range.intervals + Math.ceil((range.micros * STATS_ROWS_PER_DAY) / MICROS_PER_DAY);
   }
   const limit = argument('limit');
   if (limit === undefined || limit === null) return countCost + DEFAULT_TOP_LIMIT;
@@ -24,12 +28,12 @@ export function statsFieldRows(field: string, argument: ArgumentOf, countCost: n
   return countCost + limit;
 }
 
-function statsIntervals(interval: unknown, from: unknown, to: unknown): number | null {
+function statsRange(interval: unknown, from: unknown, to: unknown): { intervals: number; micros: number } | null {
   if (typeof interval !== 'string' || !(STATS_INTERVALS as readonly string[]).includes(interval) || typeof from !== 'string' || typeof to !== 'string') return null;
   try {
     const start = parseDateTimeToMicros(from);
     const end = parseDateTimeToMicros(to);
-    return end <= start ? null : intervalsBetween(start, end, interval as StatsInterval);
+    return end <= start ? null : { intervals: intervalsBetween(start, end, interval as StatsInterval), micros: Number(end - start) };
   } catch {
     return null;
   }

@@ -35,9 +35,10 @@ describe('statistics in the query cost', () => {
   const schema = buildSchema(loadSchemaSdl(), config);
   const cost = (query: string): number => operationCost(schema, parse(query), undefined, {}, config.graphql).total;
 
-  it('a statistic costs a count (COUNT_EXACT_LIMIT / 100) plus one row per interval or per entry of its limit', () => {
-    expect(cost('{ workflowStats(interval: HOUR, from: "2026-05-12T00:00:00Z", to: "2026-05-13T00:00:00Z") { start } }')).toBe(100 + 24);
-    expect(cost('{ workflowStats(interval: MINUTE, from: "2026-05-12T00:00:30Z", to: "2026-05-12T00:02:00.000001Z") { start } }')).toBe(100 + 3);
+  it('a statistic costs a count (COUNT_EXACT_LIMIT / 100) plus one row per interval or per entry of its limit, and workflowStats its range', () => {
+    expect(cost('{ workflowStats(interval: HOUR, from: "2026-05-12T00:00:00Z", to: "2026-05-13T00:00:00Z") { start } }')).toBe(100 + 24 + 1000);
+    expect(cost('{ workflowStats(interval: DAY, from: "2026-04-01T00:00:00Z", to: "2026-05-01T00:00:00Z") { start } }')).toBe(100 + 30 + 30 * 1000);
+    expect(cost('{ workflowStats(interval: MINUTE, from: "2026-05-12T00:00:30Z", to: "2026-05-12T00:02:00.000001Z") { start } }')).toBe(100 + 3 + 2);
     expect(cost('{ topErrors { count } topFailingTasks(limit: 50) { count } }')).toBe(100 + 10 + 100 + 50);
     expect(cost('{ a: topErrors(limit: 100) { count } b: topErrors(limit: 100) { count } }')).toBe(2 * 200);
   });

@@ -1,7 +1,8 @@
 // The statistics answered identically by PostgreSQL and OpenSearch, and as the plain TypeScript oracle answers them:
 // fast-check generates run sets (names, namespaces and versions with nulls, every status, durations with ties, starts
 // across minutes, hours and days), each set goes into both backends through their real ingestion paths, and
-// workflowStats (every interval, every groupBy), topErrors and topFailingTasks are compared byte for byte.
+// workflowStats (every interval, every groupBy), topErrors and topFailingTasks are compared byte for byte; OpenSearch's
+// workflowStats also with its durations ranked instead of collected (what requests over COLLECT_LIMIT finished runs do).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oracleTopErrors, oracleTopFailingTasks, oracleWorkflowStats, servedBuckets, STATS_QUERY, statsRunEvents, statsRunRecords, statsTaskRecords, TOP_ERRORS_QUERY, TOP_TASKS_QUERY } from '@workflow-index/testkit';
@@ -10,7 +11,10 @@ import { formatMicros, formatTimestampForOutput } from '@workflow-index/core';
 import type { StatsGroupField, StatsInterval, WorkflowInstanceStatus } from '@workflow-index/core';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { createTestNamespace, eventLines, openSearchReachable, type TestNamespace } from '@workflow-index/opensearch/testing';
-import { loadPair } from './support/backend-pair.js';
+import { Client } from '@opensearch-project/opensearch';
+import { createOpenSearchReader } from '@workflow-index/opensearch';
+import { OPENSEARCH_URL } from '@workflow-index/opensearch/testing';
+import { loadPair, side } from './support/backend-pair.js';
 
 const available = (await openSearchReachable()) && (await postgresReachable());
 const BASE = 1_780_272_000_000_000n; // 2026-06-01T00:00:00Z in µs
@@ -52,7 +56,10 @@ describe.skipIf(!available)('statistics: PostgreSQL = OpenSearch = oracle on gen
     let set = 0;
     await fc.assert(
       fc.asyncProperty(runSet, async (runs) => {
-        const pair = await loadPair(ns, `p${set++}`, eventLines(statsRunEvents(runs)), 'wi_stats_prop');
+        const name = `p${set++}`;
+        const pair = await loadPair(ns, name, eventLines(statsRunEvents(runs)), 'wi_stats_prop');
+        // OpenSearch ranking every request's durations (as beyond COLLECT_LIMIT finished runs) from a 2-hit window.
+        const ranked = side(createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: `${ns.prefix}${name}-`, statsCollectLimit: 0, maxResultWindow: 2 }), 'opensearch');
         try {
           const records = statsRunRecords(runs);
           const range = { from: '2026-06-01T00:00:00Z', to: '2026-06-03T00:00:00Z' };
@@ -63,6 +70,7 @@ describe.skipIf(!available)('statistics: PostgreSQL = OpenSearch = oracle on gen
               const expected = { data: { workflowStats: servedBuckets(oracleWorkflowStats(records, { interval, ...range, groupBy })) } };
               expect(await pair.postgresql.client.send(STATS_QUERY, variables)).toMatchObject(expected);
               expect(await pair.opensearch.client.send(STATS_QUERY, variables)).toMatchObject(expected);
+              expect(await ranked.client.send(STATS_QUERY, variables)).toMatchObject(expected);
             }
           }
           const errors = { data: { topErrors: oracleTopErrors(records, 100).map((r) => ({ ...r, lastSeen: formatTimestampForOutput(r.lastSeen) })) } };
@@ -72,6 +80,8 @@ describe.skipIf(!available)('statistics: PostgreSQL = OpenSearch = oracle on gen
             expect(await side.client.send(TOP_TASKS_QUERY, { limit: 100 })).toMatchObject(tasks);
           }
         } finally {
+          await ranked.app.dispose();
+          await ranked.reader.close();
           await pair.close();
         }
       }),

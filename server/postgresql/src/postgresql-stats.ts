@@ -1,9 +1,11 @@
-// The statistics on PostgreSQL (core stats.ts states the rules): one aggregate statement each. Buckets come from
-// date_trunc of start_time in UTC (a floor to the minute / hour / day); a bucket's finished durations are aggregated
-// sorted into one array and the percentiles read at the nearest rank ceil(pct·n / 100), computed in integers
-// ((n·pct + 99) / 100), so the ranks are the oracle's exactly (percentile_disc computes the rank in floating point).
-// The range condition on start_time uses the (start_time DESC, id) index; the filter is the lists' own SQL.
-import { INSTANCE_STATUSES, STATS_PERCENTILES } from '@workflow-index/core';
+// The statistics on PostgreSQL (core stats.ts states the rules): one aggregate statement each. workflowStats reads
+// its range one interval at a time: the intervals' bounds (core stats-intervals.ts: the first floored to the UTC
+// minute / hour / day, each [lo, hi)) are unnested and each aggregated in a LATERAL subquery from its own range of the
+// start-time index, which holds every column a bucket needs (migration 0017), so the statement is an index-only scan
+// with no sort of the whole range by bucket. A bucket's finished durations are aggregated sorted into one array and
+// the percentiles read at the nearest rank ceil(pct·n / 100), computed in integers ((n·pct + 99) / 100), so the ranks
+// are the oracle's exactly (percentile_disc computes the rank in floating point). The filter is the lists' own SQL.
+import { INSTANCE_STATUSES, STATS_PERCENTILES, statsIntervalRanges } from '@workflow-index/core';
 import type {
   ErrorCountRecord,
   StatsBucketRecord,
@@ -28,13 +30,12 @@ export interface StatsTables {
   readonly servedTask: string;
 }
 
-const TRUNC: Readonly<Record<StatsQuery['interval'], string>> = { MINUTE: 'minute', HOUR: 'hour', DAY: 'day' };
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 const GROUP_COLUMN: Readonly<Record<StatsGroupField, string>> = { name: 'name', namespace: 'namespace', version: 'version' };
 const statusColumn = (status: WorkflowInstanceStatus): string => `n_${status.toLowerCase()}`;
 const rank = (pct: number): string => `(cardinality(b.d) * ${pct} + 99) / 100`;
 
-type BucketRow = Record<string, string | null> & { start: string; n: string | null; p50: string | null; p90: string | null; p99: string | null; max: string | null };
+type BucketRow = Record<string, string | null> & { k: string; n: string | null; p50: string | null; p90: string | null; p99: string | null; max: string | null };
 
 export class PostgresqlStats {
   constructor(
@@ -43,25 +44,26 @@ export class PostgresqlStats {
   ) {}
 
   async workflowStats(query: StatsQuery): Promise<StatsBucketRecord[]> {
+    const intervals = statsIntervalRanges(query);
     const params = new SqlParams();
-    const from = params.add(query.from);
-    const to = params.add(query.to);
-    const where = `${this.tables.servedInstance} AND i.start_time >= ${from}::timestamptz AND i.start_time < ${to}::timestamptz AND ${filterSql(query.filter, instanceColumns('i'), params)}`;
+    const bounds = `unnest(${params.add(intervals.map((r) => r.lo))}::timestamptz[], ${params.add(intervals.map((r) => r.hi))}::timestamptz[]) WITH ORDINALITY AS iv(lo, hi, k)`;
+    const where = `${this.tables.servedInstance} AND i.start_time >= iv.lo AND i.start_time < iv.hi AND ${filterSql(query.filter, instanceColumns('i'), params)}`;
     const groups = query.groupBy.map((f) => `i.${GROUP_COLUMN[f]} AS g_${f}`);
     const counts = INSTANCE_STATUSES.map((s) => `count(*) FILTER (WHERE i.status = '${s}') AS ${statusColumn(s)}`);
-    const inner =
-      `SELECT date_trunc('${TRUNC[query.interval]}', i.start_time AT TIME ZONE 'UTC') AS bucket${groups.map((g) => `, ${g}`).join('')}, ${counts.join(', ')},` +
-      ` array_agg(i.duration_us ORDER BY i.duration_us) FILTER (WHERE i.end_time IS NOT NULL) AS d` +
-      ` FROM ${this.tables.instances} i WHERE ${where} GROUP BY ${['1', ...query.groupBy.map((_, k) => String(k + 2))].join(', ')}`;
-    const order = ['b.bucket', ...query.groupBy.map((f) => `b.g_${f} COLLATE "C" ASC NULLS LAST`)].join(', ');
+    // duration_us is set exactly when end_time is (start_time is, within a range): the index entry has both.
+    const perInterval =
+      `SELECT ${[...groups, ...counts].join(', ')}, array_agg(i.duration_us ORDER BY i.duration_us) FILTER (WHERE i.duration_us IS NOT NULL) AS d` +
+      ` FROM ${this.tables.instances} i WHERE ${where}` +
+      (query.groupBy.length === 0 ? ' HAVING count(*) > 0' : ` GROUP BY ${query.groupBy.map((_, k) => String(k + 1)).join(', ')}`);
+    const order = ['iv.k', ...query.groupBy.map((f) => `b.g_${f} COLLATE "C" ASC NULLS LAST`)].join(', ');
     const percentiles = Object.entries(STATS_PERCENTILES).map(([name, pct]) => `b.d[${rank(pct)}]::text AS ${name}`);
     const limit = params.add(query.maxBuckets + 1);
     const sql =
-      `SELECT to_char(b.bucket, ${ISO}) AS start${query.groupBy.map((f) => `, b.g_${f}`).join('')}, ${INSTANCE_STATUSES.map((s) => `b.${statusColumn(s)}`).join(', ')},` +
+      `SELECT iv.k${query.groupBy.map((f) => `, b.g_${f}`).join('')}, ${INSTANCE_STATUSES.map((s) => `b.${statusColumn(s)}`).join(', ')},` +
       ` cardinality(b.d) AS n, ${percentiles.join(', ')}, b.d[cardinality(b.d)]::text AS max` +
-      ` FROM (${inner}) b ORDER BY ${order} LIMIT ${limit}::int8`;
+      ` FROM ${bounds} CROSS JOIN LATERAL (${perInterval}) b ORDER BY ${order} LIMIT ${limit}::int8`;
     const rows = await this.run<BucketRow>(sql, params.values, 'workflowStats');
-    return rows.map((row) => bucketOf(row, query.groupBy));
+    return rows.map((row) => bucketOf(row, intervals[Number(row.k) - 1]!.start, query.groupBy));
   }
 
   async topErrors(query: TopErrorsQuery): Promise<ErrorCountRecord[]> {
@@ -95,9 +97,9 @@ export class PostgresqlStats {
 
 const micros = (value: string | null): number | null => (value === null ? null : Number(value));
 
-function bucketOf(row: BucketRow, groupBy: readonly StatsGroupField[]): StatsBucketRecord {
+function bucketOf(row: BucketRow, start: string, groupBy: readonly StatsGroupField[]): StatsBucketRecord {
   return {
-    start: row.start,
+    start,
     group: Object.fromEntries(groupBy.map((f) => [f, row[`g_${f}`] ?? null])),
     statusCounts: Object.fromEntries(INSTANCE_STATUSES.map((s) => [s, Number(row[statusColumn(s)])])) as Record<WorkflowInstanceStatus, number>,
     durations: { count: Number(row.n ?? 0), p50: micros(row.p50), p90: micros(row.p90), p99: micros(row.p99), max: micros(row.max) },

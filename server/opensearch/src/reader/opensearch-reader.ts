@@ -57,6 +57,8 @@ export interface OpenSearchReaderOptions {
   readonly maxTaskFilterRuns?: number;
   /** The time span (µs) a page after a time position is first searched in, beside the position (paged-search.ts; default 1 h, tests lower it). */
   readonly positionSpanMicros?: bigint;
+  /** Finished runs a workflowStats request may collect in the node before it ranks them instead (stats/opensearch-stats.ts; tests lower it). */
+  readonly statsCollectLimit?: number;
 }
 
 const SERVED: Query = term('placeholder', false);
@@ -90,7 +92,10 @@ export class OpenSearchReader implements Reader {
       maxResultWindow: this.#window,
       ...(options.maxTaskFilterRuns === undefined ? {} : { maxTaskFilterRuns: options.maxTaskFilterRuns }),
     });
-    this.#stats = new OpenSearchStats({ requests: this.#requests, names: this.names, served: (filter, target) => this.#lookups.servedQuery(filter, target) });
+    this.#stats = new OpenSearchStats({
+      requests: this.#requests, names: this.names, served: (filter, target) => this.#lookups.servedQuery(filter, target), maxResultWindow: this.#window,
+      ...(options.statsCollectLimit === undefined ? {} : { collectLimit: options.statsCollectLimit }),
+    });
   }
 
   workflowStats(query: StatsQuery): Promise<StatsBucketRecord[]> {

@@ -26,7 +26,8 @@ export interface SearchBody {
   /** The sort values the hits come after (from must then be 0). */
   readonly search_after?: readonly string[];
   readonly _source?: readonly string[] | false;
-  readonly track_total_hits?: boolean;
+  /** true: count every hit (hits.total); a number: count exactly up to it. */
+  readonly track_total_hits?: boolean | number;
   readonly aggs?: Readonly<Record<string, unknown>>;
   readonly script_fields?: Readonly<Record<string, unknown>>;
 }

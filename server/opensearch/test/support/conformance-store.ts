@@ -3,11 +3,15 @@
 // ingest pipeline), normalized by the real normalizer, read by the OpenSearch Reader, all under a test prefix.
 import { Client } from '@opensearch-project/opensearch';
 import type { Reader } from '@workflow-index/core';
-import { createOpenSearchReader } from '../../src/reader/opensearch-reader.js';
+import { createOpenSearchReader, type OpenSearchReaderOptions } from '../../src/reader/opensearch-reader.js';
 import { eventLines, loadNormalized } from './normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL } from './test-node.js';
 
-export async function conformanceStore(events: readonly Record<string, unknown>[]): Promise<{ reader: Reader; teardown(): Promise<void> }> {
+/** `readerOptions`: the reader's tuning (tests lower bounds to reach the paths large data takes). */
+export async function conformanceStore(
+  events: readonly Record<string, unknown>[],
+  readerOptions: Omit<OpenSearchReaderOptions, 'client' | 'prefix'> = {},
+): Promise<{ reader: Reader; teardown(): Promise<void> }> {
   const ns = createTestNamespace();
   try {
     await loadNormalized(ns.client, ns.prefix, eventLines(events));
@@ -16,7 +20,7 @@ export async function conformanceStore(events: readonly Record<string, unknown>[
     throw error;
   }
   // The reader on its own client, as the server has it.
-  const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix });
+  const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix, ...readerOptions });
   return {
     reader,
     async teardown() {

@@ -2,8 +2,8 @@
 // (whole µs from doc values) on each shard, and in the reduce phase sorts all of them and reads the nearest ranks
 // ceil(pct·n / 100) in integer arithmetic, as PostgreSQL and the oracle do. OpenSearch's own `percentiles` are
 // estimates (TDigest / HDR); this is exact by construction: it is the definition, applied to every value. Its memory
-// is the values of one request (8 bytes and a box each, 33,000 for a day of 1,000,000 runs over 30 days), bounded by
-// the range and filter the request gives (docs/statistics.md).
+// is the values of one request (8 bytes and a box each), so opensearch-stats.ts uses it only for requests of at most
+// COLLECT_LIMIT finished runs (a day of 1,000,000 runs spread over 30 days: 28,000) and ranks larger ones.
 import { STATS_PERCENTILES } from '@workflow-index/core';
 import type { DurationSummaryRecord } from '@workflow-index/core';
 
