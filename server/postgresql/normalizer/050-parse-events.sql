@@ -109,7 +109,7 @@ AS $$
              -- Match on the suffix: the producer's prefix (io.serverlessworkflow.) may change in future SDKs.
              workflow_index.event_type_suffix(CASE WHEN jsonb_typeof(e.j_et) = 'string' THEN e.j_et #>> '{}' END) AS m,
              e.j_iid #>> '{}' AS iid,
-             -- task payloads as jsonb text, once, for the event's identity (045-event-identity.sql)
+             -- task payloads as jsonb text, once, for the event's identity (canonical_json_text, 045-event-identity.sql)
              CASE WHEN e.j_pos IS NOT NULL THEN e.j_input::TEXT END AS input_text,
              CASE WHEN e.j_pos IS NOT NULL THEN e.j_output::TEXT END AS output_text,
              workflow_index.parse_event_time(e.j_ts, e.n_ts) AS ts,
@@ -125,9 +125,9 @@ AS $$
                o.d -> 'startTime' AS j_start, o.d -> 'endTime' AS j_end, o.d -> 'lastUpdateTime' AS j_last,
                o.d -> 'status' AS j_status, o.d -> 'taskPosition' AS j_pos, o.d -> 'taskName' AS j_tname,
                o.d -> 'workflowName' AS j_wname, o.d -> 'workflowNamespace' AS j_wns, o.d -> 'workflowVersion' AS j_wver,
-               -- payloads with their numbers canonical: one text whichever writer printed them (045-event-identity.sql)
-               o.d -> 'error' AS j_error, workflow_index.canonical_json(o.d -> 'input') AS j_input, coalesce(o.d ? 'input', false) AS has_input,
-               workflow_index.canonical_json(o.d -> 'output') AS j_output, coalesce(o.d ? 'output', false) AS has_output
+               -- payloads as delivered (served so); only their identity reads numbers canonically (045-event-identity.sql)
+               o.d -> 'error' AS j_error, o.d -> 'input' AS j_input, coalesce(o.d ? 'input', false) AS has_input,
+               o.d -> 'output' AS j_output, coalesce(o.d ? 'output', false) AS has_output
         FROM unnest(p_ids, p_data) AS u(raw_id, d)
         CROSS JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(u.d) = 'object' THEN u.d END AS d) o
         OFFSET 0
