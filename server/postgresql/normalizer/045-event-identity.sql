@@ -24,7 +24,7 @@
 -- 2.0 is 2, 0.30000000000000004 is 0.3. Printing a double as Fluent Bit does is idempotent on what it printed, so
 -- the text Fluent Bit sends is canonical to the same number as the text it read, whichever way that was spelled.
 -- What it means for numbers beyond a double's precision: a decimal with more significant digits than a double holds
--- (16-17), or an integer beyond 2^53 (12345678901234567890 → 12345678901234570000), is served and identified as
+-- (16-17), or an integer beyond 2^53 (12345678901234567890 → 12345678901234570000), is identified as
 -- that double; a number whose magnitude is below 1e-307 or above 1e308 (not a normal double, or beyond what the line
 -- repair leaves) is kept as written. Only the identity uses it (the task content hash below, the workflow events'
 -- identity hash in 080-apply-events.sql): served payloads are never rewritten. Of two spellings of one event the
@@ -84,15 +84,13 @@ AS $$
               ELSE j END
 $$;
 
--- A payload's identity text, from its jsonb text as delivered: NULL when absent or JSON null, else the jsonb text of
--- canonical_json (the same test, so nearly every payload is returned as it is after one regex test). A single
--- expression, so it is inlined into parse_events.
+-- A payload's identity text: NULL when absent or JSON null. Given the text of the payload's canonical_json
+-- (050-parse-events.sql reads every payload through canonical_json for the identity; the served payload stays as
+-- delivered).
 CREATE OR REPLACE FUNCTION workflow_index.canonical_json_text(t TEXT) RETURNS TEXT
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-  SELECT CASE WHEN t IS NULL OR t = 'null' THEN NULL
-              WHEN t ~ '[0-9]\.[0-9]|[0-9]{16}' THEN workflow_index.canonical_numbers(t)::JSONB::TEXT
-              ELSE t END
+  SELECT CASE WHEN t IS NULL OR t = 'null' THEN NULL ELSE t END
 $$;
 
 -- The hash of what identifies a task event besides (instance, position, time, kind). Payloads come in as their

@@ -18,6 +18,7 @@ DECLARE
   t_iids TEXT[];
   t_pos TEXT[];
   started_iids TEXT[];
+  stored_elsewhere BOOLEAN;
 BEGIN
   IF n = 0 THEN
     RETURN;
@@ -34,29 +35,39 @@ BEGIN
     ), identified AS (
       -- The identity reads payload numbers canonically (045-event-identity.sql): an event Fluent Bit re-printed is
       -- the event `init-job ingest` delivered.
-      SELECT a.instance_id, a.raw_id, stored_event_document(a.document) AS document,
+      -- What the merge (wf) and the store (kept) read, and nothing more: fresh is sorted and materialized.
+      SELECT a.instance_id, a.raw_id, a.action, a.ts, a.namespace, a.name, a.version, a.status, a.terminal, a.rank,
+             a.start_time, a.end_time, a.input_rank, a.input, a.has_output, a.output, a.has_error, a.error_type,
+             a.error_title, a.error_detail, a.error_status, a.error_instance, stored_event_document(a.document) AS stored_document,
              hashtextextended(jsonb_build_array('workflow', a.action, epoch_us(a.ts), a.namespace, a.name, a.version, a.status,
-                      a.terminal, a.rank, epoch_us(a.start_time), epoch_us(a.end_time), a.input_rank, canonical_json(a.input),
-                      a.has_output, canonical_json(a.output), a.has_error, a.error_type, a.error_title, a.error_detail,
+                      a.terminal, a.rank, epoch_us(a.start_time), epoch_us(a.end_time), a.input_rank, a.identity_input,
+                      a.has_output, a.identity_output, a.has_error, a.error_type, a.error_title, a.error_detail,
                       a.error_status, a.error_instance)::TEXT, 0)
                AS identity_hash
       FROM accepted a
       WHERE a.kind = 'workflow'
-    ), kept AS (
-      -- One row per identity, the first delivery (the first raw id of the flush): a re-delivery, by any path and in
-      -- any spelling of its numbers, is already stored and changes nothing.
-      INSERT INTO events AS e (instance_id, identity_hash, kind, raw_table, raw_id, document)
-      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.instance_id, i.identity_hash, 'workflow', p_table, i.raw_id, i.document
+    ), fresh AS MATERIALIZED (
+      -- The workflow events this flush stores: one per identity not stored yet, its first delivery (the first raw id
+      -- of the flush). A re-delivery, by any path and in any spelling of its numbers, is already stored and changes
+      -- nothing: only these are merged, so the served payload is the first delivery's text and never switches.
+      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.*
       FROM identified i
+      WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.instance_id = i.instance_id AND e.identity_hash = i.identity_hash)
       ORDER BY i.instance_id, i.identity_hash, i.raw_id
+    ), kept AS (
+      -- A flush committed since this statement's snapshot may have stored one of them: then fewer are kept than
+      -- fresh, and the flush is retried (below), where that event is a re-delivery.
+      INSERT INTO events AS e (instance_id, identity_hash, kind, raw_table, raw_id, document)
+      SELECT f.instance_id, f.identity_hash, 'workflow', p_table, f.raw_id, f.stored_document
+      FROM fresh f
       ON CONFLICT (instance_id, identity_hash) DO NOTHING
-      RETURNING e.raw_id
+      RETURNING 1
     ), rejected AS (
       INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
       SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
     ), wf AS (
-      -- Within the flush, fold each instance's events into one row with the same rules as the upsert below: the events
-      -- just stored (kept), so the served payload is the first delivery's spelling and a duplicate never switches it.
+      -- Within the flush, fold each instance's newly stored events (fresh) into one row with the same rules as the
+      -- upsert below.
       SELECT p.instance_id AS id,
         (array_agg(p.namespace ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS namespace,
         (array_agg(p.name ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS name,
@@ -80,8 +91,7 @@ BEGIN
         (array_agg(p.error_status ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_status,
         (array_agg(p.error_instance ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_instance,
         max(p.ts) FILTER (WHERE p.has_error) AS error_event_time
-      FROM accepted p
-      WHERE p.kind = 'workflow' AND p.raw_id IN (SELECT k.raw_id FROM kept k)
+      FROM fresh p
       GROUP BY p.instance_id
     ), upserted AS (
       INSERT INTO workflow_instances AS w (
@@ -181,9 +191,15 @@ BEGIN
       RETURNING task_events.instance_id, task_events.task_position
     )
     SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position),
-           (SELECT array_agg(wf.id ORDER BY wf.id) FROM wf WHERE wf.started_event_time IS NOT NULL)
-    INTO t_iids, t_pos, started_iids
+           (SELECT array_agg(wf.id ORDER BY wf.id) FROM wf WHERE wf.started_event_time IS NOT NULL),
+           (SELECT count(*) FROM kept) <> (SELECT count(*) FROM fresh)
+    INTO t_iids, t_pos, started_iids, stored_elsewhere
     FROM (SELECT DISTINCT stored.instance_id, stored.task_position FROM stored) s;
+    IF stored_elsewhere THEN
+      -- A concurrent flush stored a workflow event this one merged as new (fresh, above): retried whole by the writer,
+      -- it is then a re-delivery, so the run serves the first delivery's payload text.
+      RAISE EXCEPTION 'a concurrent flush stored the same workflow event: retry the flush' USING ERRCODE = 'serialization_failure';
+    END IF;
 
     -- The runs that got a workflow.started: their task rows take the run's fields (075-task-run-fields.sql).
     IF started_iids IS NOT NULL THEN
