@@ -127,7 +127,9 @@ describe.skipIf(!available)('canonical numbers (PostgreSQL)', () => {
   it('a flush that merged a workflow event a concurrent flush stored meanwhile is refused as a serialization failure; retried, it changes nothing', async () => {
     const id = 'concurrent-spellings';
     // the later spelling is the greater value: merged as new, it would replace the first at the same instant
-    const [first, second] = [startedLine(id, '0.3'), startedLine(id, '0.30000000000000004')].map((line) => rawFlushes([{ line, recordTime: '1778577243.5127' }], [1], true)[0]!);
+    const flush = (line: string): string => rawFlushes([{ line, recordTime: '1778577243.5127' }], [1], true)[0]!;
+    const first = flush(startedLine(id, '0.3'));
+    const second = flush(startedLine(id, '0.30000000000000004'));
     const one = await db.pool.connect();
     const two = await db.pool.connect();
     try {
