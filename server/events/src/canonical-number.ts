@@ -3,7 +3,8 @@
 // ("%.1f" when integral within the int64 range, else "%.16g"), read again —, written as the shortest decimal that
 // reads back as that double, in plain notation without trailing zeros; a number whose magnitude is below 1e-307 or
 // above 1e308 stays as written (as jsonb prints it). So `99.99` (init-job ingest) and `99.98999999999999` (Fluent
-// Bit's re-print) are both `99.99`, and served payloads and event identities do not depend on the path.
+// Bit's re-print) are both `99.99`, and event identities do not depend on the path. Only identities use it: served
+// payloads keep the first delivery's spelling.
 import { formatG16 } from './fluent-bit-double.js';
 import { numericText } from './jsonb-text.js';
 import { JsonNumber, type JsonValue } from './lossless-json.js';

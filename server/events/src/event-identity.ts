@@ -4,8 +4,8 @@
 // same event), hashed with hashtextextended. The record time, `@timestamp` and forwarder fields never count.
 import { hashTextExtended } from './postgresql-hash.js';
 
-/** canonical_json_text: a payload's identity text (undefined for absent or JSON null); its numbers are canonical
- * already (the parser reads every payload through canonicalJson). */
+/** canonical_json_text: a payload's identity text (undefined for absent or JSON null); given the jsonb text of the
+ * payload's canonicalJson (the caller canonicalizes the parsed value: the served payload stays as delivered). */
 export function canonicalJsonText(text: string | undefined): string | undefined {
   return text === undefined || text === 'null' ? undefined : text;
 }

@@ -4,15 +4,16 @@
 // merged with its stored events: the same result as with the raw events kept). This is the twin of PostgreSQL's
 // workflow_index.task_events (the write path's store of task events, one row per identity).
 //   _id: the event identity (write-path.md "Event identity and order"): a task event by (instance, position,
-//        timestamp, kind, content hash); a workflow event by everything the instance merge reads, so two workflow
-//        events with one _id contribute the same to every merged field and keeping one of them changes nothing.
-//   source: the raw `_source` of the spelling kept, as lossless JSON text (payload numbers to the digit). Of two
-//        spellings of one task event the store keeps the one the normalization would (replacesSpelling).
+//        timestamp, kind, content hash); a workflow event by everything the instance merge reads, payload numbers
+//        canonical (canonical-number.ts), so two workflow events with one _id contribute the same to every merged
+//        field but the spelling of their payload numbers.
+//   source: the raw `_source` of the first delivery, as lossless JSON text (payload numbers to the digit). A later
+//        delivery of the same identity, by another path and in another spelling of its numbers, is a duplicate: it
+//        moves the version on and changes nothing served (PostgreSQL keeps the first delivery likewise).
 import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
-import { jsonbText } from '@workflow-index/events';
+import { canonicalJson, jsonbText } from '@workflow-index/events';
 import { JsonNumber, type JsonObject, type JsonValue, parseLosslessJson } from '@workflow-index/events';
-import { replacesSpelling } from './normalize-instance.js';
 import { type ParsedEvent, parseRawEvent } from './raw-event-parse.js';
 import { hitsOf, requestLossless, sortValues } from './raw-event-source.js';
 
@@ -49,7 +50,8 @@ export function stringifyLossless(v: JsonValue): string {
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const payloadText = (v: JsonValue): string | null => (v === null ? null : jsonbText(v));
+/** A payload's identity text: its numbers canonical (the served payload keeps the delivered spelling). */
+const payloadText = (v: JsonValue): string | null => (v === null ? null : jsonbText(canonicalJson(v)));
 
 /** The store `_id` of an accepted event (see the header). */
 export function eventIdentity(e: ParsedEvent): string {
@@ -78,8 +80,9 @@ export function storedEventDocument(s: StoredEvent): Record<string, unknown> {
 }
 
 /**
- * Merges one accepted event into an instance's stored events (id → event). Returns true when the store must be
- * written: a new identity, a spelling that replaces the kept one, or a newer delivery (the version moves on).
+ * Merges one accepted event into an instance's stored events (id → event), in delivery order (a cycle's raw events
+ * by ingest time, then id). Returns true when the store must be written: a new identity, or a newer delivery of a
+ * stored one (the version moves on; the first delivery's spelling stays).
  */
 export function mergeStoredEvent(events: Map<string, StoredEvent>, candidate: StoredEvent): boolean {
   const kept = events.get(candidate.id);
@@ -87,10 +90,8 @@ export function mergeStoredEvent(events: Map<string, StoredEvent>, candidate: St
     events.set(candidate.id, candidate);
     return true;
   }
-  const ingestTimeMs = Math.max(kept.ingestTimeMs, candidate.ingestTimeMs);
-  const replace = candidate.event.kind === 'task' && kept.event.kind === 'task' && replacesSpelling(candidate.event, kept.event);
-  if (!replace && ingestTimeMs === kept.ingestTimeMs) return false;
-  events.set(candidate.id, { ...(replace ? candidate : kept), ingestTimeMs });
+  if (candidate.ingestTimeMs <= kept.ingestTimeMs) return false;
+  events.set(candidate.id, { ...kept, ingestTimeMs: candidate.ingestTimeMs });
   return true;
 }
 

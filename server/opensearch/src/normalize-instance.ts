@@ -125,19 +125,13 @@ export function taskEventKey(e: TaskEvent): string {
   return `${e.ts}\u0000${e.action}\u0000${e.contentHash}`;
 }
 
-/** Of two spellings of one task event, true when `candidate` replaces `kept`: the greater payload (jsonb order),
- * then the earlier time. The event store keeps spellings by the same rule, so what it holds never depends on order. */
-export function replacesSpelling(candidate: TaskEvent, kept: TaskEvent): boolean {
-  return (compareJsonb(candidate.input, kept.input) || compareJsonb(candidate.output, kept.output) || cmp(kept.atTime, candidate.atTime)) > 0;
-}
-
-/** One stored event per identity (time, kind, content hash); of two spellings the greater payload is kept. */
+/** One event per identity (time, kind, content hash), the first given: the event store holds one delivery per
+ * identity already (its first, event-store.ts); this only folds events the rules of an earlier release told apart. */
 export function distinctTaskEvents(events: readonly TaskEvent[]): TaskEvent[] {
   const byIdentity = new Map<string, TaskEvent>();
   for (const e of events) {
     const key = taskEventKey(e);
-    const kept = byIdentity.get(key);
-    if (kept === undefined || replacesSpelling(e, kept)) byIdentity.set(key, e);
+    if (!byIdentity.has(key)) byIdentity.set(key, e);
   }
   return [...byIdentity.values()];
 }

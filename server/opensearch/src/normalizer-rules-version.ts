@@ -19,10 +19,10 @@
 //      errorObjectProblem): an event beyond the bounds is refused and recorded, where its execution document was
 //      refused by the index before (a title over Lucene's 32,766-byte term limit); a payload with an entry longer than
 //      the keyword limit, or a key holding a separator, is marked incomplete (json-leaves.ts, json-paths.ts)
-//   4  payload numbers canonical (canonical-number.ts, as PostgreSQL's 045-event-identity.sql): the double Fluent
-//      Bit's printing leaves, in its shortest plain decimal (99.98999999999999 and 99.99 are 99.99, 2.0 is 2), in the
-//      served payloads, their filters and every event identity; an event Fluent Bit re-printed is the event
-//      `init-job ingest` or the bulk writer delivered, and one text is served whichever came
+//   4  payload numbers canonical in every event identity (canonical-number.ts, as PostgreSQL's 045-event-identity.sql):
+//      the double Fluent Bit's printing leaves, in its shortest plain decimal (99.98999999999999 and 99.99 are 99.99,
+//      2.0 is 2); an event Fluent Bit re-printed is the event `init-job ingest` or the bulk writer delivered. Payloads
+//      are served as the first delivery printed them (the store keeps it; a later spelling is a duplicate)
 export const RULES_VERSION = 4;
 
 /**

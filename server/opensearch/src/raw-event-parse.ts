@@ -263,9 +263,9 @@ export function parseRawEvent(source: JsonValue): ParseResult {
   const hasError = (action === 'faulted' || action === 'completed' || action === 'cancelled') && jError instanceof Map && (kind === 'task' || action === 'faulted');
   const error = hasError ? readError(jError) : null;
   const hasOutput = action === 'completed' && d.has('output');
-  // Payloads with their numbers canonical: one text whichever writer printed them (045-event-identity.sql).
-  const jInput = d.has('input') ? canonicalJson(d.get('input')!) : undefined;
-  const jOutput = d.has('output') ? canonicalJson(d.get('output')!) : undefined;
+  // Payloads as delivered (served so); only the identity reads their numbers canonically (045-event-identity.sql).
+  const jInput = d.get('input');
+  const jOutput = d.get('output');
   const output = action === 'completed' ? nullIfNull(jOutput) : null;
   const input = action === 'started' || action === 'faulted' ? nullIfNull(jInput) : null;
   if (kind === 'workflow') {
@@ -317,8 +317,8 @@ export function parseRawEvent(source: JsonValue): ParseResult {
       contentHash: taskEventContentHash({
         taskName,
         status: status ?? undefined,
-        inputText: jInput === undefined ? undefined : jsonbText(jInput),
-        outputText: jOutput === undefined ? undefined : jsonbText(jOutput),
+        inputText: jInput === undefined ? undefined : jsonbText(canonicalJson(jInput)),
+        outputText: jOutput === undefined ? undefined : jsonbText(canonicalJson(jOutput)),
         errorText: jError === undefined ? undefined : jsonbText(jError),
       }),
     },

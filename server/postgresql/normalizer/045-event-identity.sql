@@ -4,8 +4,8 @@
 -- `kubernetes`, `stream`, `_p`, `logtag`, `@timestamp`) never count, so delivering an event again, by any path
 -- and with any record time, changes nothing.
 --
--- Workflow events need no stored identity: each instance field is the greatest event under a fixed order of
--- their content (080-apply-events.sql), so a second delivery of an event is simply not greater.
+-- Workflow events are stored once in workflow_index.events under (instance, a hash of every field the instance
+-- merge reads, payloads with their numbers canonical; 080-apply-events.sql).
 -- Task events are stored once in workflow_index.task_events under (instance, position, event time, kind,
 -- content hash); the hash covers the rest of what the normalization reads: task name, status, input, output,
 -- error, as jsonb's canonical text (key order, whitespace and escaping do not matter; null and absent are the
@@ -24,10 +24,13 @@
 -- 2.0 is 2, 0.30000000000000004 is 0.3. Printing a double as Fluent Bit does is idempotent on what it printed, so
 -- the text Fluent Bit sends is canonical to the same number as the text it read, whichever way that was spelled.
 -- What it means for numbers beyond a double's precision: a decimal with more significant digits than a double holds
--- (16-17), or an integer beyond 2^53 (12345678901234567890 → 12345678901234570000), is served and identified as
+-- (16-17), or an integer beyond 2^53 (12345678901234567890 → 12345678901234570000), is identified as
 -- that double; a number whose magnitude is below 1e-307 or above 1e308 (not a normal double, or beyond what the line
--- repair leaves) is kept as written. Served payloads and the event identity both use it (050-parse-events.sql);
--- server/events/src/canonical-number.ts is its twin for the OpenSearch normalizer.
+-- repair leaves) is kept as written. Only the identity uses it (the task content hash below, the workflow events'
+-- identity hash in 080-apply-events.sql): served payloads are never rewritten. Of two spellings of one event the
+-- first delivery is stored and served, a later one is a duplicate (048-event-store.sql), so the served text is the
+-- producer's as the first path delivered it and never switches. server/events/src/canonical-number.ts is its twin
+-- for the OpenSearch normalizer.
 -- to_char(float8) with an EEEE pattern is C's printf("%.Ne"): the exact binary value rounded, ties to even. STABLE,
 -- as to_char is declared.
 -- ------------------------------------------------------------------------------------------------
@@ -81,8 +84,9 @@ AS $$
               ELSE j END
 $$;
 
--- A payload's identity text: NULL when absent or JSON null. The payload's numbers are already canonical
--- (050-parse-events.sql reads every payload through canonical_json).
+-- A payload's identity text: NULL when absent or JSON null. Given the text of the payload's canonical_json
+-- (050-parse-events.sql reads every payload through canonical_json for the identity; the served payload stays as
+-- delivered).
 CREATE OR REPLACE FUNCTION workflow_index.canonical_json_text(t TEXT) RETURNS TEXT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
@@ -90,7 +94,7 @@ AS $$
 $$;
 
 -- The hash of what identifies a task event besides (instance, position, time, kind). Payloads come in as their
--- canonical_json_text.
+-- canonical_json_text (numbers canonical).
 CREATE OR REPLACE FUNCTION workflow_index.task_event_content_hash(task_name TEXT, status TEXT, input TEXT, output TEXT, error JSONB)
 RETURNS BIGINT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -6,12 +6,12 @@
 --  * task events: workflow_index.task_events, the normalizer's own store of their parsed fields (the input of the
 --    per-position recomputation), which also keeps the document and the raw table of the first delivery. Its key
 --    is the contract's identity (045-event-identity.sql): position, timestamp, kind and the content hash. Of two
---    spellings of one event the one with the greater payload is kept, with the first delivery's raw id. (Until
+--    spellings of one event (numbers printed differently) the first delivery is kept, payloads as delivered. (Until
 --    migration 0013 they were also written to workflow_index.events: every task event stored twice per flush.)
 --  * workflow events: workflow_index.events, keyed by (instance id, a hash of every field the instance merge (080)
---    reads, exactly). The merge needs no identity (a second delivery is simply not greater), but it does read
---    fields the contract's identity leaves out (workflowName, startTime, …); keeping every distinct reading makes
---    the replay give the very same rows.
+--    reads, payload numbers canonical). It reads fields the contract's identity leaves out (workflowName,
+--    startTime, …); keeping every distinct reading makes the replay give the very same rows. The merge reads only
+--    the events a flush newly stores, so of two spellings of one event the first delivery's is served.
 -- Timestamps enter as epoch microseconds (never as text: that would depend on the session's TimeZone).
 -- ------------------------------------------------------------------------------------------------
 -- Through `AT TIME ZONE 'UTC'` (the same value): extract() of a timestamptz is only STABLE, and a function declared

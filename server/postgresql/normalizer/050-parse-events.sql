@@ -16,7 +16,9 @@ RETURNS TABLE (
   -- the event's identity within its (instance, position, time, kind): see 045-event-identity.sql
   content_hash BIGINT,
   -- the event as given, for the event store (048-event-store.sql)
-  document JSONB)
+  document JSONB,
+  -- input and output (as above) with their numbers canonical: what the workflow events' identity reads (080)
+  identity_input JSONB, identity_output JSONB)
 LANGUAGE sql STABLE
 AS $$
   -- Five levels, each fenced with OFFSET 0 so the planner does not flatten them and re-evaluate a derived column
@@ -94,7 +96,9 @@ AS $$
     CASE WHEN c.kind = 'task' THEN workflow_index.task_event_content_hash(
       coalesce(c.j_tname #>> '{}', regexp_replace(c.j_pos #>> '{}', '^.*/', '')), c.j_status #>> '{}',
       workflow_index.canonical_json_text(c.input_text), workflow_index.canonical_json_text(c.output_text), c.j_error) END,
-    c.doc
+    c.doc,
+    CASE WHEN c.action IN ('started', 'faulted') THEN nullif(c.j_input_identity, 'null'::JSONB) END,
+    CASE WHEN c.action = 'completed' THEN nullif(c.j_output_identity, 'null'::JSONB) END
   FROM (
     SELECT t.*, t.m[1] AS kind, t.m[2] AS action,
            workflow_index.normalize_workflow_status(coalesce(
@@ -109,9 +113,9 @@ AS $$
              -- Match on the suffix: the producer's prefix (io.serverlessworkflow.) may change in future SDKs.
              workflow_index.event_type_suffix(CASE WHEN jsonb_typeof(e.j_et) = 'string' THEN e.j_et #>> '{}' END) AS m,
              e.j_iid #>> '{}' AS iid,
-             -- task payloads as jsonb text, once, for the event's identity (045-event-identity.sql)
-             CASE WHEN e.j_pos IS NOT NULL THEN e.j_input::TEXT END AS input_text,
-             CASE WHEN e.j_pos IS NOT NULL THEN e.j_output::TEXT END AS output_text,
+             -- task payloads as jsonb text, once, for the event's identity (numbers canonical, 045-event-identity.sql)
+             CASE WHEN e.j_pos IS NOT NULL THEN e.j_input_identity::TEXT END AS input_text,
+             CASE WHEN e.j_pos IS NOT NULL THEN e.j_output_identity::TEXT END AS output_text,
              workflow_index.parse_event_time(e.j_ts, e.n_ts) AS ts,
              workflow_index.parse_event_time(e.j_start, e.n_start) AS t_start,
              workflow_index.parse_event_time(e.j_end, e.n_end) AS t_end,
@@ -125,9 +129,10 @@ AS $$
                o.d -> 'startTime' AS j_start, o.d -> 'endTime' AS j_end, o.d -> 'lastUpdateTime' AS j_last,
                o.d -> 'status' AS j_status, o.d -> 'taskPosition' AS j_pos, o.d -> 'taskName' AS j_tname,
                o.d -> 'workflowName' AS j_wname, o.d -> 'workflowNamespace' AS j_wns, o.d -> 'workflowVersion' AS j_wver,
-               -- payloads with their numbers canonical: one text whichever writer printed them (045-event-identity.sql)
-               o.d -> 'error' AS j_error, workflow_index.canonical_json(o.d -> 'input') AS j_input, coalesce(o.d ? 'input', false) AS has_input,
-               workflow_index.canonical_json(o.d -> 'output') AS j_output, coalesce(o.d ? 'output', false) AS has_output
+               -- payloads as delivered (served so), and with their numbers canonical for the identity (045-event-identity.sql)
+               o.d -> 'error' AS j_error, o.d -> 'input' AS j_input, coalesce(o.d ? 'input', false) AS has_input,
+               o.d -> 'output' AS j_output, coalesce(o.d ? 'output', false) AS has_output,
+               workflow_index.canonical_json(o.d -> 'input') AS j_input_identity, workflow_index.canonical_json(o.d -> 'output') AS j_output_identity
         FROM unnest(p_ids, p_data) AS u(raw_id, d)
         CROSS JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(u.d) = 'object' THEN u.d END AS d) o
         OFFSET 0

@@ -18,6 +18,7 @@ DECLARE
   t_iids TEXT[];
   t_pos TEXT[];
   started_iids TEXT[];
+  stored_elsewhere BOOLEAN;
 BEGIN
   IF n = 0 THEN
     RETURN;
@@ -32,25 +33,41 @@ BEGIN
     ), accepted AS NOT MATERIALIZED (
       SELECT * FROM parsed p WHERE p.reason IS NULL AND NOT p.pruned
     ), identified AS (
-      SELECT a.instance_id, a.raw_id, stored_event_document(a.document) AS document,
+      -- The identity reads payload numbers canonically (045-event-identity.sql): an event Fluent Bit re-printed is
+      -- the event `init-job ingest` delivered.
+      -- What the merge (wf) and the store (kept) read, and nothing more: fresh is sorted and materialized.
+      SELECT a.instance_id, a.raw_id, a.action, a.ts, a.namespace, a.name, a.version, a.status, a.terminal, a.rank,
+             a.start_time, a.end_time, a.input_rank, a.input, a.has_output, a.output, a.has_error, a.error_type,
+             a.error_title, a.error_detail, a.error_status, a.error_instance, stored_event_document(a.document) AS stored_document,
              hashtextextended(jsonb_build_array('workflow', a.action, epoch_us(a.ts), a.namespace, a.name, a.version, a.status,
-                      a.terminal, a.rank, epoch_us(a.start_time), epoch_us(a.end_time), a.input_rank, a.input, a.has_output,
-                      a.output, a.has_error, a.error_type, a.error_title, a.error_detail, a.error_status, a.error_instance)::TEXT, 0)
+                      a.terminal, a.rank, epoch_us(a.start_time), epoch_us(a.end_time), a.input_rank, a.identity_input,
+                      a.has_output, a.identity_output, a.has_error, a.error_type, a.error_title, a.error_detail,
+                      a.error_status, a.error_instance)::TEXT, 0)
                AS identity_hash
       FROM accepted a
       WHERE a.kind = 'workflow'
-    ), kept AS (
-      -- One row per identity (a re-delivery is already stored: nothing to do), the first raw id.
-      INSERT INTO events AS e (instance_id, identity_hash, kind, raw_table, raw_id, document)
-      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.instance_id, i.identity_hash, 'workflow', p_table, i.raw_id, i.document
+    ), fresh AS MATERIALIZED (
+      -- The workflow events this flush stores: one per identity not stored yet, its first delivery (the first raw id
+      -- of the flush). A re-delivery, by any path and in any spelling of its numbers, is already stored and changes
+      -- nothing: only these are merged, so the served payload is the first delivery's text and never switches.
+      SELECT DISTINCT ON (i.instance_id, i.identity_hash) i.*
       FROM identified i
+      WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.instance_id = i.instance_id AND e.identity_hash = i.identity_hash)
       ORDER BY i.instance_id, i.identity_hash, i.raw_id
+    ), kept AS (
+      -- A flush committed since this statement's snapshot may have stored one of them: then fewer are kept than
+      -- fresh, and the flush is retried (below), where that event is a re-delivery.
+      INSERT INTO events AS e (instance_id, identity_hash, kind, raw_table, raw_id, document)
+      SELECT f.instance_id, f.identity_hash, 'workflow', p_table, f.raw_id, f.stored_document
+      FROM fresh f
       ON CONFLICT (instance_id, identity_hash) DO NOTHING
+      RETURNING 1
     ), rejected AS (
       INSERT INTO ingest_errors (raw_table, raw_id, instance_id, event_type, reason)
       SELECT p_table, raw_id, left(instance_id, 255), left(event_type, 255), reason FROM parsed WHERE reason IS NOT NULL
     ), wf AS (
-      -- Within the flush, fold each instance's events into one row with the same rules as the upsert below.
+      -- Within the flush, fold each instance's newly stored events (fresh) into one row with the same rules as the
+      -- upsert below.
       SELECT p.instance_id AS id,
         (array_agg(p.namespace ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS namespace,
         (array_agg(p.name ORDER BY p.ts, coalesce(p.namespace, ''), coalesce(p.name, ''), coalesce(p.version, ''), p.start_time) FILTER (WHERE p.action = 'started'))[1] AS name,
@@ -74,8 +91,7 @@ BEGIN
         (array_agg(p.error_status ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_status,
         (array_agg(p.error_instance ORDER BY p.ts DESC, coalesce(p.error_type, '') DESC, coalesce(p.error_title, '') DESC, coalesce(p.error_detail, '') DESC, coalesce(p.error_status, -1) DESC, coalesce(p.error_instance, '') DESC) FILTER (WHERE p.has_error))[1] AS error_instance,
         max(p.ts) FILTER (WHERE p.has_error) AS error_event_time
-      FROM accepted p
-      WHERE p.kind = 'workflow'
+      FROM fresh p
       GROUP BY p.instance_id
     ), upserted AS (
       INSERT INTO workflow_instances AS w (
@@ -154,9 +170,9 @@ BEGIN
       ORDER BY 1  -- the same lock order as the upsert above, across concurrent writers
       ON CONFLICT (id) DO UPDATE SET status = w.status WHERE false
     ), stored AS (
-      -- task_events is also the task events' store (048-event-store.sql): the document as given, the raw table and
-      -- id of the first delivery. One row per identity within the flush (an ON CONFLICT DO UPDATE may not touch a
-      -- row twice): the greatest payload, the first raw id.
+      -- task_events is also the task events' store (048-event-store.sql): the first delivery of each identity, its
+      -- payloads and document as delivered, its raw table and id. One row per identity within the flush: the first
+      -- raw id.
       INSERT INTO task_events (instance_id, task_position, event_time, event_kind, task_name, status, at_time,
                                has_input, input, has_output, output, has_error,
                                error_type, error_title, error_detail, error_status, error_instance, raw_id, content_hash,
@@ -165,26 +181,25 @@ BEGIN
              p.instance_id, p.task_position, p.ts, p.action, p.task_name, p.task_status, p.at_time,
              p.input IS NOT NULL, p.input, p.has_output, p.output, p.has_error,
              p.error_type, p.error_title, p.error_detail, p.error_status, p.error_instance,
-             min(p.raw_id) OVER (PARTITION BY p.instance_id, p.task_position, p.ts, p.action, p.content_hash), p.content_hash,
-             p_table, stored_event_document(p.document)
+             p.raw_id, p.content_hash, p_table, stored_event_document(p.document)
       FROM accepted p
       WHERE p.kind = 'task'
-      ORDER BY p.instance_id, p.task_position, p.ts, p.action, p.content_hash,
-               coalesce(p.input, 'null'::JSONB) DESC, coalesce(p.output, 'null'::JSONB) DESC, p.raw_id
-      -- The same event delivered again is already stored and changes nothing (045-event-identity.sql). A writer that
-      -- printed its numbers differently (0.3 for 0.30000000000000004) delivers the same event too: of the two
-      -- spellings the greater payload is kept (with its document), so the served payload does not depend on which
-      -- arrived first.
-      ON CONFLICT (instance_id, task_position, event_time, event_kind, content_hash) DO UPDATE
-        SET input = EXCLUDED.input, output = EXCLUDED.output, document = EXCLUDED.document
-        WHERE (coalesce(EXCLUDED.input, 'null'::JSONB), coalesce(EXCLUDED.output, 'null'::JSONB))
-            > (coalesce(task_events.input, 'null'::JSONB), coalesce(task_events.output, 'null'::JSONB))
+      ORDER BY p.instance_id, p.task_position, p.ts, p.action, p.content_hash, p.raw_id
+      -- The same event delivered again is already stored and changes nothing (045-event-identity.sql), also when a
+      -- writer printed its numbers differently (99.98999999999999 for 99.99): the first delivery's spelling stays.
+      ON CONFLICT (instance_id, task_position, event_time, event_kind, content_hash) DO NOTHING
       RETURNING task_events.instance_id, task_events.task_position
     )
     SELECT array_agg(s.instance_id ORDER BY s.instance_id, s.task_position), array_agg(s.task_position ORDER BY s.instance_id, s.task_position),
-           (SELECT array_agg(wf.id ORDER BY wf.id) FROM wf WHERE wf.started_event_time IS NOT NULL)
-    INTO t_iids, t_pos, started_iids
+           (SELECT array_agg(wf.id ORDER BY wf.id) FROM wf WHERE wf.started_event_time IS NOT NULL),
+           (SELECT count(*) FROM kept) <> (SELECT count(*) FROM fresh)
+    INTO t_iids, t_pos, started_iids, stored_elsewhere
     FROM (SELECT DISTINCT stored.instance_id, stored.task_position FROM stored) s;
+    IF stored_elsewhere THEN
+      -- A concurrent flush stored a workflow event this one merged as new (fresh, above): retried whole by the writer,
+      -- it is then a re-delivery, so the run serves the first delivery's payload text.
+      RAISE EXCEPTION 'a concurrent flush stored the same workflow event: retry the flush' USING ERRCODE = 'serialization_failure';
+    END IF;
 
     -- The runs that got a workflow.started: their task rows take the run's fields (075-task-run-fields.sql).
     IF started_iids IS NOT NULL THEN

@@ -304,7 +304,7 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
     const dataColumnType = async (db: TestDatabase): Promise<string> =>
       String((await db.pool.query(`SELECT data_type FROM information_schema.columns WHERE table_schema = 'workflow_raw' AND table_name = 'workflow_events_raw' AND column_name = 'data'`)).rows[0]?.data_type);
 
-    it('keeps big integers and 17-digit doubles exactly in the raw row, and serves them as Fluent Bit would deliver them', async () => {
+    it('stores big integers and 17-digit doubles exactly, in the raw row and the served input', async () => {
       const db = await fresh();
       const file = join(dir, 'exact.jsonl');
       const line = started('EXACT-1', EXACT_INPUT);
@@ -315,9 +315,7 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
       const rawText = String(raw.rows[0].t);
       for (const literal of ['12345678901234567890', '-98765432109876543210', '0.30000000000000004']) expect(rawText).toContain(literal);
       const served = await db.pool.query(`SELECT input->>'big' AS big, input->>'neg' AS neg, input->>'d17' AS d17, status FROM workflow_index.workflow_instances WHERE id = 'EXACT-1'`);
-      // Served payload numbers are canonical (docs/write-path.md): the double Fluent Bit's %.16g printing leaves, so
-      // the same event has one identity and one text whichever path delivered it.
-      expect(served.rows).toEqual([{ big: '12345678901234570000', neg: '-98765432109876540000', d17: '0.3', status: 'COMPLETED' }]);
+      expect(served.rows).toEqual([{ big: '12345678901234567890', neg: '-98765432109876543210', d17: '0.30000000000000004', status: 'COMPLETED' }]);
       // A json column keeps the line itself: the record time key first, then every byte of the line.
       if ((await dataColumnType(db)) === 'json') expect(rawText).toBe(`{"wi_record_time":${T},${line.slice(1)}`);
     });
@@ -420,7 +418,7 @@ describe.skipIf(!available)('ingestEventLogs (real PostgreSQL)', () => {
       expect(s).toMatchObject({ eventsWritten: { total: 2 }, malformed: 0 });
       expect(s.repairs).toMatchObject({ 'nul-escape': 1, 'number-overflow': 1 });
       const res = await db.pool.query(`SELECT input->>'n' AS n, input->>'k' AS k, input->>'big' AS big FROM workflow_index.workflow_instances WHERE id = 'DOCKER-1'`);
-      expect(res.rows).toEqual([{ n: '1e999', k: '\uFFFD', big: '12345678901234570000' }]);
+      expect(res.rows).toEqual([{ n: '1e999', k: '\uFFFD', big: '12345678901234567890' }]);
     });
 
     it('runs each statement with search_path workflow_raw, and leaves the pooled connection as it was', async () => {

@@ -154,23 +154,32 @@ describePostgres('normalization rules (real PostgreSQL)', () => {
     expect(results[2]).toEqual(results[0]);
   });
 
-  it('the same task event printed exactly and as Fluent Bit re-prints its numbers is one event; a different number is another', async () => {
+  it('the same task event printed exactly and as Fluent Bit re-prints its numbers is one event, served as first delivered; a different number is another', async () => {
     // Fluent Bit holds numbers as doubles and prints them with %.16g, integral ones as x.0: 17-digit doubles lose a
-    // digit, `1.0E7` becomes `10000000.0`. A backfill of the exact lines over a Fluent Bit delivery adds nothing.
-    const line = (price: string, big: string, t: string) =>
-      `{"eventType":"io.serverlessworkflow.task.completed.v1","instanceId":"R21","timestamp":${t},"endTime":${t},"taskName":"step","taskPosition":"do/0/step","status":"COMPLETED","output":{"price":${price},"big":${big},"ratio":1.50}}`;
+    // digit, `1.0E7` becomes `10000000.0`. A backfill of the exact lines over a Fluent Bit delivery adds nothing, and
+    // the served payload is the first delivery's, never switched by a later spelling.
+    const line = (id: string, price: string, big: string, t: string) =>
+      `{"eventType":"io.serverlessworkflow.task.completed.v1","instanceId":"${id}","timestamp":${t},"endTime":${t},"taskName":"step","taskPosition":"do/0/step","status":"COMPLETED","output":{"price":${price},"big":${big},"ratio":1.50}}`;
+    const send = (id: string, price: string, big: string, t: string, recordTime: string) => db.pool.query(rawInsertStatement(
+      'workflow_raw.task_events_raw', 'workflow.task', [{ line: line(id, price, big, t), recordTime }]));
+    const fluentBit = ['0.3', '10000000.0', '1795441523.05107'] as const;
+    const exact = ['0.30000000000000004', '1.0E7', '1.7954415230510702E9'] as const;
+    // Fluent Bit's delivery first, then the exact line: one execution, served as Fluent Bit delivered it (the
+    // producer's last digit was lost before we saw it).
     await loadEvents(db.pool, [started('R21', T0)]);
-    const send = (price: string, big: string, t: string, recordTime: string) => db.pool.query(rawInsertStatement(
-      'workflow_raw.task_events_raw', 'workflow.task', [{ line: line(price, big, t), recordTime }]));
-    // Fluent Bit's delivery first, then the exact line: one execution, and the same payload either way round.
-    await send('0.3', '10000000.0', '1795441523.05107', '1795441599.5');
-    await send('0.30000000000000004', '1.0E7', '1.7954415230510702E9', '1795441523.05107');
+    await send('R21', ...fluentBit, '1795441599.5');
+    await send('R21', ...exact, '1795441523.05107');
     expect((await tasksOf('R21')).map((t) => [t.end_time, t.output])).toEqual([
+      ['2026-11-23T13:45:23.051070Z', { price: 0.3, big: 10000000, ratio: 1.5 }],
+    ]);
+    // The exact line first (init-job ingest), then Fluent Bit's: the producer's digits are served and stay.
+    await loadEvents(db.pool, [started('R21b', T0)]);
+    await send('R21b', ...exact, '1795441523.05107');
+    await send('R21b', ...fluentBit, '1795441601.5');
+    expect((await tasksOf('R21b')).map((t) => [t.end_time, t.output])).toEqual([
       ['2026-11-23T13:45:23.051070Z', { price: 0.30000000000000004, big: 10000000, ratio: 1.5 }],
     ]);
-    await send('0.3', '10000000.0', '1795441523.05107', '1795441601.5');
-    expect((await tasksOf('R21')).map((t) => t.output)).toEqual([{ price: 0.30000000000000004, big: 10000000, ratio: 1.5 }]);
-    await send('0.31', '1.0E7', '1.7954415230510702E9', '1795441523.05107');  // a different completion at that instant
+    await send('R21', '0.31', '1.0E7', '1.7954415230510702E9', '1795441523.05107');  // a different completion at that instant
     expect(await tasksOf('R21')).toHaveLength(2);
   });
 
