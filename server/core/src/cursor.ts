@@ -47,16 +47,16 @@ export function cursorOf(row: Row): string | null {
 const orderText = (order: readonly SortKey<string>[]): string[] => order.map((k) => `${k.field}:${k.direction}`);
 const orderForMessage = (order: readonly SortKey<string>[]): string => `{${order.map((k) => `${k.field}: ${k.direction}`).join(', ')}}`;
 
-export function encodeCursor(kind: CursorKind, order: readonly SortKey<string>[], values: readonly (string | null)[]): string {
-  return Buffer.from(JSON.stringify([MARK, kind, orderText(order), values]), 'utf8').toString('base64url');
+/** A cursor of `parts` (after the format mark): base64url JSON, as every cursor of this API is written. */
+export function encodeCursorParts(parts: readonly unknown[]): string {
+  return Buffer.from(JSON.stringify([MARK, ...parts]), 'utf8').toString('base64url');
 }
 
 /**
- * The keyset position of an `after` argument for a `kind` query whose effective order is `order`; throws
- * BAD_USER_INPUT naming the problem.
+ * The `count` parts of a cursor written by encodeCursorParts; throws `invalid(why)` for an empty, overlong, non-base64url
+ * or foreign one.
  */
-export function decodeCursor(kind: CursorKind, cursor: string, order: readonly SortKey<string>[]): KeysetPosition {
-  const invalid = (why: string) => badUserInput(`after is not a cursor of ${QUERY_OF[kind]} (${why}); pass the cursor field of a row this query returned`);
+export function cursorParts(cursor: string, count: number, invalid: (why: string) => Error): unknown[] {
   if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) throw invalid(cursor.length === 0 ? 'empty' : `longer than ${MAX_CURSOR_LENGTH} characters`);
   if (!BASE64URL.test(cursor)) throw invalid('not base64url text');
   let decoded: unknown;
@@ -65,8 +65,21 @@ export function decodeCursor(kind: CursorKind, cursor: string, order: readonly S
   } catch {
     throw invalid('not a cursor encoding');
   }
-  if (!Array.isArray(decoded) || decoded.length !== 4 || decoded[0] !== MARK) throw invalid('not a cursor encoding');
-  const [, cursorKind, cursorOrder, values] = decoded as [unknown, unknown, unknown, unknown];
+  if (!Array.isArray(decoded) || decoded.length !== count + 1 || decoded[0] !== MARK) throw invalid('not a cursor encoding');
+  return decoded.slice(1);
+}
+
+export function encodeCursor(kind: CursorKind, order: readonly SortKey<string>[], values: readonly (string | null)[]): string {
+  return encodeCursorParts([kind, orderText(order), values]);
+}
+
+/**
+ * The keyset position of an `after` argument for a `kind` query whose effective order is `order`; throws
+ * BAD_USER_INPUT naming the problem.
+ */
+export function decodeCursor(kind: CursorKind, cursor: string, order: readonly SortKey<string>[]): KeysetPosition {
+  const invalid = (why: string) => badUserInput(`after is not a cursor of ${QUERY_OF[kind]} (${why}); pass the cursor field of a row this query returned`);
+  const [cursorKind, cursorOrder, values] = cursorParts(cursor, 3, invalid);
   if (cursorKind !== 'instances' && cursorKind !== 'tasks') throw invalid('not a cursor encoding');
   if (cursorKind !== kind) throw badUserInput(`after is a cursor of ${QUERY_OF[cursorKind]}, not of ${QUERY_OF[kind]}`);
   const expected = orderText(order);
