@@ -32,3 +32,4 @@ export * from './stats-runs.js';
 export * from './conformance/stats-suite.js';
 export * from './sse-client.js';
 export * from './live-events.js';
+export * from './serve-app.js';

@@ -1,12 +1,10 @@
 // An OpenSearch server with live updates for a test: the real reader and the real change feed (polling the stamps
 // the normalizer writes) under the test's prefix, the app served by a real node:http server; deliveries go through
 // Fluent Bit's bulk shape into the raw indices and one normalizer, run to quiescence.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Client } from '@opensearch-project/opensearch';
 import { createApp } from '@workflow-index/core';
 import type { App } from '@workflow-index/core';
-import { MemoryLog, testConfig } from '@workflow-index/testkit';
+import { MemoryLog, testConfig, serveApp } from '@workflow-index/testkit';
 import type { Event } from '@workflow-index/testkit';
 import { applyRawSchema } from '../../src/apply-raw-schema.js';
 import { writeEventLines } from '../../src/fluent-bit-bulk.js';
@@ -37,12 +35,10 @@ export async function startLiveServer(client: Client, prefix: string, env: Recor
   const reader = createOpenSearchReader({ client, prefix, requestTimeoutMs: 10_000, ownsClient: false });
   const feed = new OpenSearchChangeFeed({ client, index: normalizedIndexNames(prefix).workflowInstances, logger, pollIntervalMs });
   const app = createApp({ config: testConfig({ GRAPHQL_SUBSCRIPTION_HEARTBEAT_MS: '200', ...env }), reader, logger, backend: 'opensearch', changeFeed: feed });
-  const server = http.createServer((req, res) => app.handleNodeRequest(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveApp(app);
   return {
     app,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: served.baseUrl,
     deliver: async (events) => {
       const records = events.map((e) => ({ line: JSON.stringify(e), recordTimeMs: (recordTimeMs += 1) }));
       const written = await writeEventLines(client, records, prefix);
@@ -53,9 +49,7 @@ export async function startLiveServer(client: Client, prefix: string, env: Recor
       throw new Error('the normalizer did not reach quiescence in 20 cycles');
     },
     close: async () => {
-      app.startDraining();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
       await app.dispose();
     },
   };

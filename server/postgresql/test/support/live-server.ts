@@ -1,10 +1,8 @@
 // A PostgreSQL server with live updates for a test: the real reader and the real change feed on the test's database,
 // the app served by a real node:http server on a free loopback port.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '@workflow-index/core';
 import type { App } from '@workflow-index/core';
-import { MemoryLog, testConfig } from '@workflow-index/testkit';
+import { MemoryLog, testConfig, serveApp } from '@workflow-index/testkit';
 import { PostgresqlChangeFeed } from '../../src/postgresql-change-feed.js';
 import { createPool } from '../../src/postgresql-pool.js';
 import { createPostgresqlReader } from '../../src/postgresql-reader.js';
@@ -25,18 +23,14 @@ export async function startLiveServer(database: TestDatabase, env: Record<string
   const reader = createPostgresqlReader({ pool });
   const feed = new PostgresqlChangeFeed({ connection: { connectionString: database.url }, logger });
   const app = createApp({ config: testConfig({ GRAPHQL_SUBSCRIPTION_HEARTBEAT_MS: '200', ...env }), reader, logger, backend: 'postgresql', changeFeed: feed });
-  const server = http.createServer((req, res) => app.handleNodeRequest(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveApp(app);
   return {
     app,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: served.baseUrl,
     feed,
     log,
     close: async () => {
-      app.startDraining();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
       await app.dispose();
       await reader.close();
     },
