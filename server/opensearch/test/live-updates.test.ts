@@ -1,7 +1,7 @@
 // workflowInstanceChanged on OpenSearch (CONTRACT §9): the real server over real HTTP, raw documents in Fluent Bit's
 // bulk shape, a normalizer cycle stamping the runs it wrote, the server's change feed polling the stamps.
 import { afterAll, expect } from 'vitest';
-import { liveSubscription, openSse, runCompleted, runStarted, SseStream, startTestSignIn, subscribeSse, taskStarted } from '@workflow-index/testkit';
+import { liveSubscription, openSse, runCompleted, runStarted, SseStream, startTestSignIn, LIVE_SIGN_IN, subscribeSse, taskStarted } from '@workflow-index/testkit';
 import type { LiveRun, TestSignIn } from '@workflow-index/testkit';
 import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import { startLiveServer } from './support/live-server.js';
@@ -53,17 +53,7 @@ describeOpenSearch('live updates on OpenSearch', () => {
   });
 
   it('with sign-in on, pushes a subject only the runs of its namespaces', async ({ namespace }) => {
-    signIn = await startTestSignIn({
-      audience: 'https://workflow-index.test/graphql',
-      clients: [
-        { id: 'acme', secret: 'acme-secret', groups: ['acme'] },
-        { id: 'other', secret: 'other-secret', groups: ['other'] },
-      ],
-      rules: [
-        { group: 'acme', namespaces: ['com.acme.live'], payloads: false },
-        { group: 'other', namespaces: ['com.other'], payloads: false },
-      ],
-    });
+    signIn = await startTestSignIn(LIVE_SIGN_IN);
     const issuer = signIn.issuer;
     const server = await startLiveServer(namespace.client, `${namespace.prefix}c-`, signIn.settings);
     try {

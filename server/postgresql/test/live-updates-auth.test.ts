@@ -2,7 +2,7 @@
 // verified at subscribe, and a subject is pushed only runs of its namespaces (every read of the subscriber goes
 // through its scoped Reader), whatever its filter says.
 import { afterAll, beforeAll, expect } from 'vitest';
-import { liveSubscription, openSse, runStarted, startTestSignIn, subscribeSse } from '@workflow-index/testkit';
+import { liveSubscription, openSse, runStarted, startTestSignIn, LIVE_SIGN_IN, subscribeSse } from '@workflow-index/testkit';
 import type { LiveRun, TestSignIn } from '@workflow-index/testkit';
 import { describePostgres, pgTest as it } from './support/fixtures.js';
 import { startLiveServer } from './support/live-server.js';
@@ -13,17 +13,7 @@ type Push = { workflowInstanceChanged: LiveRun };
 describePostgres('live updates with sign-in on PostgreSQL', () => {
   let signIn: TestSignIn;
   beforeAll(async () => {
-    signIn = await startTestSignIn({
-      audience: 'https://workflow-index.test/graphql',
-      clients: [
-        { id: 'acme', secret: 'acme-secret', groups: ['acme'] },
-        { id: 'other', secret: 'other-secret', groups: ['other'] },
-      ],
-      rules: [
-        { group: 'acme', namespaces: ['com.acme.live'], payloads: false },
-        { group: 'other', namespaces: ['com.other'], payloads: false },
-      ],
-    });
+    signIn = await startTestSignIn(LIVE_SIGN_IN);
   });
   afterAll(async () => {
     await signIn.stop();

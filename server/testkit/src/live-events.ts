@@ -1,6 +1,8 @@
 // Events of small synthetic runs for the live-update tests and the push benchmark: what a workflow application prints
 // for a run that starts, runs a task and ends, with timestamps in epoch seconds as Quarkus Flow prints them.
 import type { Event } from './event-rows.js';
+import type { TestIssuerOptions } from './oidc/types.js';
+import type { TestAccessRule } from './oidc/sign-in-settings.js';
 
 export interface LiveRunNames {
   readonly name?: string;
@@ -55,3 +57,16 @@ export interface LiveRun {
 export function liveSubscription(fields = LIVE_RUN_FIELDS): string {
   return `subscription Live($filter: WorkflowInstanceFilterInput) { workflowInstanceChanged(filter: $filter) { ${fields} } }`;
 }
+
+/** The sign-in of the live-update tests: `acme` sees the runs of com.acme.live (where runStarted puts them), `other` those of com.other. */
+export const LIVE_SIGN_IN: TestIssuerOptions & { readonly rules: readonly TestAccessRule[] } = {
+  audience: 'https://workflow-index.test/graphql',
+  clients: [
+    { id: 'acme', secret: 'acme-secret', groups: ['acme'] },
+    { id: 'other', secret: 'other-secret', groups: ['other'] },
+  ],
+  rules: [
+    { group: 'acme', namespaces: ['com.acme.live'], payloads: false },
+    { group: 'other', namespaces: ['com.other'], payloads: false },
+  ],
+};
