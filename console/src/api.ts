@@ -91,11 +91,23 @@ export async function listRuns(list: ListView, now: number, signal?: AbortSignal
   return { rows: data.runs, total: data.total, counts: counts as Record<Status, Count> };
 }
 
+const RUN_FIELDS = `${ROW_FIELDS} inputData outputData ${ERROR_FIELDS}
+    taskExecutions { id taskName taskPosition status startDate endDate inputData outputData ${ERROR_FIELDS} }`;
+
 export const RUN_QUERY = `query ConsoleRun($id: ID!) {
   getWorkflowInstance(id: $id) {
-    ${ROW_FIELDS} inputData outputData ${ERROR_FIELDS}
-    taskExecutions { id taskName taskPosition status startDate endDate inputData outputData ${ERROR_FIELDS} }
+    ${RUN_FIELDS}
   }
+}`;
+
+/** The run page's live updates: the same fields as RUN_QUERY, pushed on every change of the run. */
+export const RUN_SUBSCRIPTION = `subscription ConsoleRunLive($filter: WorkflowInstanceFilterInput) {
+  workflowInstanceChanged(filter: $filter) { ${RUN_FIELDS} }
+}`;
+
+/** The runs list's live updates: a row's fields, for the list's filter without its statuses. */
+export const ROWS_SUBSCRIPTION = `subscription ConsoleRunsLive($filter: WorkflowInstanceFilterInput) {
+  workflowInstanceChanged(filter: $filter) { ${ROW_FIELDS} durationMs }
 }`;
 
 export async function getRun(id: string, signal?: AbortSignal): Promise<Run | null> {

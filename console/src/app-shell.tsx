@@ -1,6 +1,8 @@
 // Header (title, links, freshness, auto-refresh) around the runs list or a run page, chosen by the URL.
 import { getFreshness } from './api.ts';
 import { formatAgo } from './format.ts';
+import { LiveIndicator } from './live-indicator.tsx';
+import { useLiveState } from './live-status.ts';
 import { hrefOf, navigate, onLinkClick, useView } from './navigation.ts';
 import { RunPage } from './run-page.tsx';
 import { RunsList } from './runs-list.tsx';
@@ -13,7 +15,9 @@ import type { ViewState } from './view-state.ts';
 
 export function AppShell() {
   const view = useView();
-  const tick = useTicker(view.refresh);
+  // While the page's live stream is up, pushes replace polling: the ticker stops.
+  const live = useLiveState();
+  const tick = useTicker(live === 'live' ? 0 : view.refresh);
   const home: ViewState = { ...view, run: null, task: null };
   return (
     <>
@@ -37,6 +41,7 @@ export function AppShell() {
             ))}
           </select>
         </label>
+        <LiveIndicator refresh={view.refresh} />
         <TimeZoneSelect />
         <SessionBadge />
       </header>

@@ -2,6 +2,7 @@
 // execution (in the URL: task=), then the payloads and the executions as a table.
 import { useState } from 'preact/hooks';
 import { getRun, runQueryFor } from './api.ts';
+import { useLiveRun } from './use-live-run.ts';
 import type { Run } from './api.ts';
 import { JsonBlock } from './json-view.tsx';
 import { hrefOf, navigate, onLinkClick } from './navigation.ts';
@@ -19,7 +20,7 @@ import type { ViewState } from './view-state.ts';
 export function RunPage({ view, run, tick }: { view: ViewState; run: string; tick: number }) {
   const result = useQuery(`run:${run}`, tick, (signal) => getRun(run, signal));
   const back: ViewState = { ...view, run: null, task: null };
-  const data = result.data;
+  const data = useLiveRun(run, result.data);
   return (
     <article aria-labelledby="run-title">
       <p class="crumbs">

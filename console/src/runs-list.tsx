@@ -1,13 +1,16 @@
 // The runs list: filters, per-status counts, a sortable table, paging with the total. Every control writes the
 // URL (navigate), and the list is read back from it, so a view is shareable and the back button walks it.
+import { useState } from 'preact/hooks';
 import { listRuns } from './api.ts';
 import type { Count, RunRow } from './api.ts';
 import { durationOf, formatDuration } from './format.ts';
 import { hrefOf, onLinkClick } from './navigation.ts';
 import { Filters, setList } from './run-filters.tsx';
+import { NewRuns } from './new-runs.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TimeText } from './time-text.tsx';
 import { useTimeZone } from './time-zone.ts';
+import { useLiveRows } from './use-live-rows.ts';
 import { useNow, useQuery } from './use-query.ts';
 import { STATUSES, formatView } from './view-state.ts';
 import type { SortKey, Status, ViewState } from './view-state.ts';
@@ -32,8 +35,14 @@ const COLUMNS: readonly Column[] = [
 
 export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
   const list = view.list;
-  const result = useQuery(`runs${formatView({ ...view, refresh: 0 })}`, tick, (signal) => listRuns(list, Date.now(), signal));
-  const page = result.data;
+  // "show" of the new runs' button reloads; both counters only grow, so their sum is a new tick for either.
+  const [reloads, setReloads] = useState(0);
+  const result = useQuery(`runs${formatView({ ...view, refresh: 0 })}`, tick + reloads, (signal) => {
+    const started = Date.now();
+    return listRuns(list, started, signal).then((page) => ({ page, started }));
+  });
+  const live = useLiveRows(list, result.data);
+  const page = result.data?.page ?? null;
   // Relative times ("3 min ago") move on between loads.
   const now = useNow(true, 30_000);
   const zone = useTimeZone();
@@ -42,6 +51,7 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
       <h1 id="runs-title">Workflow runs</h1>
       <Filters view={view} />
       <StatusCounts view={view} counts={page?.counts ?? null} />
+      <NewRuns count={live.fresh} onShow={() => setReloads((n) => n + 1)} />
       {result.state === 'error' && (
         <p class="error-banner" role="alert">
           Could not load runs: {result.message}
@@ -59,7 +69,7 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
             </tr>
           </thead>
           <tbody>
-            {page?.rows.map((row) => <RunLine view={view} row={row} now={now} />)}
+            {live.rows?.map((row) => <RunLine view={view} row={row} now={now} />)}
             {page !== null && page.rows.length === 0 && (
               <tr>
                 <td colSpan={COLUMNS.length + 1} class="empty">

@@ -1,0 +1,108 @@
+// Live pages in real Chromium against the real server on PostgreSQL with its change feed (the trigger's NOTIFY, the
+// server's LISTEN session): events written while a page is open change it without a reload and without a polling
+// query while the stream is up; a server that refuses subscriptions (GRAPHQL_MAX_SUBSCRIPTIONS=0, 429) leaves the
+// page polling at its auto-refresh period, quietly.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresReachable } from '@workflow-index/postgresql/testing';
+import { buildConsole } from './support/build-console.js';
+import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { startConsoleServer } from './support/console-server.js';
+import type { ConsoleServer } from './support/console-server.js';
+import { guardedPage } from './support/guarded-page.js';
+import type { GuardedPage } from './support/guarded-page.js';
+import { completed, logGraphql, nowIso, started, task } from './support/live-page.js';
+
+const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
+
+const available = (await postgresReachable()) && (await chromiumAvailable());
+
+describe.skipIf(!available)('live pages in Chromium', () => {
+  let server: ConsoleServer;
+  let refusing: ConsoleServer;
+  let browser: Browser;
+  const opened: GuardedPage[] = [];
+  const open = async (): Promise<GuardedPage> => {
+    const g = await guardedPage(browser, LAPTOP);
+    opened.push(g);
+    return g;
+  };
+
+  beforeAll(async () => {
+    await buildConsole();
+    [server, refusing] = await Promise.all([startConsoleServer({ live: true }), startConsoleServer({ live: true, env: { GRAPHQL_MAX_SUBSCRIPTIONS: '0' } })]);
+    browser = await launchChromium();
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const g of opened) await g.context.close();
+    await browser?.close();
+    await Promise.all([server?.close(), refusing?.close()]);
+  }, 60_000);
+
+  it('updates the run page (status, timeline, task table) as events arrive, without reload or polling', async () => {
+    await server.load([started('live-run-page', nowIso(-5000))]);
+    const { page } = await open();
+    await page.goto(`${server.baseUrl}/?run=live-run-page&refresh=5`);
+    await expect(page.locator('.run-head .badge').textContent()).resolves.toBe('RUNNING');
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    const log = logGraphql(page);
+
+    await server.load([task('live-run-page', 'started', 'do/0/checkStock', nowIso(-4000))]);
+    await page.locator('[data-testid=tasks] td a', { hasText: 'checkStock' }).waitFor();
+    await page.locator('.bar').first().waitFor();
+    await server.load([task('live-run-page', 'completed', 'do/0/checkStock', nowIso(-3000)), completed('live-run-page', nowIso(-2000))]);
+    await expect.poll(() => page.locator('.run-head .badge').textContent(), { timeout: 15_000 }).toBe('COMPLETED');
+    await expect.poll(() => page.locator('[data-testid=tasks] .badge').textContent()).toBe('COMPLETED');
+
+    // Auto-refresh is 5 s, yet the page asked nothing: the stream replaced the polling.
+    await page.waitForTimeout(6000);
+    expect(log.queries).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  }, 90_000);
+
+  it('updates rows of the runs list in place and offers the runs started since as "N new runs — show"', async () => {
+    const { page } = await open();
+    await page.goto(`${server.baseUrl}/?refresh=5`);
+    await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    const log = logGraphql(page);
+
+    await server.load([started('live-list-new', nowIso())]);
+    const button = page.getByTestId('new-runs').getByRole('button');
+    await expect.poll(() => button.textContent(), { timeout: 15_000 }).toBe('1 new run — show');
+    expect(await page.locator('tr[data-run-id=live-list-new]').count()).toBe(0);
+    expect(log.queries).toEqual([]);
+
+    await button.click();
+    await page.locator('tr[data-run-id=live-list-new]').waitFor();
+    expect(log.queries).toEqual(['ConsoleRuns']);
+    await expect(page.locator('tr[data-run-id=live-list-new] .badge').textContent()).resolves.toBe('RUNNING');
+
+    await server.load([completed('live-list-new', nowIso())]);
+    await expect.poll(() => page.locator('tr[data-run-id=live-list-new] .badge').textContent(), { timeout: 15_000 }).toBe('COMPLETED');
+    await page.waitForTimeout(6000);
+    expect(log.queries).toEqual(['ConsoleRuns']);
+  }, 90_000);
+
+  it('falls back to polling at the auto-refresh period when the server refuses the stream, and shows it', async () => {
+    const { page } = await open();
+    await page.goto(`${refusing.baseUrl}/?refresh=5`);
+    await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+    const indicator = page.locator('[data-testid=live][data-state=down]');
+    await expect.poll(() => indicator.textContent(), { timeout: 15_000 }).toContain('Polling every 5 s');
+    const log = logGraphql(page);
+    await refusing.load([started('live-fallback', nowIso())]);
+    await page.locator('tr[data-run-id=live-fallback]').waitFor({ timeout: 20_000 });
+    expect(log.queries.filter((q) => q === 'ConsoleRuns').length).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => log.queries.filter((q) => q === 'ConsoleRuns').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    // The stream is retried with back-off, not given up.
+    await expect.poll(() => log.streams, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+  }, 90_000);
+
+  it('made no request beyond 127.0.0.1 and logged no error but the refused streams', () => {
+    expect(opened.flatMap((g) => g.requested).filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+    expect(opened.flatMap((g) => g.problems).filter((p) => !/status of 429/.test(p))).toEqual([]);
+  });
+});
