@@ -144,3 +144,26 @@ export async function getSuggestions(signal?: AbortSignal): Promise<Suggestions>
   const distinct = (values: readonly (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null && v !== ''))].sort();
   return { names: distinct(data.runs.map((r) => r.name)), namespaces: distinct(data.runs.map((r) => r.namespace)), versions: distinct(data.runs.map((r) => r.version)) };
 }
+
+export interface RunEvent {
+  readonly type: string;
+  readonly time: string | null;
+  readonly taskPosition: string | null;
+  readonly taskName: string | null;
+  readonly accepted: boolean;
+  readonly rejection: string | null;
+  readonly data: string | null;
+  readonly cursor: string;
+}
+
+/** One page of a run's event history (null: no such run, or not visible), after the event of `after`. */
+export async function getRunEvents(id: string, limit: number, after: string | null, signal?: AbortSignal): Promise<RunEvent[] | null> {
+  const data = await graphql<{ run: { events: RunEvent[] } | null }>(
+    `query ConsoleRunEvents($id: ID!, $limit: Int, $after: String) {
+  run: getWorkflowInstance(id: $id) { events(limit: $limit, after: $after) { type time taskPosition taskName accepted rejection data cursor } }
+}`,
+    { id, limit, after },
+    signal,
+  );
+  return data.run?.events ?? null;
+}

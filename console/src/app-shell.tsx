@@ -18,7 +18,7 @@ export function AppShell() {
   // While the page's live stream is up, pushes replace polling: the ticker stops.
   const live = useLiveState();
   const tick = useTicker(live === 'live' ? 0 : view.refresh);
-  const home: ViewState = { ...view, run: null, task: null };
+  const home: ViewState = { ...view, run: null, task: null, tab: null };
   return (
     <>
       <a class="skip" href="#main">

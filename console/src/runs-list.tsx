@@ -87,7 +87,7 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
 
 /** A table row on wide screens, a card on narrow ones (styles.css): the cells carry their labels for the card. */
 function RunLine({ view, row, now }: { view: ViewState; row: RunRow; now: number }) {
-  const target: ViewState = { ...view, run: row.id, task: null };
+  const target: ViewState = { ...view, run: row.id, task: null, tab: null };
   // The server's durationMs is null while a run is running: show the time so far instead.
   const duration = row.durationMs ?? durationOf(row.startDate, row.endDate, now);
   return (

@@ -15,6 +15,9 @@ export type Range = (typeof RANGES)[number];
 export const MATCHES = ['prefix', 'contains', 'exact'] as const;
 export type Match = (typeof MATCHES)[number];
 
+export const RUN_TABS = ['events'] as const;
+export type RunTab = (typeof RUN_TABS)[number];
+
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const REFRESH_SECONDS = [0, 5, 15, 60] as const;
 
@@ -45,6 +48,8 @@ export interface ViewState {
   readonly run: string | null;
   /** The selected task execution id on the run page. */
   readonly task: string | null;
+  /** The run page's tab: null for the overview, 'events' for the event history. */
+  readonly tab: RunTab | null;
   /** Auto-refresh period in seconds; 0 = off. */
   readonly refresh: number;
 }
@@ -66,7 +71,7 @@ export const DEFAULT_LIST: ListView = {
   size: 25,
 };
 
-export const DEFAULT_VIEW: ViewState = { list: DEFAULT_LIST, run: null, task: null, refresh: 0 };
+export const DEFAULT_VIEW: ViewState = { list: DEFAULT_LIST, run: null, task: null, tab: null, refresh: 0 };
 
 function oneOf<T extends string | number>(allowed: readonly T[], value: T | undefined, fallback: T): T {
   return value !== undefined && allowed.includes(value) ? value : fallback;
@@ -103,8 +108,9 @@ export function parseView(search: string): ViewState {
   };
   const refresh = oneOf(REFRESH_SECONDS as readonly number[], Number(p.get('refresh') ?? 0), 0);
   const run = p.get('run') || null;
-  // A task is selected on a run page only.
-  return { list, run, task: run === null ? null : p.get('task') || null, refresh };
+  // A task is selected, and a tab shown, on a run page only.
+  const tab = run === null ? null : oneOf<RunTab | ''>(RUN_TABS, (p.get('tab') ?? undefined) as RunTab | undefined, '') || null;
+  return { list, run, task: run === null ? null : p.get('task') || null, tab, refresh };
 }
 
 /** The query string of a view (with a leading `?`, or '' for the default view); defaults are left out. */
@@ -113,6 +119,7 @@ export function formatView(view: ViewState): string {
   const l = view.list;
   if (view.run !== null) p.set('run', view.run);
   if (view.run !== null && view.task !== null) p.set('task', view.task);
+  if (view.run !== null && view.tab !== null) p.set('tab', view.tab);
   if (l.statuses.length > 0) p.set('status', l.statuses.join(','));
   if (l.name !== '') p.set('name', l.name);
   if (l.namespace !== '') p.set('namespace', l.namespace);

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseFilter, isInstant, parsePayloadPair, toInstant, withStatuses } from '../src/filters.ts';
-import { DEFAULT_VIEW, MATCHES, PAGE_SIZES, RANGES, REFRESH_SECONDS, SORT_KEYS, STATUSES, formatView, parseView } from '../src/view-state.ts';
+import { DEFAULT_VIEW, MATCHES, PAGE_SIZES, RANGES, REFRESH_SECONDS, RUN_TABS, SORT_KEYS, STATUSES, formatView, parseView } from '../src/view-state.ts';
 import type { ViewState } from '../src/view-state.ts';
 
 const instant = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
@@ -26,13 +26,15 @@ const viewArb: fc.Arbitrary<ViewState> = fc
     size: fc.constantFrom(...PAGE_SIZES),
     run: fc.option(fc.string({ minLength: 1 }), { nil: null }),
     task: fc.option(fc.string({ minLength: 1 }), { nil: null }),
+    tab: fc.option(fc.constantFrom(...RUN_TABS), { nil: null }),
     refresh: fc.constantFrom(...REFRESH_SECONDS),
   })
-  .map(({ run, task, refresh, ...list }) => ({
+  .map(({ run, task, tab, refresh, ...list }) => ({
     // Only what the URL keeps: custom bounds exist only for the custom range, a task only on a run page.
     list: { ...list, from: list.range === 'custom' ? list.from : '', to: list.range === 'custom' ? list.to : '' },
     run,
     task: run === null ? null : task,
+    tab: run === null ? null : tab,
     refresh,
   }));
 
@@ -54,7 +56,7 @@ describe('view state in the URL', () => {
 
   it('reads any query string as a valid view (unknown values fall back to defaults)', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('status', 'sort', 'page', 'size', 'range', 'refresh', 'run', 'task', 'q', 'match', 'x'), fc.string()), (params) => {
+      fc.property(fc.dictionary(fc.constantFrom('status', 'sort', 'page', 'size', 'range', 'refresh', 'run', 'task', 'tab', 'q', 'match', 'x'), fc.string()), (params) => {
         const view = parseView(new URLSearchParams(params).toString());
         expect(view.list.statuses.every((s) => (STATUSES as readonly string[]).includes(s))).toBe(true);
         expect(SORT_KEYS).toContain(view.list.sort);
