@@ -19,6 +19,9 @@ const FIRST_RETRY_MS = 2000;
 const MAX_RETRY_MS = 60_000;
 /** The server sends a heartbeat at least every 15 s: this long without a byte means the connection is gone. */
 const SILENCE_MS = 40_000;
+/** The first heartbeat comes before the subscription has read its state, which may still fail (a backend without
+ * live updates answers SERVICE_UNAVAILABLE then): a stream that only beat is taken as up after this long. */
+const SETTLE_MS = 1500;
 
 /** Opens the subscription and keeps it open until the returned function is called. */
 export function openLiveStream<T>(query: string, variables: Record<string, unknown>, handlers: LiveHandlers<T>): () => void {
@@ -37,18 +40,28 @@ export function openLiveStream<T>(query: string, variables: Record<string, unkno
     if (stopped) return;
     controller = new AbortController();
     let alive = false;
+    let settle: ReturnType<typeof setTimeout> | null = null;
     const onAlive = (): void => {
+      if (settle !== null) clearTimeout(settle);
+      settle = null;
       alive = true;
       delayMs = FIRST_RETRY_MS;
       setState('live');
     };
-    readStream(query, variables, controller, onAlive, handlers.onData).then(
+    const onBeat = (): void => {
+      if (!alive && settle === null) settle = setTimeout(onAlive, SETTLE_MS);
+    };
+    readStream(query, variables, controller, { onAlive, onBeat }, handlers.onData).then(
       () => {
+        if (settle !== null) clearTimeout(settle);
         // Completed by the server: open again at once if it had answered, else back off as after a failure.
         if (alive) connect();
         else failed();
       },
-      () => failed(),
+      () => {
+        if (settle !== null) clearTimeout(settle);
+        failed();
+      },
     );
   };
   const failed = (): void => {
@@ -78,7 +91,14 @@ function headers(): Record<string, string> {
   return result;
 }
 
-async function readStream<T>(query: string, variables: Record<string, unknown>, controller: AbortController, onAlive: () => void, onData: (data: T) => void): Promise<void> {
+interface Liveness {
+  /** A push without errors: the subscription is up. */
+  readonly onAlive: () => void;
+  /** A heartbeat: the connection is up. */
+  readonly onBeat: () => void;
+}
+
+async function readStream<T>(query: string, variables: Record<string, unknown>, controller: AbortController, liveness: Liveness, onData: (data: T) => void): Promise<void> {
   const response = await fetch('/graphql', { method: 'POST', headers: headers(), body: JSON.stringify({ query, variables }), signal: controller.signal, cache: 'no-store' });
   const settings = signInSettings();
   if (response.status === 401 && settings.mode === 'oidc') void signInAgain(settings);
@@ -96,11 +116,11 @@ async function readStream<T>(query: string, variables: Record<string, unknown>, 
       silence = setTimeout(() => controller.abort(), SILENCE_MS);
       for (const event of parser.push(value)) {
         if (event.event === 'complete') return;
-        if (event.event === 'heartbeat') onAlive();
+        if (event.event === 'heartbeat') liveness.onBeat();
         if (event.event !== 'next') continue;
         const result = JSON.parse(event.data) as { data?: T | null; errors?: unknown[] };
         if (result.errors !== undefined && result.errors.length > 0) throw new Error('the subscription failed');
-        onAlive();
+        liveness.onAlive();
         if (result.data !== undefined && result.data !== null) onData(result.data);
       }
     }
