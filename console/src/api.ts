@@ -167,3 +167,56 @@ export async function getRunEvents(id: string, limit: number, after: string | nu
   );
   return data.run?.events ?? null;
 }
+
+export interface DurationRow {
+  readonly start: string;
+  readonly name: string | null;
+  readonly durationMs: { readonly p50: number | null; readonly p90: number | null; readonly p99: number | null; readonly max: number | null; readonly count: number } | null;
+}
+
+export interface ErrorCount {
+  readonly type: string | null;
+  readonly title: string | null;
+  readonly status: number | null;
+  readonly count: number;
+  readonly lastSeen: string;
+}
+
+export interface TaskFailureCount {
+  readonly taskName: string | null;
+  readonly taskPosition: string;
+  readonly workflowName: string | null;
+  readonly count: number;
+}
+
+export interface Insights {
+  readonly overTime: readonly { readonly start: string; readonly statusCounts: readonly { readonly status: Status; readonly count: number }[] }[];
+  readonly durations: readonly DurationRow[];
+  readonly errors: readonly ErrorCount[];
+  readonly tasks: readonly TaskFailureCount[];
+}
+
+export const TOP_LIMIT = 10;
+
+/** The insights page in one request: runs per status over time, duration percentiles per workflow, the top errors
+ * and failing tasks of the range (runs by their start; task executions by theirs). */
+export async function getInsights(range: { from: string; to: string; interval: string; durations: string; last: string }, signal?: AbortSignal): Promise<Insights> {
+  return graphql<Insights>(
+    `query ConsoleInsights($from: String!, $to: String!, $interval: StatsInterval!, $durations: StatsInterval!, $runs: WorkflowInstanceFilterInput, $tasks: TaskExecutionFilterInput, $limit: Int) {
+  overTime: workflowStats(interval: $interval, from: $from, to: $to) { start statusCounts { status count } }
+  durations: workflowStats(interval: $durations, from: $from, to: $to, groupBy: ["name"]) { start name durationMs { p50 p90 p99 max count } }
+  errors: topErrors(filter: $runs, limit: $limit) { type title status count lastSeen }
+  tasks: topFailingTasks(filter: $tasks, limit: $limit) { taskName taskPosition workflowName count }
+}`,
+    {
+      from: range.from,
+      to: range.to,
+      interval: range.interval,
+      durations: range.durations,
+      runs: { startDate: { gte: range.from, lte: range.last } },
+      tasks: { startDate: { gte: range.from, lte: range.last } },
+      limit: TOP_LIMIT,
+    },
+    signal,
+  );
+}

@@ -6,6 +6,7 @@ import type { Count, RunRow } from './api.ts';
 import { durationOf, formatDuration } from './format.ts';
 import { hrefOf, onLinkClick } from './navigation.ts';
 import { Filters, setList } from './run-filters.tsx';
+import { DrillConditions } from './drill-conditions.tsx';
 import { NewRuns } from './new-runs.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TimeText } from './time-text.tsx';
@@ -50,6 +51,7 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Workflow runs</h1>
       <Filters view={view} />
+      <DrillConditions view={view} />
       <StatusCounts view={view} counts={page?.counts ?? null} />
       <NewRuns count={live.fresh} onShow={() => setReloads((n) => n + 1)} />
       {result.state === 'error' && (
