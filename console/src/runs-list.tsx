@@ -6,6 +6,7 @@ import type { Count, RunRow } from './api.ts';
 import { durationOf, formatDuration } from './format.ts';
 import { hrefOf, onLinkClick } from './navigation.ts';
 import { Filters, setList } from './run-filters.tsx';
+import { ExportButtons } from './export-button.tsx';
 import { DrillConditions } from './drill-conditions.tsx';
 import { NewRuns } from './new-runs.tsx';
 import { StatusBadge } from './status-badge.tsx';
@@ -83,6 +84,7 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
         </table>
       </div>
       <Pager view={view} total={page?.total ?? null} shown={page?.rows.length ?? 0} />
+      <ExportButtons list={list} />
     </section>
   );
 }
