@@ -2,7 +2,9 @@
 // server's LISTEN session): events written while a page is open change it without a reload and without a polling
 // query while the stream is up; a server that refuses subscriptions (GRAPHQL_MAX_SUBSCRIPTIONS=0, 429) leaves the
 // page polling at its auto-refresh period, quietly.
-import type { Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { buildConsole } from './support/build-console.js';
@@ -13,7 +15,9 @@ import { guardedPage } from './support/guarded-page.js';
 import type { GuardedPage } from './support/guarded-page.js';
 import { completed, logGraphql, nowIso, started, task } from './support/live-page.js';
 
+const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
 
 const available = (await postgresReachable()) && (await chromiumAvailable());
 
@@ -22,13 +26,14 @@ describe.skipIf(!available)('live pages in Chromium', () => {
   let refusing: ConsoleServer;
   let browser: Browser;
   const opened: GuardedPage[] = [];
-  const open = async (): Promise<GuardedPage> => {
-    const g = await guardedPage(browser, LAPTOP);
+  const open = async (options: BrowserContextOptions = LAPTOP): Promise<GuardedPage> => {
+    const g = await guardedPage(browser, options);
     opened.push(g);
     return g;
   };
 
   beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
     await buildConsole();
     [server, refusing] = await Promise.all([startConsoleServer({ live: true }), startConsoleServer({ live: true, env: { GRAPHQL_MAX_SUBSCRIPTIONS: '0' } })]);
     browser = await launchChromium();
@@ -72,6 +77,7 @@ describe.skipIf(!available)('live pages in Chromium', () => {
     await server.load([started('live-list-new', nowIso())]);
     const button = page.getByTestId('new-runs').getByRole('button');
     await expect.poll(() => button.textContent(), { timeout: 15_000 }).toBe('1 new run — show');
+    await page.screenshot({ path: `${ARTIFACTS}live-runs-list-new-runs.png` });
     expect(await page.locator('tr[data-run-id=live-list-new]').count()).toBe(0);
     expect(log.queries).toEqual([]);
 
@@ -100,6 +106,24 @@ describe.skipIf(!available)('live pages in Chromium', () => {
     // The stream is retried with back-off, not given up.
     await expect.poll(() => log.streams, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
   }, 90_000);
+
+  it('shows the live indicator at laptop and phone width, light and dark, and fits a phone', async () => {
+    for (const [device, options] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const { page } = await open({ ...options, colorScheme });
+        await page.goto(`${server.baseUrl}/`);
+        await page.locator('[data-testid=live][data-state=live]').waitFor();
+        await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
+        await page.screenshot({ path: `${ARTIFACTS}live-runs-list-${device}-${colorScheme}.png` });
+        await page.goto(`${server.baseUrl}/?run=live-run-page`);
+        await page.locator('[data-testid=live][data-state=live]').waitFor();
+        await page.locator('.bar').first().waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
+        await page.screenshot({ path: `${ARTIFACTS}live-run-${device}-${colorScheme}.png` });
+      }
+    }
+  }, 120_000);
 
   it('made no request beyond 127.0.0.1 and logged no error but the refused streams', () => {
     expect(opened.flatMap((g) => g.requested).filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
