@@ -1,7 +1,8 @@
 // A run's event history (the run page's Events tab): every event the index holds, in event-time order, rejected ones
 // marked with the normalizer's reason, each event's stored JSON behind a disclosure. Paged by the events' cursors;
-// the cursor's place is stable, so "load more" after the last page also picks up events that arrived since.
-import { useEffect, useState } from 'preact/hooks';
+// the cursor's place is stable, so "load more" after the last page also picks up events that arrived since, which the
+// tab does by itself each time the run is pushed or reloaded (`version`) once the whole history is shown.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { getRunEvents } from './api.ts';
 import type { RunEvent } from './api.ts';
 import { JsonBlock } from './json-view.tsx';
@@ -19,7 +20,8 @@ interface History {
 
 const EMPTY: History = { events: [], full: false, loading: true, error: null };
 
-export function RunEvents({ run }: { run: string }) {
+/** `version`: the run as last loaded or pushed; a new one may come with new events. */
+export function RunEvents({ run, version }: { run: string; version: object }) {
   const [history, setHistory] = useState<History>(EMPTY);
   const load = (after: string | null, signal?: AbortSignal): void => {
     setHistory((h) => ({ ...h, loading: true, error: null }));
@@ -37,6 +39,13 @@ export function RunEvents({ run }: { run: string }) {
     return () => controller.abort();
   }, [run]);
   const last = history.events.at(-1);
+  const seen = useRef(version);
+  useEffect(() => {
+    if (seen.current === version) return;
+    seen.current = version;
+    // Only at the end of the history: a reader paging through a long one asks for more themselves.
+    if (!history.loading && !history.full && last !== undefined) load(last.cursor);
+  }, [version]);
   const rejected = history.events.filter((e) => !e.accepted).length;
   return (
     <section aria-labelledby="events-title" data-testid="run-events">

@@ -64,7 +64,7 @@ function RunDetails({ view, run }: { view: ViewState; run: Run }) {
         }}
       />
       <RunTabs view={view} />
-      {view.tab === 'events' ? <RunEvents run={run.id} /> : <RunOverview view={view} run={run} now={now} focusTask={focusTask} setFocusTask={setFocusTask} />}
+      {view.tab === 'events' ? <RunEvents run={run.id} version={run} /> : <RunOverview view={view} run={run} now={now} focusTask={focusTask} setFocusTask={setFocusTask} />}
     </>
   );
 }

@@ -67,6 +67,19 @@ describe.skipIf(!available)('live pages in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   }, 90_000);
 
+  it("appends the run's new events to an open Events tab as they arrive", async () => {
+    await server.load([started('live-events-tab', nowIso(-5000))]);
+    const { page } = await open();
+    await page.goto(`${server.baseUrl}/?run=live-events-tab&tab=events`);
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await expect.poll(() => page.locator('.events > li').count()).toBe(1);
+    const log = logGraphql(page);
+    await server.load([task('live-events-tab', 'started', 'do/0/pack', nowIso(-4000))]);
+    await expect.poll(() => page.locator('.events .event-type').allTextContents(), { timeout: 15_000 }).toEqual(['workflow.started.v1', 'task.started.v1']);
+    // Asked because of the push, not by a timer: only the events' page after the last one shown.
+    expect(new Set(log.queries)).toEqual(new Set(['ConsoleRunEvents']));
+  }, 90_000);
+
   it('updates rows of the runs list in place and offers the runs started since as "N new runs — show"', async () => {
     const { page } = await open();
     await page.goto(`${server.baseUrl}/?refresh=5`);
