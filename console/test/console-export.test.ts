@@ -2,7 +2,8 @@
 // sign-in suite covers the fetched download with the session's token): CSV and JSONL downloads hold exactly the
 // runs the API matches for the list's filters, every one of them (not only the page), and end with the complete
 // trailer.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
@@ -13,6 +14,7 @@ import type { ConsoleServer } from './support/console-server.js';
 import { guardedPage } from './support/guarded-page.js';
 import type { GuardedPage } from './support/guarded-page.js';
 
+const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
 
 /** RFC 4180 records (quoted cells may hold commas, quotes and line breaks). */
@@ -63,6 +65,7 @@ describe.skipIf(!available)('runs list export in Chromium', () => {
   };
 
   beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
     await buildConsole();
     server = await startConsoleServer();
     browser = await launchChromium();
@@ -82,6 +85,8 @@ describe.skipIf(!available)('runs list export in Chromium', () => {
     await page.locator('[data-testid=runs] tbody tr').first().waitFor();
     const expected = await ids({ status: { in: ['COMPLETED', 'FAULTED'] } });
     expect(expected.length).toBeGreaterThan(10);
+    await page.getByTestId('export').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}runs-list-export.png` });
 
     const csv = csvRecords(await download(page, 'csv'));
     expect(csv[0]?.slice(0, 5)).toEqual(['id', 'name', 'namespace', 'version', 'status']);
