@@ -1,7 +1,8 @@
 // Live pages in real Chromium against the real server on PostgreSQL with its change feed (the trigger's NOTIFY, the
 // server's LISTEN session): events written while a page is open change it without a reload and without a polling
 // query while the stream is up; a server that refuses subscriptions (GRAPHQL_MAX_SUBSCRIPTIONS=0, 429) leaves the
-// page polling at its auto-refresh period, quietly.
+// page polling at its auto-refresh period, quietly, as does a server without live updates (no change feed: what the
+// embedded PGlite database gives).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContextOptions } from 'playwright-core';
@@ -24,6 +25,7 @@ const available = (await postgresReachable()) && (await chromiumAvailable());
 describe.skipIf(!available)('live pages in Chromium', () => {
   let server: ConsoleServer;
   let refusing: ConsoleServer;
+  let noFeed: ConsoleServer;
   let browser: Browser;
   const opened: GuardedPage[] = [];
   const open = async (options: BrowserContextOptions = LAPTOP): Promise<GuardedPage> => {
@@ -35,14 +37,14 @@ describe.skipIf(!available)('live pages in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await buildConsole();
-    [server, refusing] = await Promise.all([startConsoleServer({ live: true }), startConsoleServer({ live: true, env: { GRAPHQL_MAX_SUBSCRIPTIONS: '0' } })]);
+    [server, refusing, noFeed] = await Promise.all([startConsoleServer({ live: true }), startConsoleServer({ live: true, env: { GRAPHQL_MAX_SUBSCRIPTIONS: '0' } }), startConsoleServer()]);
     browser = await launchChromium();
   }, 240_000);
 
   afterAll(async () => {
     for (const g of opened) await g.context.close();
     await browser?.close();
-    await Promise.all([server?.close(), refusing?.close()]);
+    await Promise.all([server?.close(), refusing?.close(), noFeed?.close()]);
   }, 60_000);
 
   it('updates the run page (status, timeline, task table) as events arrive, without reload or polling', async () => {
@@ -105,20 +107,26 @@ describe.skipIf(!available)('live pages in Chromium', () => {
     expect(log.queries).toEqual(['ConsoleRuns']);
   }, 90_000);
 
-  it('falls back to polling at the auto-refresh period when the server refuses the stream, and shows it', async () => {
-    const { page } = await open();
-    await page.goto(`${refusing.baseUrl}/?refresh=5`);
-    await page.locator('[data-testid=runs] tbody tr').first().waitFor();
-    const indicator = page.locator('[data-testid=live][data-state=down]');
-    await expect.poll(() => indicator.textContent(), { timeout: 15_000 }).toContain('Polling every 5 s');
-    const log = logGraphql(page);
-    await refusing.load([started('live-fallback', nowIso())]);
-    await page.locator('tr[data-run-id=live-fallback]').waitFor({ timeout: 20_000 });
-    expect(log.queries.filter((q) => q === 'ConsoleRuns').length).toBeGreaterThanOrEqual(1);
-    await expect.poll(() => log.queries.filter((q) => q === 'ConsoleRuns').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
-    // The stream is retried with back-off, not given up.
-    await expect.poll(() => log.streams, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
-  }, 90_000);
+  for (const [why, serverOf] of [
+    ['refuses the stream (TOO_MANY_SUBSCRIPTIONS, 429)', () => refusing],
+    ['has no live updates (SERVICE_UNAVAILABLE, as on the embedded database)', () => noFeed],
+  ] as const) {
+    it(`falls back to polling at the auto-refresh period when the server ${why}, and shows it`, async () => {
+      const target = serverOf();
+      const { page } = await open();
+      await page.goto(`${target.baseUrl}/?refresh=5`);
+      await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+      const indicator = page.locator('[data-testid=live][data-state=down]');
+      await expect.poll(() => indicator.textContent(), { timeout: 15_000 }).toContain('Polling every 5 s');
+      const log = logGraphql(page);
+      const id = `live-fallback-${target === refusing ? 'refused' : 'no-feed'}`;
+      await target.load([started(id, nowIso())]);
+      await page.locator(`tr[data-run-id=${id}]`).waitFor({ timeout: 20_000 });
+      await expect.poll(() => log.queries.filter((q) => q === 'ConsoleRuns').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      // The stream is retried with back-off, not given up.
+      await expect.poll(() => log.streams, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    }, 90_000);
+  }
 
   it('shows the live indicator at laptop and phone width, light and dark, and fits a phone', async () => {
     for (const [device, options] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
