@@ -31,7 +31,8 @@ export function openLiveStream<T>(query: string, variables: Record<string, unkno
   let delayMs = FIRST_RETRY_MS;
   let state: LiveState = 'connecting';
   const setState = (next: LiveState): void => {
-    if (next === state) return;
+    // A stopped stream reports nothing more (its page has gone, another may be reporting now).
+    if (stopped || next === state) return;
     state = next;
     handlers.onState(next);
   };
