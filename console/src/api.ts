@@ -91,11 +91,23 @@ export async function listRuns(list: ListView, now: number, signal?: AbortSignal
   return { rows: data.runs, total: data.total, counts: counts as Record<Status, Count> };
 }
 
+const RUN_FIELDS = `${ROW_FIELDS} inputData outputData ${ERROR_FIELDS}
+    taskExecutions { id taskName taskPosition status startDate endDate inputData outputData ${ERROR_FIELDS} }`;
+
 export const RUN_QUERY = `query ConsoleRun($id: ID!) {
   getWorkflowInstance(id: $id) {
-    ${ROW_FIELDS} inputData outputData ${ERROR_FIELDS}
-    taskExecutions { id taskName taskPosition status startDate endDate inputData outputData ${ERROR_FIELDS} }
+    ${RUN_FIELDS}
   }
+}`;
+
+/** The run page's live updates: the same fields as RUN_QUERY, pushed on every change of the run. */
+export const RUN_SUBSCRIPTION = `subscription ConsoleRunLive($filter: WorkflowInstanceFilterInput) {
+  workflowInstanceChanged(filter: $filter) { ${RUN_FIELDS} }
+}`;
+
+/** The runs list's live updates: a row's fields, for the list's filter without its statuses. */
+export const ROWS_SUBSCRIPTION = `subscription ConsoleRunsLive($filter: WorkflowInstanceFilterInput) {
+  workflowInstanceChanged(filter: $filter) { ${ROW_FIELDS} durationMs }
 }`;
 
 export async function getRun(id: string, signal?: AbortSignal): Promise<Run | null> {
@@ -131,4 +143,80 @@ export async function getSuggestions(signal?: AbortSignal): Promise<Suggestions>
   );
   const distinct = (values: readonly (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null && v !== ''))].sort();
   return { names: distinct(data.runs.map((r) => r.name)), namespaces: distinct(data.runs.map((r) => r.namespace)), versions: distinct(data.runs.map((r) => r.version)) };
+}
+
+export interface RunEvent {
+  readonly type: string;
+  readonly time: string | null;
+  readonly taskPosition: string | null;
+  readonly taskName: string | null;
+  readonly accepted: boolean;
+  readonly rejection: string | null;
+  readonly data: string | null;
+  readonly cursor: string;
+}
+
+/** One page of a run's event history (null: no such run, or not visible), after the event of `after`. */
+export async function getRunEvents(id: string, limit: number, after: string | null, signal?: AbortSignal): Promise<RunEvent[] | null> {
+  const data = await graphql<{ run: { events: RunEvent[] } | null }>(
+    `query ConsoleRunEvents($id: ID!, $limit: Int, $after: String) {
+  run: getWorkflowInstance(id: $id) { events(limit: $limit, after: $after) { type time taskPosition taskName accepted rejection data cursor } }
+}`,
+    { id, limit, after },
+    signal,
+  );
+  return data.run?.events ?? null;
+}
+
+export interface DurationRow {
+  readonly start: string;
+  readonly name: string | null;
+  readonly durationMs: { readonly p50: number | null; readonly p90: number | null; readonly p99: number | null; readonly max: number | null; readonly count: number } | null;
+}
+
+export interface ErrorCount {
+  readonly type: string | null;
+  readonly title: string | null;
+  readonly status: number | null;
+  readonly count: number;
+  readonly lastSeen: string;
+}
+
+export interface TaskFailureCount {
+  readonly taskName: string | null;
+  readonly taskPosition: string;
+  readonly workflowName: string | null;
+  readonly count: number;
+}
+
+export interface Insights {
+  readonly overTime: readonly { readonly start: string; readonly statusCounts: readonly { readonly status: Status; readonly count: number }[] }[];
+  readonly durations: readonly DurationRow[];
+  readonly errors: readonly ErrorCount[];
+  readonly tasks: readonly TaskFailureCount[];
+}
+
+export const TOP_LIMIT = 10;
+
+/** The insights page in one request: runs per status over time, duration percentiles per workflow, the top errors
+ * and failing tasks of the range (runs by their start; task executions by theirs). */
+export async function getInsights(range: { from: string; to: string; interval: string; durations: string; last: string }, signal?: AbortSignal): Promise<Insights> {
+  return graphql<Insights>(
+    `query ConsoleInsights($from: String!, $to: String!, $interval: StatsInterval!, $durations: StatsInterval!, $runs: WorkflowInstanceFilterInput, $tasks: TaskExecutionFilterInput, $limit: Int) {
+  overTime: workflowStats(interval: $interval, from: $from, to: $to) { start statusCounts { status count } }
+  durations: workflowStats(interval: $durations, from: $from, to: $to, groupBy: ["name"]) { start name durationMs { p50 p90 p99 max count } }
+  errors: topErrors(filter: $runs, limit: $limit) { type title status count lastSeen }
+  tasks: topFailingTasks(filter: $tasks, limit: $limit) { taskName taskPosition workflowName count }
+}`,
+    {
+      from: range.from,
+      to: range.to,
+      interval: range.interval,
+      durations: range.durations,
+      runs: { startDate: { gte: range.from, lte: range.last } },
+      tasks: { startDate: { gte: range.from, lte: range.last } },
+      limit: TOP_LIMIT,
+    },
+    signal,
+  );
 }

@@ -1,6 +1,9 @@
 // Header (title, links, freshness, auto-refresh) around the runs list or a run page, chosen by the URL.
 import { getFreshness } from './api.ts';
 import { formatAgo } from './format.ts';
+import { InsightsPage } from './insights-page.tsx';
+import { LiveIndicator } from './live-indicator.tsx';
+import { useLiveState } from './live-status.ts';
 import { hrefOf, navigate, onLinkClick, useView } from './navigation.ts';
 import { RunPage } from './run-page.tsx';
 import { RunsList } from './runs-list.tsx';
@@ -13,8 +16,12 @@ import type { ViewState } from './view-state.ts';
 
 export function AppShell() {
   const view = useView();
-  const tick = useTicker(view.refresh);
-  const home: ViewState = { ...view, run: null, task: null };
+  // While the page's live stream is up, pushes replace polling: the ticker stops.
+  const live = useLiveState();
+  const tick = useTicker(live === 'live' ? 0 : view.refresh);
+  const home: ViewState = { ...view, run: null, task: null, tab: null, screen: 'runs' };
+  const insights: ViewState = { ...view, run: null, task: null, tab: null, screen: 'insights' };
+  const onInsights = view.run === null && view.screen === 'insights';
   return (
     <>
       <a class="skip" href="#main">
@@ -24,6 +31,14 @@ export function AppShell() {
         <a class="brand" href={hrefOf(home)} onClick={onLinkClick(home)}>
           Workflow Index
         </a>
+        <nav aria-label="Console">
+          <a href={hrefOf(home)} onClick={onLinkClick(home)} aria-current={view.run === null && !onInsights ? 'page' : undefined}>
+            Runs
+          </a>
+          <a href={hrefOf(insights)} onClick={onLinkClick(insights)} aria-current={onInsights ? 'page' : undefined}>
+            Insights
+          </a>
+        </nav>
         <nav aria-label="Elsewhere">
           <a href="/q/graphql-ui">GraphQL UI</a>
           <a href="/docs">Docs</a>
@@ -37,11 +52,12 @@ export function AppShell() {
             ))}
           </select>
         </label>
+        {!onInsights && <LiveIndicator refresh={view.refresh} />}
         <TimeZoneSelect />
         <SessionBadge />
       </header>
       <main id="main" tabIndex={-1}>
-        {view.run === null ? <RunsList view={view} tick={tick} /> : <RunPage view={view} run={view.run} tick={tick} />}
+        {view.run !== null ? <RunPage view={view} run={view.run} tick={tick} /> : onInsights ? <InsightsPage view={view} tick={tick} /> : <RunsList view={view} tick={tick} />}
       </main>
     </>
   );

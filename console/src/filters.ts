@@ -28,6 +28,11 @@ export function baseFilter(list: ListView, now: number): Filter {
   if (list.text !== '') f['id'] = { contains: list.text };
   const pair = parsePayloadPair(list.payload);
   if (pair !== null) f['input'] = { eq: [pair] };
+  const error: Filter = {};
+  if (list.errorType !== '') error['type'] = { eq: list.errorType };
+  if (list.errorTitle !== '') error['title'] = { eq: list.errorTitle };
+  if (Object.keys(error).length > 0) f['error'] = error;
+  if (list.failedTask !== '') f['taskExecutions'] = { taskPosition: { eq: list.failedTask }, status: { eq: 'FAULTED' } };
   const span = RANGE_MS[list.range];
   if (span !== undefined) f['startDate'] = { gte: new Date(now - span).toISOString() };
   if (list.range === 'custom') {

@@ -2,10 +2,13 @@
 // execution (in the URL: task=), then the payloads and the executions as a table.
 import { useState } from 'preact/hooks';
 import { getRun, runQueryFor } from './api.ts';
+import { useLiveRun } from './use-live-run.ts';
 import type { Run } from './api.ts';
 import { JsonBlock } from './json-view.tsx';
 import { hrefOf, navigate, onLinkClick } from './navigation.ts';
+import { RunEvents } from './run-events.tsx';
 import { RunError, RunSummary } from './run-summary.tsx';
+import { RunTabs } from './run-tabs.tsx';
 import { iterationOf, raisingTask } from './task-iterations.ts';
 import { TaskDetails } from './task-details.tsx';
 import { TaskTable } from './task-table.tsx';
@@ -18,8 +21,8 @@ import type { ViewState } from './view-state.ts';
 
 export function RunPage({ view, run, tick }: { view: ViewState; run: string; tick: number }) {
   const result = useQuery(`run:${run}`, tick, (signal) => getRun(run, signal));
-  const back: ViewState = { ...view, run: null, task: null };
-  const data = result.data;
+  const back: ViewState = { ...view, run: null, task: null, tab: null };
+  const data = useLiveRun(run, result.data);
   return (
     <article aria-labelledby="run-title">
       <p class="crumbs">
@@ -44,12 +47,8 @@ export function RunPage({ view, run, tick }: { view: ViewState; run: string; tic
 function RunDetails({ view, run }: { view: ViewState; run: Run }) {
   const running = run.endDate === null || run.taskExecutions.some((t) => t.endDate === null);
   const now = useNow(running);
-  const zone = useTimeZone();
   // The execution to scroll to and focus once shown (opened from the error's "raised by" link).
   const [focusTask, setFocusTask] = useState<string | null>(null);
-  const timeline = layoutTimeline(run.taskExecutions, run.startDate, run.endDate, now);
-  const selected = run.taskExecutions.find((t) => t.id === view.task) ?? null;
-  const select = (id: string): void => navigate({ ...view, task: view.task === id ? null : id }, { replace: true });
   const graphiql = `/q/graphql-ui?query=${encodeURIComponent(runQueryFor(run.id))}`;
   const raising = raisingTask(run.taskExecutions, run.error?.instance ?? null);
   return (
@@ -61,9 +60,30 @@ function RunDetails({ view, run }: { view: ViewState; run: Run }) {
         raising={raising}
         onRaisingClick={(task) => {
           setFocusTask(task.id);
-          navigate({ ...view, task: task.id }, { replace: true });
+          navigate({ ...view, task: task.id, tab: null }, { replace: true });
         }}
       />
+      <RunTabs view={view} />
+      {view.tab === 'events' ? <RunEvents run={run.id} version={run} /> : <RunOverview view={view} run={run} now={now} focusTask={focusTask} setFocusTask={setFocusTask} />}
+    </>
+  );
+}
+
+interface OverviewProps {
+  readonly view: ViewState;
+  readonly run: Run;
+  readonly now: number;
+  readonly focusTask: string | null;
+  readonly setFocusTask: (id: string | null) => void;
+}
+
+function RunOverview({ view, run, now, focusTask, setFocusTask }: OverviewProps) {
+  const zone = useTimeZone();
+  const timeline = layoutTimeline(run.taskExecutions, run.startDate, run.endDate, now);
+  const selected = run.taskExecutions.find((t) => t.id === view.task) ?? null;
+  const select = (id: string): void => navigate({ ...view, task: view.task === id ? null : id }, { replace: true });
+  return (
+    <>
       <h2>Timeline</h2>
       <TimelineView timeline={timeline} selected={view.task} onSelect={select} />
       {selected !== null && (

@@ -1,13 +1,18 @@
 // The runs list: filters, per-status counts, a sortable table, paging with the total. Every control writes the
 // URL (navigate), and the list is read back from it, so a view is shareable and the back button walks it.
+import { useState } from 'preact/hooks';
 import { listRuns } from './api.ts';
 import type { Count, RunRow } from './api.ts';
 import { durationOf, formatDuration } from './format.ts';
 import { hrefOf, onLinkClick } from './navigation.ts';
 import { Filters, setList } from './run-filters.tsx';
+import { ExportButtons } from './export-button.tsx';
+import { DrillConditions } from './drill-conditions.tsx';
+import { NewRuns } from './new-runs.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TimeText } from './time-text.tsx';
 import { useTimeZone } from './time-zone.ts';
+import { useLiveRows } from './use-live-rows.ts';
 import { useNow, useQuery } from './use-query.ts';
 import { STATUSES, formatView } from './view-state.ts';
 import type { SortKey, Status, ViewState } from './view-state.ts';
@@ -32,8 +37,14 @@ const COLUMNS: readonly Column[] = [
 
 export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
   const list = view.list;
-  const result = useQuery(`runs${formatView({ ...view, refresh: 0 })}`, tick, (signal) => listRuns(list, Date.now(), signal));
-  const page = result.data;
+  // "show" of the new runs' button reloads; both counters only grow, so their sum is a new tick for either.
+  const [reloads, setReloads] = useState(0);
+  const result = useQuery(`runs${formatView({ ...view, refresh: 0 })}`, tick + reloads, (signal) => {
+    const started = Date.now();
+    return listRuns(list, started, signal).then((page) => ({ page, started }));
+  });
+  const live = useLiveRows(list, result.data);
+  const page = result.data?.page ?? null;
   // Relative times ("3 min ago") move on between loads.
   const now = useNow(true, 30_000);
   const zone = useTimeZone();
@@ -41,7 +52,9 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Workflow runs</h1>
       <Filters view={view} />
+      <DrillConditions view={view} />
       <StatusCounts view={view} counts={page?.counts ?? null} />
+      <NewRuns count={live.fresh} onShow={() => setReloads((n) => n + 1)} />
       {result.state === 'error' && (
         <p class="error-banner" role="alert">
           Could not load runs: {result.message}
@@ -59,7 +72,7 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
             </tr>
           </thead>
           <tbody>
-            {page?.rows.map((row) => <RunLine view={view} row={row} now={now} />)}
+            {live.rows?.map((row) => <RunLine view={view} row={row} now={now} />)}
             {page !== null && page.rows.length === 0 && (
               <tr>
                 <td colSpan={COLUMNS.length + 1} class="empty">
@@ -71,13 +84,14 @@ export function RunsList({ view, tick }: { view: ViewState; tick: number }) {
         </table>
       </div>
       <Pager view={view} total={page?.total ?? null} shown={page?.rows.length ?? 0} />
+      <ExportButtons list={list} />
     </section>
   );
 }
 
 /** A table row on wide screens, a card on narrow ones (styles.css): the cells carry their labels for the card. */
 function RunLine({ view, row, now }: { view: ViewState; row: RunRow; now: number }) {
-  const target: ViewState = { ...view, run: row.id, task: null };
+  const target: ViewState = { ...view, run: row.id, task: null, tab: null };
   // The server's durationMs is null while a run is running: show the time so far instead.
   const duration = row.durationMs ?? durationOf(row.startDate, row.endDate, now);
   return (

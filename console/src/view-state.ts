@@ -15,6 +15,9 @@ export type Range = (typeof RANGES)[number];
 export const MATCHES = ['prefix', 'contains', 'exact'] as const;
 export type Match = (typeof MATCHES)[number];
 
+export const RUN_TABS = ['events'] as const;
+export type RunTab = (typeof RUN_TABS)[number];
+
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const REFRESH_SECONDS = [0, 5, 15, 60] as const;
 
@@ -37,7 +40,20 @@ export interface ListView {
   /** 1-based page number. */
   readonly page: number;
   readonly size: number;
+  /** Runs whose error has exactly this type / title (a drill-down from the insights page's top errors). */
+  readonly errorType: string;
+  readonly errorTitle: string;
+  /** Runs with a FAULTED task execution at this position (a drill-down from the top failing tasks). */
+  readonly failedTask: string;
 }
+
+/** The screens that are not a run page. */
+export const SCREENS = ['runs', 'insights'] as const;
+export type Screen = (typeof SCREENS)[number];
+
+/** The insights page's time range (the interval follows from it: insights-range.ts). */
+export const SPANS = ['1h', '1d', '7d'] as const;
+export type Span = (typeof SPANS)[number];
 
 export interface ViewState {
   readonly list: ListView;
@@ -45,8 +61,13 @@ export interface ViewState {
   readonly run: string | null;
   /** The selected task execution id on the run page. */
   readonly task: string | null;
+  /** The run page's tab: null for the overview, 'events' for the event history. */
+  readonly tab: RunTab | null;
   /** Auto-refresh period in seconds; 0 = off. */
   readonly refresh: number;
+  /** The runs list or the insights page, when no run is shown. */
+  readonly screen: Screen;
+  readonly span: Span;
 }
 
 export const DEFAULT_LIST: ListView = {
@@ -64,9 +85,12 @@ export const DEFAULT_LIST: ListView = {
   direction: 'DESC',
   page: 1,
   size: 25,
+  errorType: '',
+  errorTitle: '',
+  failedTask: '',
 };
 
-export const DEFAULT_VIEW: ViewState = { list: DEFAULT_LIST, run: null, task: null, refresh: 0 };
+export const DEFAULT_VIEW: ViewState = { list: DEFAULT_LIST, run: null, task: null, tab: null, refresh: 0, screen: 'runs', span: '1d' };
 
 function oneOf<T extends string | number>(allowed: readonly T[], value: T | undefined, fallback: T): T {
   return value !== undefined && allowed.includes(value) ? value : fallback;
@@ -100,11 +124,17 @@ export function parseView(search: string): ViewState {
     direction: sortKey === undefined || sortKey === '' ? DEFAULT_LIST.direction : sortDir === 'asc' ? 'ASC' : 'DESC',
     page: positiveInt(p.get('page'), 1),
     size: oneOf(PAGE_SIZES as readonly number[], Number(p.get('size') ?? DEFAULT_LIST.size), DEFAULT_LIST.size),
+    errorType: p.get('errorType') ?? '',
+    errorTitle: p.get('errorTitle') ?? '',
+    failedTask: p.get('failedTask') ?? '',
   };
   const refresh = oneOf(REFRESH_SECONDS as readonly number[], Number(p.get('refresh') ?? 0), 0);
   const run = p.get('run') || null;
-  // A task is selected on a run page only.
-  return { list, run, task: run === null ? null : p.get('task') || null, refresh };
+  // A task is selected, and a tab shown, on a run page only.
+  const tab = run === null ? null : oneOf<RunTab | ''>(RUN_TABS, (p.get('tab') ?? undefined) as RunTab | undefined, '') || null;
+  const screen = run === null ? oneOf(SCREENS, (p.get('view') ?? undefined) as Screen | undefined, 'runs') : 'runs';
+  const span = screen === 'insights' ? oneOf(SPANS, (p.get('span') ?? undefined) as Span | undefined, DEFAULT_VIEW.span) : DEFAULT_VIEW.span;
+  return { list, run, task: run === null ? null : p.get('task') || null, tab, refresh, screen, span };
 }
 
 /** The query string of a view (with a leading `?`, or '' for the default view); defaults are left out. */
@@ -113,6 +143,9 @@ export function formatView(view: ViewState): string {
   const l = view.list;
   if (view.run !== null) p.set('run', view.run);
   if (view.run !== null && view.task !== null) p.set('task', view.task);
+  if (view.run !== null && view.tab !== null) p.set('tab', view.tab);
+  if (view.run === null && view.screen !== 'runs') p.set('view', view.screen);
+  if (view.run === null && view.screen === 'insights' && view.span !== DEFAULT_VIEW.span) p.set('span', view.span);
   if (l.statuses.length > 0) p.set('status', l.statuses.join(','));
   if (l.name !== '') p.set('name', l.name);
   if (l.namespace !== '') p.set('namespace', l.namespace);
@@ -126,6 +159,9 @@ export function formatView(view: ViewState): string {
   if (l.sort !== DEFAULT_LIST.sort || l.direction !== DEFAULT_LIST.direction) p.set('sort', `${l.sort}.${l.direction.toLowerCase()}`);
   if (l.page !== 1) p.set('page', String(l.page));
   if (l.size !== DEFAULT_LIST.size) p.set('size', String(l.size));
+  if (l.errorType !== '') p.set('errorType', l.errorType);
+  if (l.errorTitle !== '') p.set('errorTitle', l.errorTitle);
+  if (l.failedTask !== '') p.set('failedTask', l.failedTask);
   if (view.refresh !== 0) p.set('refresh', String(view.refresh));
   const text = p.toString();
   return text === '' ? '' : `?${text}`;

@@ -2,9 +2,10 @@
 // with the conformance events, a real OpenID provider (the test issuer: oidc-provider with its own login form) on
 // another 127.0.0.1 port. Without a session nothing is shown and no /graphql request goes out without a token; the
 // browser goes to the issuer's login and comes back to the view it was on, showing only the runs of the account's
-// namespaces and the account's name; sign-out ends the session at the issuer; the GraphQL UI uses the same session
+// namespaces and the account's name; the export carries the session's token and holds only the account's runs;
+// sign-out ends the session at the issuer; the GraphQL UI uses the same session
 // and sends the browser to sign in without one; a refused or expired token leads to sign-in again, not to an error.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -154,6 +155,20 @@ describe.skipIf(!available)('console sign-in in Chromium (AUTH_MODE=oidc)', () =
     await page.waitForURL(`${server.baseUrl}/`);
     await poll(rowIds).toEqual(expectedIds);
     expect(calls.slice(callsBefore).every((call) => call.authorization?.startsWith('Bearer ') === true)).toBe(true);
+  });
+
+  it("exports with the session's token: the file holds exactly the account's runs", async () => {
+    await page.goto(`${server.baseUrl}/`);
+    await poll(rowIds).toEqual(expectedIds);
+    const [file, request] = await Promise.all([
+      page.waitForEvent('download'),
+      page.waitForRequest((r) => new URL(r.url()).pathname === '/export/workflow-instances'),
+      page.getByTestId('export').locator('[data-format=jsonl]').click(),
+    ]);
+    expect((await request.allHeaders())['authorization']).toMatch(/^Bearer /);
+    const lines = readFileSync((await file.path()) ?? '', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.slice(0, -1).map((l) => l['id']).sort()).toEqual(expectedIds);
+    expect(lines.at(-1)).toEqual({ export: { complete: true, rows: expectedIds.length } });
   });
 
   it('the GraphQL UI runs queries with the same session', async () => {

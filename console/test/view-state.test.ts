@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseFilter, isInstant, parsePayloadPair, toInstant, withStatuses } from '../src/filters.ts';
-import { DEFAULT_VIEW, MATCHES, PAGE_SIZES, RANGES, REFRESH_SECONDS, SORT_KEYS, STATUSES, formatView, parseView } from '../src/view-state.ts';
+import { DEFAULT_VIEW, MATCHES, PAGE_SIZES, RANGES, REFRESH_SECONDS, RUN_TABS, SCREENS, SORT_KEYS, SPANS, STATUSES, formatView, parseView } from '../src/view-state.ts';
 import type { ViewState } from '../src/view-state.ts';
 
 const instant = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
@@ -24,16 +24,26 @@ const viewArb: fc.Arbitrary<ViewState> = fc
     direction: fc.constantFrom('ASC' as const, 'DESC' as const),
     page: fc.integer({ min: 1, max: 100_000 }),
     size: fc.constantFrom(...PAGE_SIZES),
+    errorType: fc.string(),
+    errorTitle: fc.string(),
+    failedTask: fc.string(),
+    screen: fc.constantFrom(...SCREENS),
+    span: fc.constantFrom(...SPANS),
     run: fc.option(fc.string({ minLength: 1 }), { nil: null }),
     task: fc.option(fc.string({ minLength: 1 }), { nil: null }),
+    tab: fc.option(fc.constantFrom(...RUN_TABS), { nil: null }),
     refresh: fc.constantFrom(...REFRESH_SECONDS),
   })
-  .map(({ run, task, refresh, ...list }) => ({
+  .map(({ run, task, tab, refresh, screen, span, ...list }) => ({
     // Only what the URL keeps: custom bounds exist only for the custom range, a task only on a run page.
     list: { ...list, from: list.range === 'custom' ? list.from : '', to: list.range === 'custom' ? list.to : '' },
     run,
     task: run === null ? null : task,
+    tab: run === null ? null : tab,
     refresh,
+    // The insights page (and its span) only when no run is shown.
+    screen: run === null ? screen : 'runs',
+    span: run === null && screen === 'insights' ? span : '1d',
   }));
 
 describe('view state in the URL', () => {
@@ -54,7 +64,7 @@ describe('view state in the URL', () => {
 
   it('reads any query string as a valid view (unknown values fall back to defaults)', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('status', 'sort', 'page', 'size', 'range', 'refresh', 'run', 'task', 'q', 'match', 'x'), fc.string()), (params) => {
+      fc.property(fc.dictionary(fc.constantFrom('status', 'sort', 'page', 'size', 'range', 'refresh', 'run', 'task', 'tab', 'view', 'span', 'errorType', 'failedTask', 'q', 'match', 'x'), fc.string()), (params) => {
         const view = parseView(new URLSearchParams(params).toString());
         expect(view.list.statuses.every((s) => (STATUSES as readonly string[]).includes(s))).toBe(true);
         expect(SORT_KEYS).toContain(view.list.sort);
@@ -86,6 +96,11 @@ describe('filters sent to /graphql', () => {
     });
     expect(baseFilter({ ...list, range: 'custom', from: '2026-05-01T00:00:00Z', to: 'yesterday' }, now)['startDate']).toEqual({ gte: '2026-05-01T00:00:00Z' });
     expect(baseFilter(DEFAULT_VIEW.list, now)).toEqual({});
+    // The insights page's drill-downs: an error's type and title, a task that faulted.
+    expect(baseFilter({ ...DEFAULT_VIEW.list, errorType: 'urn:timeout', errorTitle: 'Timed out', failedTask: 'do/1/call' }, now)).toEqual({
+      error: { type: { eq: 'urn:timeout' }, title: { eq: 'Timed out' } },
+      taskExecutions: { taskPosition: { eq: 'do/1/call' }, status: { eq: 'FAULTED' } },
+    });
   });
 
   it('matches name, namespace and version by prefix by default, anywhere or exactly on request (literal operators)', () => {

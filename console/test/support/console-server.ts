@@ -1,13 +1,14 @@
 // The server the browser suite talks to: the real app in-process on 127.0.0.1 (random port), the PostgreSQL
 // backend on a fresh test database loaded with the conformance events (the demo fixture plus the extra runs:
 // 122 instances, a loop, faults, a 105-run paging set) the way Fluent Bit writes them. Options add settings (sign-in),
-// a fixed port (a redirect URI registered at an issuer before the server starts) and the header of `graphql`.
+// a fixed port (a redirect URI registered at an issuer before the server starts), the header of `graphql`, live
+// updates (the change feed's LISTEN session, as the server on PostgreSQL runs it) and more events.
 import { CONFORMANCE_EVENTS, postGraphQL } from '@workflow-index/testkit';
 import { createApp } from '@workflow-index/core';
 import { loadCoreConfig } from '@workflow-index/core';
 import { startHttpServer } from '@workflow-index/core';
 import { createLogger } from '@workflow-index/core';
-import { createPool } from '@workflow-index/postgresql';
+import { createPool, PostgresqlChangeFeed } from '@workflow-index/postgresql';
 import { createPostgresqlReader } from '@workflow-index/postgresql';
 import { loadEvents } from '@workflow-index/postgresql/testing';
 import { createTestDatabase } from '@workflow-index/postgresql/testing';
@@ -16,6 +17,8 @@ export interface ConsoleServer {
   readonly baseUrl: string;
   /** POSTs a query to /graphql (the expected values of the browser assertions come from the API itself). */
   graphql<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  /** Writes more events as Fluent Bit does (the trigger normalizes them and notifies the live feed). */
+  load(events: readonly Readonly<Record<string, unknown>>[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,22 +29,29 @@ export interface ConsoleServerOptions {
   readonly port?: number;
   /** The Authorization header of `graphql` (an admin's token with AUTH_MODE=oidc). */
   readonly authorization?: string;
+  /** Serve subscriptions (the PostgreSQL change feed); without it they answer SERVICE_UNAVAILABLE, as on PGlite. */
+  readonly live?: boolean;
+  /** Events loaded after the conformance events. */
+  readonly events?: readonly Readonly<Record<string, unknown>>[];
 }
 
 export async function startConsoleServer(options: ConsoleServerOptions = {}): Promise<ConsoleServer> {
   const db = await createTestDatabase({ prefix: 'wi_console' });
   try {
     await loadEvents(db.pool, CONFORMANCE_EVENTS, { batchSizes: [100] });
+    if (options.events !== undefined) await loadEvents(db.pool, options.events, { batchSizes: [100] });
     const postgresql = createPostgresqlReader({ pool: createPool({ connection: { connectionString: db.url, max: 4 }, queryTimeoutMs: 30_000, connectTimeoutMs: 10_000 }) });
     const reader = postgresql;
     const config = loadCoreConfig({ NODE_ENV: 'production', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(options.port ?? 0), HEALTH_DISK_MIN_FREE_BYTES: '0', HTTP_SHUTDOWN_TIMEOUT_MS: '2000', ...options.env });
     const logger = createLogger({ log: { level: 'warn', format: 'json' } });
-    const app = createApp({ config, reader, logger, backend: 'postgresql' });
+    const changeFeed = options.live === true ? new PostgresqlChangeFeed({ connection: { connectionString: db.url }, logger }) : null;
+    const app = createApp({ config, reader, logger, backend: 'postgresql', changeFeed });
     const server = await startHttpServer(app, config, logger);
     const baseUrl = `http://127.0.0.1:${server.httpPort}`;
     return {
       baseUrl,
       graphql: (query, variables) => data(baseUrl, query, variables, options.authorization),
+      load: (events) => loadEvents(db.pool, events),
       async close() {
         await server.close();
         await app.dispose();

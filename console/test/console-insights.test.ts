@@ -1,0 +1,172 @@
+// The insights page in real Chromium against the real server on PostgreSQL, with runs started in the last hour
+// (completed, faulted with one error and one failing task, running): every number on the page is the API's answer
+// for the range the page asked (read back from the chart), and every drill-down opens the runs list whose total is
+// the count the item showed. Screenshots at 1280×800 and phone width, light and dark.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statsRunEvents } from '@workflow-index/testkit';
+import type { StatsRunSpec } from '@workflow-index/testkit';
+import { postgresReachable } from '@workflow-index/postgresql/testing';
+import { formatDuration } from '../src/format.ts';
+import { buildConsole } from './support/build-console.js';
+import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { startConsoleServer } from './support/console-server.js';
+import type { ConsoleServer } from './support/console-server.js';
+import { guardedPage } from './support/guarded-page.js';
+import type { GuardedPage } from './support/guarded-page.js';
+
+const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
+const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' } as const;
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
+const ERROR = { type: 'https://errors.acme.example/timeout', title: 'Payment gateway timed out', status: 504 };
+const FAILING = 'do/1/callGateway';
+
+const micros = (msAgo: number): string => new Date(Date.now() - msAgo).toISOString().replace('Z', '000Z');
+const RUNS: StatsRunSpec[] = [
+  ...[1, 2, 4, 8].map((s, i): StatsRunSpec => ({ id: `ins-ok-${i}`, name: 'insights-orders', status: 'COMPLETED', start: micros(20 * 60_000 + i * 60_000), durationMicros: s * 1_000_000, tasks: [{ position: 'do/0/check', faulted: false }] })),
+  ...[0, 1, 2].map((i): StatsRunSpec => ({ id: `ins-fault-${i}`, name: 'insights-payments', status: 'FAULTED', start: micros(10 * 60_000 + i * 60_000), durationMicros: 3_000_000, error: ERROR, tasks: [{ position: 'do/0/prepare', faulted: false }, { position: FAILING, faulted: true }] })),
+  { id: 'ins-running', name: 'insights-orders', status: 'RUNNING', start: micros(5 * 60_000) },
+];
+
+type Range = { from: string; to: string };
+
+const available = (await postgresReachable()) && (await chromiumAvailable());
+
+describe.skipIf(!available)('insights page in Chromium', () => {
+  let server: ConsoleServer;
+  let browser: Browser;
+  const opened: GuardedPage[] = [];
+  const open = async (options: Parameters<typeof guardedPage>[1]): Promise<GuardedPage> => {
+    const g = await guardedPage(browser, options);
+    opened.push(g);
+    return g;
+  };
+  const rangeOf = async (page: Page): Promise<Range> => {
+    const chart = page.getByTestId('status-chart');
+    await chart.waitFor();
+    return { from: (await chart.getAttribute('data-from')) ?? '', to: (await chart.getAttribute('data-to')) ?? '' };
+  };
+  const last = (range: Range): string => new Date(Date.parse(range.to) - 1).toISOString();
+  const count = async (filter: Record<string, unknown>): Promise<number> =>
+    (await server.graphql<{ c: { value: number } }>('query C($f: WorkflowInstanceFilterInput) { c: countWorkflowInstances(filter: $f) { value } }', { f: filter })).c.value;
+  const listTotal = async (page: Page): Promise<number> => {
+    await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+    await expect.poll(() => page.getByTestId('page-info').textContent()).toMatch(/ of \d+/);
+    return Number(/ of (\d+)/.exec((await page.getByTestId('page-info').textContent()) ?? '')?.[1]);
+  };
+  const openInsights = async (options: Parameters<typeof guardedPage>[1], search = '?view=insights'): Promise<Page> => {
+    const { page } = await open(options);
+    await page.goto(`${server.baseUrl}/${search}`);
+    await page.getByTestId('top-errors').waitFor();
+    return page;
+  };
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await buildConsole();
+    server = await startConsoleServer({ events: statsRunEvents(RUNS) });
+    browser = await launchChromium();
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const g of opened) await g.context.close();
+    await browser?.close();
+    await server?.close();
+  }, 60_000);
+
+  it('draws the API\'s runs per hour and status, and a bar opens the runs of that status and hour', async () => {
+    const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
+    const range = await rangeOf(page);
+    expect(await page.getByTestId('status-chart').getAttribute('data-buckets')).toBe('24');
+    const stats = (await server.graphql<{ s: { start: string; statusCounts: { status: string; count: number }[] }[] }>(
+      `query S($from: String!, $to: String!) { s: workflowStats(interval: HOUR, from: $from, to: $to) { start statusCounts { status count } } }`, range)).s;
+    const expected = stats.flatMap((b) => b.statusCounts.filter((c) => c.count > 0).map((c) => `${new Date(b.start).toISOString()} ${c.status} ${c.count}`));
+    const segments = await page.locator('.chart a').evaluateAll((links) => links.map((a) => `${a.getAttribute('data-start')} ${a.getAttribute('data-status')} ${/: (\d+) /.exec(a.getAttribute('aria-label') ?? '')?.[1]}`));
+    expect(segments.sort()).toEqual(expected.sort());
+    expect(expected.length).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}insights-laptop-light.png`, fullPage: true });
+
+    // Keyboard: the FAULTED segment takes focus and Enter opens its runs.
+    const faulted = page.locator('.chart a[data-status=FAULTED]').first();
+    const start = (await faulted.getAttribute('data-start')) ?? '';
+    await faulted.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.searchParams.get('status') === 'FAULTED');
+    const from = new Date(Math.max(Date.parse(start), Date.parse(range.from))).toISOString();
+    const to = new Date(Math.min(Date.parse(start) + 3_600_000, Date.parse(range.to)) - 1).toISOString();
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toMatchObject({ status: 'FAULTED', range: 'custom', from, to });
+    const total = await count({ status: 'FAULTED', startDate: { gte: from, lte: to } });
+    expect(await listTotal(page)).toBe(total);
+    expect(total).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('lists the API\'s top errors and failing tasks; each opens exactly the runs it counts', async () => {
+    const page = await openInsights({ ...LAPTOP, colorScheme: 'dark' });
+    const range = await rangeOf(page);
+    const window = { gte: range.from, lte: last(range) };
+    const api = await server.graphql<{ e: { type: string; title: string; count: number }[]; t: { taskPosition: string; workflowName: string; count: number }[] }>(
+      `query T($r: WorkflowInstanceFilterInput, $t: TaskExecutionFilterInput) { e: topErrors(filter: $r, limit: 10) { type title count } t: topFailingTasks(filter: $t, limit: 10) { taskPosition workflowName count } }`,
+      { r: { startDate: window }, t: { startDate: window } },
+    );
+    expect(api.e[0]).toMatchObject({ type: ERROR.type, title: ERROR.title, count: 3 });
+    expect(await page.locator('[data-testid=top-errors] tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('a')?.textContent, r.querySelector('.error-type')?.textContent, r.children[2]?.textContent]))).toEqual(api.e.map((e) => [e.title, e.type, String(e.count)]));
+    expect(await page.locator('[data-testid=top-tasks] tbody tr td:last-child').allTextContents()).toEqual(api.t.map((t) => String(t.count)));
+    await page.screenshot({ path: `${ARTIFACTS}insights-laptop-dark.png`, fullPage: true });
+
+    await page.locator('[data-testid=top-errors] tbody tr a').first().click();
+    await page.waitForURL((url) => url.searchParams.get('errorTitle') === ERROR.title);
+    await expect(page.getByTestId('drill-conditions').textContent()).resolves.toContain(ERROR.type);
+    expect(await listTotal(page)).toBe(api.e[0]?.count);
+
+    await page.goBack();
+    const task = api.t.find((t) => t.taskPosition === FAILING);
+    await page.locator('[data-testid=top-tasks] tbody tr a', { hasText: FAILING }).click();
+    await page.waitForURL((url) => url.searchParams.get('failedTask') === FAILING);
+    const runs = await count({ name: { eq: task?.workflowName }, taskExecutions: { taskPosition: { eq: FAILING }, status: { eq: 'FAULTED' } }, startDate: window });
+    expect(await listTotal(page)).toBe(runs);
+    expect(runs).toBe(task?.count); // one faulted execution per run here
+    // Removing the drill-down condition widens the list again.
+    await page.getByTestId('drill-conditions').getByRole('button').click();
+    await expect.poll(() => page.url()).not.toContain('failedTask');
+  }, 90_000);
+
+  it('shows the API\'s duration percentiles per workflow and day; a row opens that workflow\'s runs by duration', async () => {
+    const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
+    const range = await rangeOf(page);
+    const api = (await server.graphql<{ s: { start: string; name: string; durationMs: { p50: number; p90: number; p99: number; count: number } | null }[] }>(
+      `query D($from: String!, $to: String!) { s: workflowStats(interval: DAY, from: $from, to: $to, groupBy: ["name"]) { start name durationMs { p50 p90 p99 count } } }`, range)).s.filter((b) => (b.durationMs?.count ?? 0) > 0);
+    const rows = await page.locator('[data-testid=durations] tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [tr.getAttribute('data-name'), tr.getAttribute('data-start'), ...['p50', 'p90', 'p99'].map((p) => tr.querySelector(`[data-p=${p}]`)?.textContent)]));
+    expect(rows).toEqual(api.map((b) => [b.name, b.start, formatDuration(b.durationMs?.p50 ?? null), formatDuration(b.durationMs?.p90 ?? null), formatDuration(b.durationMs?.p99 ?? null)]));
+    const orders = api.find((b) => b.name === 'insights-orders');
+    expect(orders?.durationMs).toMatchObject({ p50: 2000, p90: 8000, p99: 8000, count: 4 });
+    await page.locator('[data-testid=durations] tr[data-name=insights-orders] a').first().click();
+    await page.waitForURL((url) => url.searchParams.get('name') === 'insights-orders');
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('duration.desc');
+    await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+    await expect(page.locator('[data-testid=runs] tbody tr').first().getAttribute('data-run-id')).resolves.toBe('ins-ok-3');
+  }, 90_000);
+
+  it('changes the range: the last hour per minute', async () => {
+    const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
+    await page.locator('select[name=span]').selectOption('1h');
+    await page.waitForURL((url) => url.searchParams.get('span') === '1h');
+    await expect.poll(() => page.getByTestId('status-chart').getAttribute('data-buckets')).toBe('60');
+    expect(await page.getByTestId('status-chart').getAttribute('data-interval')).toBe('MINUTE');
+  }, 60_000);
+
+  it('fits a phone (light and dark)', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await openInsights({ ...PHONE, colorScheme });
+      await page.screenshot({ path: `${ARTIFACTS}insights-phone-${colorScheme}.png`, fullPage: true });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }, 60_000);
+
+  it('made no request beyond 127.0.0.1 and logged no error', () => {
+    expect(opened.flatMap((g) => g.requested).filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+    expect(opened.flatMap((g) => g.problems)).toEqual([]);
+  });
+});
