@@ -11,6 +11,7 @@ export interface IndexStatus {
   readonly rawEvents: number;
   readonly ingestErrors: number;
   readonly placeholders: number;
+  readonly replicationLagSeconds: number | null;
 }
 
 /** GraphQL Int is 32-bit: a counter beyond it is served as the largest Int rather than failing the query. */
@@ -28,5 +29,6 @@ export function indexStatusOf(stats: IngestionStats, backend: string, nowMillis:
     rawEvents: asInt(Object.values(stats.rawEvents).reduce((sum, n) => sum + n, 0)),
     ingestErrors: asInt(stats.ingestErrors),
     placeholders: asInt(stats.placeholderInstances),
+    replicationLagSeconds: stats.replicationLagSeconds ?? null,
   };
 }

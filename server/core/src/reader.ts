@@ -222,6 +222,8 @@ export interface IngestionStats {
   readonly placeholderInstances: number;
   readonly instances: number;
   readonly taskExecutions: number;
+  /** Replay lag of the streaming replica the backend reads from, in seconds; null or absent when not a replica. */
+  readonly replicationLagSeconds?: number | null;
 }
 
 /** A number of matching rows: exact up to the limit asked for, the backend's estimate (`exact: false`) above it. */

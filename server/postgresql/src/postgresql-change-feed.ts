@@ -3,9 +3,11 @@
 // server's one dedicated LISTEN connection, outside the readers' pool. When that connection is lost (the database
 // restarts, the session is terminated) it reconnects by itself, backing off up to RECONNECT_MAX_MS, and once it
 // listens again it delivers `resync`: notifications sent meanwhile are lost with the session, so every subscriber is
-// sent its current state instead.
+// sent its current state instead. On a streaming replica (no NOTIFY, no LISTEN) the same connection polls
+// (standby-change-poll.ts); a replica promoted meanwhile is reconnected to, and listens from then on.
 import pg from 'pg';
 import type { ChangeBatch, ChangeFeed, ChangeListener, Logger } from '@workflow-index/core';
+import { STANDBY_POLL_MS, StandbyChangePoll } from './standby-change-poll.js';
 
 export const CHANGES_CHANNEL = 'workflow_index_changes';
 /** The LISTEN session's application_name, so operators (and tests) tell it from the readers' pool in pg_stat_activity. */
@@ -17,12 +19,15 @@ export interface PostgresqlChangeFeedOptions {
   /** The server's connection settings (the readers' pool takes the same). */
   readonly connection: pg.ClientConfig;
   readonly logger: Logger;
+  /** How often a feed on a streaming replica polls (default STANDBY_POLL_MS). */
+  readonly standbyPollMs?: number;
 }
 
 export class PostgresqlChangeFeed implements ChangeFeed {
   private listener: ChangeListener | null = null;
   private client: pg.Client | null = null;
   private retry: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
   private delayMs = RECONNECT_FIRST_MS;
   /** Notifications may have been lost since the last connection listened. */
   private missed = false;
@@ -43,7 +48,9 @@ export class PostgresqlChangeFeed implements ChangeFeed {
   async stop(): Promise<void> {
     this.listener = null;
     if (this.retry !== null) clearTimeout(this.retry);
+    if (this.pollTimer !== null) clearTimeout(this.pollTimer);
     this.retry = null;
+    this.pollTimer = null;
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
@@ -56,9 +63,16 @@ export class PostgresqlChangeFeed implements ChangeFeed {
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, null));
+    let poll: StandbyChangePoll | null = null;
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      const standby = (await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby')).rows[0]?.standby === true;
+      if (standby) {
+        poll = new StandbyChangePoll(client);
+        await poll.start();
+      } else {
+        await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      }
     } catch (error) {
       void client.end().catch(() => undefined);
       this.options.logger.warn({ reason: (error as Error).message }, 'live updates: cannot listen for changes; retrying');
@@ -72,6 +86,7 @@ export class PostgresqlChangeFeed implements ChangeFeed {
     }
     this.client = client;
     this.delayMs = RECONNECT_FIRST_MS;
+    if (poll !== null) this.schedulePoll(client, poll);
     if (this.missed) {
       this.missed = false;
       this.reconnects += 1;
@@ -88,6 +103,26 @@ export class PostgresqlChangeFeed implements ChangeFeed {
     this.options.logger.warn({ reason: error?.message ?? 'connection ended' }, 'live updates: lost the LISTEN connection; reconnecting');
     this.missed = true;
     this.scheduleReconnect();
+  }
+
+  /** Polls the replica every standbyPollMs while this connection is the feed's; a failure is a lost connection. */
+  private schedulePoll(client: pg.Client, poll: StandbyChangePoll): void {
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = null;
+      void poll.poll().then(
+        (result) => {
+          if (client !== this.client) return;
+          if (result.promoted) {
+            this.lost(client, new Error('the replica was promoted to a primary'));
+            return;
+          }
+          if (result.batch !== null) this.deliver(result.batch);
+          this.schedulePoll(client, poll);
+        },
+        (error: unknown) => this.lost(client, error as Error),
+      );
+    }, this.options.standbyPollMs ?? STANDBY_POLL_MS);
+    this.pollTimer.unref();
   }
 
   private scheduleReconnect(): void {

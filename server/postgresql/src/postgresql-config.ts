@@ -30,6 +30,8 @@ export interface DatabaseConfig {
   readonly schemaInitEnabled: boolean;
   readonly queryTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** Readiness is DOWN while the streaming replica read from is further behind; 0: not checked. */
+  readonly maxReplicationLagSeconds: number;
 }
 
 export interface SchemaCheckConfig {
@@ -68,6 +70,7 @@ export const POSTGRESQL_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'DATABASE_POOL_MIN / DATABASE_POOL_MAX', development: '5 / 20', production: '5 / 20', description: 'Connection pool bounds (the embedded database always uses one connection).' },
   { key: 'DATABASE_QUERY_TIMEOUT_MS', development: String(DEFAULT_QUERY_TIMEOUT_MS), production: String(DEFAULT_QUERY_TIMEOUT_MS), description: 'statement_timeout of every query: a query past it answers QUERY_TIMEOUT (a wait for a lock gives up after half of it: SERVICE_UNAVAILABLE).' },
   { key: 'DATABASE_CONNECT_TIMEOUT_MS', development: String(DEFAULT_CONNECT_TIMEOUT_MS), production: String(DEFAULT_CONNECT_TIMEOUT_MS), description: "Bound on opening a connection or waiting for a pooled one (default: the URL's connect_timeout, else 3000)." },
+  { key: 'DATABASE_MAX_REPLICATION_LAG_SECONDS', development: '0', production: '0', description: 'When DATABASE_URL is a streaming replica: readiness is DOWN while its replay lag exceeds this many seconds (0: never; indexStatus.replicationLagSeconds and a metric report the lag either way).' },
   { key: 'DATABASE_MIGRATE', development: 'true', production: 'false', description: 'Apply pending schema migrations at start.' },
   { key: 'SCHEMA_CHECK_INTERVAL_MS', development: String(DEFAULT_SCHEMA_CHECK_INTERVAL_MS), production: String(DEFAULT_SCHEMA_CHECK_INTERVAL_MS), description: 'How often the server re-checks that the database has the schema version it needs (readiness is DOWN with the reason while it does not; then every probe re-checks).' },
   { key: 'SCHEMA_INIT_ENABLED', development: 'true', production: 'true', description: 'false disables schema initialization everywhere, whatever DATABASE_MIGRATE says.' },
@@ -158,6 +161,7 @@ export function loadPostgresqlConfig(env: ConfigSource, flags: ServerFlags = {},
   const migrateWanted = r.bool('DATABASE_MIGRATE', dev);
   const queryTimeoutMs = r.int('DATABASE_QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, { min: 1, max: 3_600_000 });
   const connectTimeoutMs = r.int('DATABASE_CONNECT_TIMEOUT_MS', connection?.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, { min: 1, max: 600_000 });
+  const maxReplicationLagSeconds = r.int('DATABASE_MAX_REPLICATION_LAG_SECONDS', 0, { min: 0, max: 604_800 });
   const schemaCheckIntervalMs = r.int('SCHEMA_CHECK_INTERVAL_MS', DEFAULT_SCHEMA_CHECK_INTERVAL_MS, { min: 100, max: 86_400_000 });
   const demo = r.string('DEV_DEMO_EVENTS', DEFAULT_DEMO_EVENTS);
   const devConfig: DevConfig = {
@@ -178,6 +182,7 @@ export function loadPostgresqlConfig(env: ConfigSource, flags: ServerFlags = {},
       schemaInitEnabled,
       queryTimeoutMs,
       connectTimeoutMs,
+      maxReplicationLagSeconds,
     },
     schemaCheck: { intervalMs: schemaCheckIntervalMs },
     dev: devConfig,

@@ -26,6 +26,7 @@ import { classifyError, statementTimeoutOf } from './postgresql-errors.js';
 import { filterSql, INSTANCE_SORT_SQL, instanceColumns, listSql, SqlParams, TASK_SORT_SQL, taskColumns } from './postgresql-filter-sql.js';
 import { POSTGRESQL_WORK_PRICES } from './postgresql-work-prices.js';
 import { PostgresqlStats } from './postgresql-stats.js';
+import { REPLICATION_LAG_SECONDS_SQL, lagOf } from './replication-lag.js';
 import type { ErrorCountRecord, StatsBucketRecord, StatsQuery, TaskFailureCountRecord, TopErrorsQuery, TopFailingTasksQuery } from '@workflow-index/core';
 
 const INSTANCES = 'workflow_index.workflow_instances';
@@ -384,10 +385,10 @@ export class PostgresqlReader implements Reader {
   async ingestionStats(): Promise<IngestionStats> {
     const rows = await this.#query<{
       workflow_raw_events: string; task_raw_events: string; ingest_errors: string; newest_event_time: string | null;
-      placeholder_instances: string; instances: string; task_executions: string;
+      placeholder_instances: string; instances: string; task_executions: string; replication_lag_seconds: number | null;
     }>(
       `SELECT workflow_raw_events, task_raw_events, ingest_errors, ${timestamp('newest_event_time', 'newest_event_time')},
-              placeholder_instances, instances, task_executions
+              placeholder_instances, instances, task_executions, ${REPLICATION_LAG_SECONDS_SQL} AS replication_lag_seconds
        FROM workflow_index.ingest_stats()`,
       [],
       'ingestionStats',
@@ -401,6 +402,7 @@ export class PostgresqlReader implements Reader {
       placeholderInstances: Number(row.placeholder_instances),
       instances: Number(row.instances),
       taskExecutions: Number(row.task_executions),
+      replicationLagSeconds: lagOf(row.replication_lag_seconds),
     };
   }
 

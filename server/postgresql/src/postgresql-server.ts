@@ -22,6 +22,7 @@ import type { PostgresqlServerConfig } from './postgresql-config.js';
 import { createPool } from './postgresql-pool.js';
 import { createPostgresqlReader } from './postgresql-reader.js';
 import { PostgresqlChangeFeed } from './postgresql-change-feed.js';
+import { type ReplicationLagLimit, REPLICATION_LAG_QUERY, assertReplicationLag, lagOf } from './replication-lag.js';
 import { compareSchema, readSchemaState, schemaVersionOf, SchemaVersionGate } from './schema-version.js';
 
 export const BACKEND_NAME = 'postgresql';
@@ -119,7 +120,11 @@ export async function startPostgresqlServer(config: PostgresqlServerConfig, logg
     if (reachable) await schemaGate.start();
     else void schemaGate.start();
     cleanups.push(async () => schemaGate.stop());
-    const reader = gateReader(postgresqlReader, schemaGate);
+    const lagLimit: ReplicationLagLimit = {
+      maxSeconds: database.maxReplicationLagSeconds,
+      read: async () => lagOf((await pool.query<{ replication_lag_seconds: unknown }>(REPLICATION_LAG_QUERY)).rows[0]?.replication_lag_seconds),
+    };
+    const reader = gateReader(postgresqlReader, schemaGate, lagLimit);
 
     // The embedded database serves one connection: no LISTEN connection beside it, so no live updates there.
     const changeFeed = devDatabase?.kind === 'embedded' ? null : new PostgresqlChangeFeed({ connection, logger });
@@ -143,10 +148,11 @@ const UNGATED = new Set<PropertyKey>(['close', 'poolStats', 'ingestionStats']);
 
 /**
  * The reader as the app sees it: while the gate blocks, ping (readiness) fails with the gate's reason, re-checking
- * the schema on every probe so readiness follows the init job at once, and queries answer SERVICE_UNAVAILABLE.
+ * the schema on every probe so readiness follows the init job at once, and queries answer SERVICE_UNAVAILABLE; ping
+ * also fails while the replica read from is further behind than DATABASE_MAX_REPLICATION_LAG_SECONDS.
  * (A proxy rather than a class: every present and future query method of the Reader is gated.)
  */
-function gateReader(reader: Reader, gate: SchemaVersionGate): Reader {
+function gateReader(reader: Reader, gate: SchemaVersionGate, lagLimit: ReplicationLagLimit): Reader {
   return new Proxy(reader, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
@@ -158,6 +164,7 @@ function gateReader(reader: Reader, gate: SchemaVersionGate): Reader {
           if (gate.blocking() !== null) await gate.refresh();
           const reason = gate.blocking();
           if (reason !== null) throw new BackendUnavailableError(reason);
+          await assertReplicationLag(lagLimit);
         };
       }
       if (UNGATED.has(property)) return method.bind(target);

@@ -19,11 +19,17 @@ function problemsOf(run: () => unknown): readonly string[] {
 }
 
 describe('PostgreSQL server configuration', () => {
+  it('DATABASE_MAX_REPLICATION_LAG_SECONDS: off by default, whole seconds, not negative', () => {
+    expect(loadPostgresqlConfig({ DATABASE_URL: 'postgres://u@h/d', DATABASE_MAX_REPLICATION_LAG_SECONDS: '30' }).database.maxReplicationLagSeconds).toBe(30);
+    expect(() => loadPostgresqlConfig({ DATABASE_URL: 'postgres://u@h/d', DATABASE_MAX_REPLICATION_LAG_SECONDS: '-1' })).toThrow(/DATABASE_MAX_REPLICATION_LAG_SECONDS/);
+  });
+
   it('development without a database URL: embedded database, migrations and demo events on', () => {
     const config = loadPostgresqlConfig({ NODE_ENV: 'development' });
     expect(config.core.mode).toBe('development');
     expect(config.database).toEqual({
       connection: null, devServices: 'embedded', migrate: true, schemaInitEnabled: true, queryTimeoutMs: 5000, connectTimeoutMs: 3000,
+      maxReplicationLagSeconds: 0,
     });
     expect(config.dev).toEqual({ dataDir: '.data/pglite', databasePort: 54329, demoEvents: DEFAULT_DEMO_EVENTS, containerImage: 'postgres:17' });
     expect(existsSync(DEFAULT_DEMO_EVENTS)).toBe(true);

@@ -410,6 +410,7 @@ describe.skipIf(!available)('PostgreSQL reader (real PostgreSQL, reader login ro
       placeholderInstances: 2,
       instances: 5,
       taskExecutions: 8,
+      replicationLagSeconds: null,
     });
     const stats = reader.poolStats();
     expect(stats?.waiting).toBe(0);

@@ -12,6 +12,7 @@ import { costBudgetMetrics } from './cost-budget-metrics.js';
 import { graphqlOperationMetrics } from './graphql-operation-metrics.js';
 import { httpMetrics } from './http-metrics.js';
 import { ingestionMetrics } from './ingestion-metrics.js';
+import { replicationLagMetric } from './replication-lag-metric.js';
 import { IngestionStatsScrape } from './ingestion-stats-scrape.js';
 import { instancesByStatusMetric } from './instances-by-status-metric.js';
 import { poolMetric } from './pool-metric.js';
@@ -56,6 +57,7 @@ export function createMetrics(deps: MetricsDeps): AppMetrics {
   if (deps.costBudget !== undefined) costBudgetMetrics(registry, deps.costBudget);
   const scrape = new IngestionStatsScrape(reader, config, logger);
   ingestionMetrics(registry, scrape);
+  replicationLagMetric(registry, scrape);
   instancesByStatusMetric(registry, { config, reader, logger });
   return {
     registry,
