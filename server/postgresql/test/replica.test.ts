@@ -42,9 +42,12 @@ describe('reading from a streaming replica', () => {
   let standby: pg.Pool;
   const servers: PostgresqlServer[] = [];
 
-  /** Waits until the standby replayed everything the primary wrote so far. */
+  /**
+   * Waits until the standby replayed everything the primary wrote so far: up to its insert position, since with the
+   * pair's synchronous_commit off a commit record can still be in the WAL buffers, past the write position.
+   */
   const replayed = async (): Promise<void> => {
-    const lsn = (await primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+    const lsn = (await primary.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
     await eventually(async () => (await standby.query<{ ok: boolean }>('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS ok', [lsn])).rows[0]!.ok, 'the standby to replay');
   };
   const ready = async (server: PostgresqlServer): Promise<{ status: number; body: string }> => {
