@@ -13,14 +13,16 @@ const MAX_IDS = 1000;
 
 const STAMP = (column: string): string => `(extract(epoch FROM ${column}) * 1000000)::int8`;
 const FROM_STAMP = `'epoch'::timestamptz + $1::int8 * interval '1 microsecond'`;
-const CHANGED_SINCE = `
+/** The runs written since a stamp (µs since the epoch, $1), at most $2: range scans of the updated_at indexes (0018). */
+export const CHANGED_SINCE = `
   SELECT id, at::text AS at FROM (
     SELECT id, ${STAMP('updated_at')} AS at FROM workflow_index.workflow_instances WHERE updated_at > ${FROM_STAMP}
     UNION ALL
     SELECT instance_id, ${STAMP('updated_at')} FROM workflow_index.task_executions WHERE updated_at > ${FROM_STAMP}
   ) c ORDER BY at LIMIT $2`;
-const NEWEST = `SELECT greatest((SELECT max(${STAMP('updated_at')}) FROM workflow_index.workflow_instances),
-                                (SELECT max(${STAMP('updated_at')}) FROM workflow_index.task_executions))::text AS at`;
+/** The newest write stamp: the max of each table's updated_at first (the end of its index), then converted. */
+export const NEWEST = `SELECT greatest((SELECT ${STAMP('max(updated_at)')} FROM workflow_index.workflow_instances),
+                                (SELECT ${STAMP('max(updated_at)')} FROM workflow_index.task_executions))::text AS at`;
 const POSITION = 'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn';
 
 /** What one poll found: a batch to deliver (or null), or that the server is no longer a standby (promoted). */
