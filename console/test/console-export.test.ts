@@ -2,19 +2,13 @@
 // sign-in suite covers the fetched download with the session's token): CSV and JSONL downloads hold exactly the
 // runs the API matches for the list's filters, every one of them (not only the page), and end with the complete
 // trailer.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
-import { buildConsole } from './support/build-console.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { startConsoleServer } from './support/console-server.js';
-import type { ConsoleServer } from './support/console-server.js';
-import { guardedPage } from './support/guarded-page.js';
-import type { GuardedPage } from './support/guarded-page.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
 
 /** RFC 4180 records (quoted cells may hold commas, quotes and line breaks). */
@@ -54,34 +48,20 @@ function csvRecords(text: string): string[][] {
 const available = (await postgresReachable()) && (await chromiumAvailable());
 
 describe.skipIf(!available)('runs list export in Chromium', () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-  const opened: GuardedPage[] = [];
+  const suite = browserSuite();
+  const { opened } = suite;
+  const open = suite.open;
   const ids = async (filter: Record<string, unknown>): Promise<string[]> =>
-    (await server.graphql<{ r: { id: string }[] }>('query R($f: WorkflowInstanceFilterInput) { r: getWorkflowInstances(filter: $f, limit: 1000) { id } }', { f: filter })).r.map((r) => r.id).sort();
+    (await suite.server.graphql<{ r: { id: string }[] }>('query R($f: WorkflowInstanceFilterInput) { r: getWorkflowInstances(filter: $f, limit: 1000) { id } }', { f: filter })).r.map((r) => r.id).sort();
   const download = async (page: Page, format: string): Promise<string> => {
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').locator(`[data-format=${format}]`).click()]);
     return readFileSync((await file.path()) ?? '', 'utf8');
   };
 
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await buildConsole();
-    server = await startConsoleServer();
-    browser = await launchChromium();
-  }, 240_000);
-
-  afterAll(async () => {
-    for (const g of opened) await g.context.close();
-    await browser?.close();
-    await server?.close();
-  }, 60_000);
-
   it('exports every run matching the filters as CSV and as JSONL, not only the page shown', async () => {
-    const g = await guardedPage(browser, LAPTOP);
-    opened.push(g);
+    const g = await open(LAPTOP);
     const { page } = g;
-    await page.goto(`${server.baseUrl}/?status=COMPLETED,FAULTED&size=10`);
+    await page.goto(`${suite.server.baseUrl}/?status=COMPLETED,FAULTED&size=10`);
     await page.locator('[data-testid=runs] tbody tr').first().waitFor();
     const expected = await ids({ status: { in: ['COMPLETED', 'FAULTED'] } });
     expect(expected.length).toBeGreaterThan(10);

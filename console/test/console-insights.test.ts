@@ -2,22 +2,16 @@
 // (completed, faulted with one error and one failing task, running): every number on the page is the API's answer
 // for the range the page asked (read back from the chart), and every drill-down opens the runs list whose total is
 // the count the item showed. Screenshots at 1280×800 and phone width, light and dark.
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { statsRunEvents } from '@workflow-index/testkit';
 import type { StatsRunSpec } from '@workflow-index/testkit';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { formatDuration } from '../src/format.ts';
-import { buildConsole } from './support/build-console.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { startConsoleServer } from './support/console-server.js';
-import type { ConsoleServer } from './support/console-server.js';
-import { guardedPage } from './support/guarded-page.js';
-import type { GuardedPage } from './support/guarded-page.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
+import type { guardedPage } from './support/guarded-page.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' } as const;
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
 const ERROR = { type: 'https://errors.acme.example/timeout', title: 'Payment gateway timed out', status: 504 };
@@ -35,14 +29,9 @@ type Range = { from: string; to: string };
 const available = (await postgresReachable()) && (await chromiumAvailable());
 
 describe.skipIf(!available)('insights page in Chromium', () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-  const opened: GuardedPage[] = [];
-  const open = async (options: Parameters<typeof guardedPage>[1]): Promise<GuardedPage> => {
-    const g = await guardedPage(browser, options);
-    opened.push(g);
-    return g;
-  };
+  const suite = browserSuite({ events: statsRunEvents(RUNS) });
+  const { opened } = suite;
+  const open = suite.open;
   const rangeOf = async (page: Page): Promise<Range> => {
     const chart = page.getByTestId('status-chart');
     await chart.waitFor();
@@ -50,7 +39,7 @@ describe.skipIf(!available)('insights page in Chromium', () => {
   };
   const last = (range: Range): string => new Date(Date.parse(range.to) - 1).toISOString();
   const count = async (filter: Record<string, unknown>): Promise<number> =>
-    (await server.graphql<{ c: { value: number } }>('query C($f: WorkflowInstanceFilterInput) { c: countWorkflowInstances(filter: $f) { value } }', { f: filter })).c.value;
+    (await suite.server.graphql<{ c: { value: number } }>('query C($f: WorkflowInstanceFilterInput) { c: countWorkflowInstances(filter: $f) { value } }', { f: filter })).c.value;
   const listTotal = async (page: Page): Promise<number> => {
     await page.locator('[data-testid=runs] tbody tr').first().waitFor();
     await expect.poll(() => page.getByTestId('page-info').textContent()).toMatch(/ of \d+/);
@@ -58,29 +47,16 @@ describe.skipIf(!available)('insights page in Chromium', () => {
   };
   const openInsights = async (options: Parameters<typeof guardedPage>[1], search = '?view=insights'): Promise<Page> => {
     const { page } = await open(options);
-    await page.goto(`${server.baseUrl}/${search}`);
+    await page.goto(`${suite.server.baseUrl}/${search}`);
     await page.getByTestId('top-errors').waitFor();
     return page;
   };
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await buildConsole();
-    server = await startConsoleServer({ events: statsRunEvents(RUNS) });
-    browser = await launchChromium();
-  }, 240_000);
-
-  afterAll(async () => {
-    for (const g of opened) await g.context.close();
-    await browser?.close();
-    await server?.close();
-  }, 60_000);
 
   it('draws the API\'s runs per hour and status, and a bar opens the runs of that status and hour', async () => {
     const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
     const range = await rangeOf(page);
     expect(await page.getByTestId('status-chart').getAttribute('data-buckets')).toBe('24');
-    const stats = (await server.graphql<{ s: { start: string; statusCounts: { status: string; count: number }[] }[] }>(
+    const stats = (await suite.server.graphql<{ s: { start: string; statusCounts: { status: string; count: number }[] }[] }>(
       `query S($from: String!, $to: String!) { s: workflowStats(interval: HOUR, from: $from, to: $to) { start statusCounts { status count } } }`, range)).s;
     const expected = stats.flatMap((b) => b.statusCounts.filter((c) => c.count > 0).map((c) => `${new Date(b.start).toISOString()} ${c.status} ${c.count}`));
     const segments = await page.locator('.chart a').evaluateAll((links) => links.map((a) => `${a.getAttribute('data-start')} ${a.getAttribute('data-status')} ${/: (\d+) /.exec(a.getAttribute('aria-label') ?? '')?.[1]}`));
@@ -106,7 +82,7 @@ describe.skipIf(!available)('insights page in Chromium', () => {
     const page = await openInsights({ ...LAPTOP, colorScheme: 'dark' });
     const range = await rangeOf(page);
     const window = { gte: range.from, lte: last(range) };
-    const api = await server.graphql<{ e: { type: string; title: string; count: number }[]; t: { taskPosition: string; workflowName: string; count: number }[] }>(
+    const api = await suite.server.graphql<{ e: { type: string; title: string; count: number }[]; t: { taskPosition: string; workflowName: string; count: number }[] }>(
       `query T($r: WorkflowInstanceFilterInput, $t: TaskExecutionFilterInput) { e: topErrors(filter: $r, limit: 10) { type title count } t: topFailingTasks(filter: $t, limit: 10) { taskPosition workflowName count } }`,
       { r: { startDate: window }, t: { startDate: window } },
     );
@@ -135,7 +111,7 @@ describe.skipIf(!available)('insights page in Chromium', () => {
   it('shows the API\'s duration percentiles per workflow and day; a row opens that workflow\'s runs by duration', async () => {
     const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
     const range = await rangeOf(page);
-    const api = (await server.graphql<{ s: { start: string; name: string; durationMs: { p50: number; p90: number; p99: number; count: number } | null }[] }>(
+    const api = (await suite.server.graphql<{ s: { start: string; name: string; durationMs: { p50: number; p90: number; p99: number; count: number } | null }[] }>(
       `query D($from: String!, $to: String!) { s: workflowStats(interval: DAY, from: $from, to: $to, groupBy: ["name"]) { start name durationMs { p50 p90 p99 count } } }`, range)).s.filter((b) => (b.durationMs?.count ?? 0) > 0);
     const rows = await page.locator('[data-testid=durations] tbody tr').evaluateAll((trs) =>
       trs.map((tr) => [tr.getAttribute('data-name'), tr.getAttribute('data-start'), ...['p50', 'p90', 'p99'].map((p) => tr.querySelector(`[data-p=${p}]`)?.textContent)]));

@@ -2,21 +2,13 @@
 // completion was rejected (timestamp "yesterday") shows that event marked rejected with the normalizer's reason, in
 // the API's order; an event's data opens as JSON; a long history pages with "load more" and reaches the API's last
 // event. Expected values come from the API itself. Screenshots (laptop and phone, light and dark) of the tab.
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HISTORY_EVENTS } from '@workflow-index/testkit';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
-import { buildConsole } from './support/build-console.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { startConsoleServer } from './support/console-server.js';
-import type { ConsoleServer } from './support/console-server.js';
-import { guardedPage } from './support/guarded-page.js';
-import type { GuardedPage } from './support/guarded-page.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
 import { started, task } from './support/live-page.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' } as const;
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
 const STUCK = 'history-stuck';
@@ -35,36 +27,18 @@ interface ApiEvent {
 const available = (await postgresReachable()) && (await chromiumAvailable());
 
 describe.skipIf(!available)('run events tab in Chromium', () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-  const opened: GuardedPage[] = [];
-  const open = async (options: Parameters<typeof guardedPage>[1]): Promise<GuardedPage> => {
-    const g = await guardedPage(browser, options);
-    opened.push(g);
-    return g;
-  };
+  const suite = browserSuite({ events: [...HISTORY_EVENTS, ...LONG_EVENTS] });
+  const { opened } = suite;
+  const open = suite.open;
   const eventsOf = async (id: string): Promise<ApiEvent[]> =>
-    (await server.graphql<{ r: { events: ApiEvent[] } }>(`{ r: getWorkflowInstance(id: "${id}") { events(limit: 1000) { type accepted rejection } } }`)).r.events;
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await buildConsole();
-    server = await startConsoleServer({ events: [...HISTORY_EVENTS, ...LONG_EVENTS] });
-    browser = await launchChromium();
-  }, 240_000);
-
-  afterAll(async () => {
-    for (const g of opened) await g.context.close();
-    await browser?.close();
-    await server?.close();
-  }, 60_000);
+    (await suite.server.graphql<{ r: { events: ApiEvent[] } }>(`{ r: getWorkflowInstance(id: "${id}") { events(limit: 1000) { type accepted rejection } } }`)).r.events;
 
   it('shows a stuck run\'s rejected completion, marked, with the reason in words, in the API\'s order', async () => {
     const expected = await eventsOf(STUCK);
     const rejected = expected.filter((e) => !e.accepted);
     expect(rejected.map((e) => e.rejection)).toContain('timestamp "yesterday" is not a valid time');
     const { page } = await open({ ...LAPTOP, colorScheme: 'light' });
-    await page.goto(`${server.baseUrl}/?run=${STUCK}`);
+    await page.goto(`${suite.server.baseUrl}/?run=${STUCK}`);
     await expect(page.locator('.run-head .badge').textContent()).resolves.toBe('RUNNING');
     await page.locator('.tabs a[data-tab=events]').click();
     await page.waitForURL((url) => url.searchParams.get('tab') === 'events');
@@ -89,7 +63,7 @@ describe.skipIf(!available)('run events tab in Chromium', () => {
     const expected = await eventsOf(LONG);
     expect(expected.length).toBe(81);
     const { page } = await open({ ...LAPTOP, colorScheme: 'dark' });
-    await page.goto(`${server.baseUrl}/?run=${LONG}&tab=events`);
+    await page.goto(`${suite.server.baseUrl}/?run=${LONG}&tab=events`);
     const items = page.locator('.events > li');
     await expect.poll(() => items.count()).toBe(50);
     const more = page.getByTestId('more-events');
@@ -105,7 +79,7 @@ describe.skipIf(!available)('run events tab in Chromium', () => {
   it('fits a phone (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page } = await open({ ...PHONE, colorScheme });
-      await page.goto(`${server.baseUrl}/?run=${STUCK}&tab=events`);
+      await page.goto(`${suite.server.baseUrl}/?run=${STUCK}&tab=events`);
       await page.locator('.event.rejected').first().waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await page.screenshot({ path: `${ARTIFACTS}run-events-phone-${colorScheme}.png`, fullPage: true });

@@ -2,19 +2,11 @@
 // events): at 1280×800 the status, the error and the timeline are in the first screen, the payloads after; the
 // error's "raised by" links to the task execution; the error shows once when that execution is selected; a loop's
 // execution says which iteration it is. Screenshots (laptop and phone, light and dark) go to .artifacts/console/.
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
-import { buildConsole } from './support/build-console.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { startConsoleServer } from './support/console-server.js';
-import type { ConsoleServer } from './support/console-server.js';
-import { guardedPage } from './support/guarded-page.js';
-import type { GuardedPage } from './support/guarded-page.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LOOP_RUN = '01KRDQEAPWDTERF1SDDX5A5SQV'; // order-fulfilment: pickItem runs three times in a loop
 const FAULTED_RUN = '01KRDQDZBS8TBDWA72Q1575QHY'; // payment-capture: faulted by do/1/chargeCard
 const LOOP_POSITION = 'do/0/pickItems/do/0/pickItem';
@@ -31,34 +23,16 @@ interface Task {
 }
 
 describe.skipIf(!available)('run page in Chromium', () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-  const opened: GuardedPage[] = [];
-  const open = async (options: Parameters<typeof guardedPage>[1]): Promise<GuardedPage> => {
-    const g = await guardedPage(browser, options);
-    opened.push(g);
-    return g;
-  };
+  const suite = browserSuite();
+  const { opened } = suite;
+  const open = suite.open;
   const tasksOf = async (id: string): Promise<Task[]> =>
-    (await server.graphql<{ r: { taskExecutions: Task[] } }>(`{ r: getWorkflowInstance(id: "${id}") { taskExecutions { id taskName taskPosition status } } }`)).r.taskExecutions;
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await buildConsole();
-    server = await startConsoleServer();
-    browser = await launchChromium();
-  }, 240_000);
-
-  afterAll(async () => {
-    for (const g of opened) await g.context.close();
-    await browser?.close();
-    await server?.close();
-  }, 60_000);
+    (await suite.server.graphql<{ r: { taskExecutions: Task[] } }>(`{ r: getWorkflowInstance(id: "${id}") { taskExecutions { id taskName taskPosition status } } }`)).r.taskExecutions;
 
   it('puts the status, the error and the timeline in the first screen at 1280×800, the payloads after', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page } = await open({ ...LAPTOP, colorScheme });
-      await page.goto(`${server.baseUrl}/?run=${FAULTED_RUN}`);
+      await page.goto(`${suite.server.baseUrl}/?run=${FAULTED_RUN}`);
       await page.locator('.bar').first().waitFor();
       const top = async (selector: string): Promise<number> => (await page.locator(selector).first().boundingBox())?.y ?? Number.NaN;
       const timeline = await top('[data-testid=timeline]');
@@ -74,10 +48,10 @@ describe.skipIf(!available)('run page in Chromium', () => {
     const faulted = (await tasksOf(FAULTED_RUN)).find((t) => t.taskPosition === 'do/1/chargeCard' && t.status === 'FAULTED');
     expect(faulted).toBeDefined();
     const { page } = await open({ ...LAPTOP, colorScheme: 'light' });
-    await page.goto(`${server.baseUrl}/?run=${FAULTED_RUN}`);
+    await page.goto(`${suite.server.baseUrl}/?run=${FAULTED_RUN}`);
     const link = page.getByTestId('raised-by').getByRole('link');
     await expect(link.textContent()).resolves.toBe('do/1/chargeCard (chargeCard)');
-    expect(new URL((await link.getAttribute('href')) ?? '', server.baseUrl).searchParams.get('task')).toBe(faulted?.id);
+    expect(new URL((await link.getAttribute('href')) ?? '', suite.server.baseUrl).searchParams.get('task')).toBe(faulted?.id);
     await link.click();
     await page.waitForURL((url) => url.searchParams.get('task') === faulted?.id);
     const details = page.getByTestId('task-details');
@@ -92,13 +66,13 @@ describe.skipIf(!available)('run page in Chromium', () => {
   it('shows the error once when the execution that raised it is selected', async () => {
     const faulted = (await tasksOf(FAULTED_RUN)).find((t) => t.status === 'FAULTED');
     const { page } = await open({ ...LAPTOP, colorScheme: 'light' });
-    await page.goto(`${server.baseUrl}/?run=${FAULTED_RUN}&task=${encodeURIComponent(faulted?.id ?? '')}`);
+    await page.goto(`${suite.server.baseUrl}/?run=${FAULTED_RUN}&task=${encodeURIComponent(faulted?.id ?? '')}`);
     await page.getByTestId('task-details').waitFor();
     await expect(page.getByTestId('raised-run-error').textContent()).resolves.toContain("raised the run's error");
     expect(await page.locator('.error-box').count()).toBe(1);
     // The other execution of that run has no error of its own: no card in its panel either, the run's stays.
     const other = (await tasksOf(FAULTED_RUN)).find((t) => t.status !== 'FAULTED');
-    await page.goto(`${server.baseUrl}/?run=${FAULTED_RUN}&task=${encodeURIComponent(other?.id ?? '')}`);
+    await page.goto(`${suite.server.baseUrl}/?run=${FAULTED_RUN}&task=${encodeURIComponent(other?.id ?? '')}`);
     await page.getByTestId('task-details').waitFor();
     expect(await page.locator('.error-box').count()).toBe(1);
     expect(await page.getByTestId('raised-run-error').count()).toBe(0);
@@ -109,7 +83,7 @@ describe.skipIf(!available)('run page in Chromium', () => {
     expect(loop.length).toBe(3);
     const { page } = await open({ ...LAPTOP, colorScheme: 'light' });
     for (const [index, task] of loop.entries()) {
-      await page.goto(`${server.baseUrl}/?run=${LOOP_RUN}&task=${encodeURIComponent(task.id)}`);
+      await page.goto(`${suite.server.baseUrl}/?run=${LOOP_RUN}&task=${encodeURIComponent(task.id)}`);
       await expect.poll(() => page.getByTestId('task-iteration').textContent()).toBe(`iteration ${index + 1} of 3 of position ${LOOP_POSITION}`);
     }
     // The bar the timeline numbers 2 is the execution the panel calls iteration 2.
@@ -121,7 +95,7 @@ describe.skipIf(!available)('run page in Chromium', () => {
   it('fits a phone (light and dark) without sideways scrolling', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page } = await open({ ...PHONE, colorScheme });
-      await page.goto(`${server.baseUrl}/?run=${FAULTED_RUN}`);
+      await page.goto(`${suite.server.baseUrl}/?run=${FAULTED_RUN}`);
       await page.locator('.bar').first().waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await page.screenshot({ path: `${ARTIFACTS}run-phone-${colorScheme}.png`, fullPage: true });

@@ -2,19 +2,12 @@
 // server, PostgreSQL with the conformance events): cards instead of a wide table on a phone; name / namespace /
 // version by prefix, anywhere or exactly, with suggestions from the newest runs; times in UTC or the browser's zone
 // (kept across visits), relative where it helps, the exact instant on hover. Expected values come from /graphql.
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { postgresReachable } from '@workflow-index/postgresql/testing';
-import { buildConsole } from './support/build-console.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
-import { startConsoleServer } from './support/console-server.js';
-import type { ConsoleServer } from './support/console-server.js';
-import { guardedPage } from './support/guarded-page.js';
-import type { GuardedPage } from './support/guarded-page.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
 // A zone without summer time: the expected offset is the same on every date.
 const KOLKATA = { viewport: { width: 1280, height: 800 }, timezoneId: 'Asia/Kolkata', colorScheme: 'light' } as const;
@@ -34,38 +27,20 @@ interface Row {
 }
 
 describe.skipIf(!available)('runs list in Chromium: phone cards, partial matching, time zones', () => {
-  let server: ConsoleServer;
-  let browser: Browser;
-  const opened: GuardedPage[] = [];
-  const open = async (options: Parameters<typeof guardedPage>[1]): Promise<GuardedPage> => {
-    const g = await guardedPage(browser, options);
-    opened.push(g);
-    return g;
-  };
-  const apiRows = async (args: string): Promise<Row[]> => (await server.graphql<{ r: Row[] }>(`{ r: getWorkflowInstances(${args}) { id name namespace version startDate lastUpdate } }`)).r;
+  const suite = browserSuite();
+  const { opened } = suite;
+  const open = suite.open;
+  const apiRows = async (args: string): Promise<Row[]> => (await suite.server.graphql<{ r: Row[] }>(`{ r: getWorkflowInstances(${args}) { id name namespace version startDate lastUpdate } }`)).r;
   const shownIds = async (page: Page): Promise<string[]> => {
     await page.locator('.table-wrap[aria-busy=false]').waitFor();
     return page.locator('[data-testid=runs] tbody tr[data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id') ?? ''));
   };
 
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await buildConsole();
-    server = await startConsoleServer();
-    browser = await launchChromium();
-  }, 240_000);
-
-  afterAll(async () => {
-    for (const g of opened) await g.context.close();
-    await browser?.close();
-    await server?.close();
-  }, 60_000);
-
   it('shows each run as a card on a phone (name, status, start, duration, namespace and version), never wider than the screen', async () => {
     const newest = await apiRows('limit: 25');
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page } = await open({ ...PHONE, colorScheme });
-      await page.goto(`${server.baseUrl}/`);
+      await page.goto(`${suite.server.baseUrl}/`);
       await expect.poll(() => shownIds(page)).toEqual(newest.map((r) => r.id));
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       // The list's own box does not scroll sideways either.
@@ -93,7 +68,7 @@ describe.skipIf(!available)('runs list in Chromium: phone cards, partial matchin
 
   it('sorts on a phone with the sort select (the cards have no column headers)', async () => {
     const { page } = await open({ ...PHONE, colorScheme: 'light' });
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${suite.server.baseUrl}/`);
     await shownIds(page);
     await page.getByRole('button', { name: 'Filters' }).click();
     await expect(page.getByRole('button', { name: 'Hide filters' }).getAttribute('aria-expanded')).resolves.toBe('true');
@@ -101,14 +76,14 @@ describe.skipIf(!available)('runs list in Chromium: phone cards, partial matchin
     await page.waitForURL(/sort=name\.asc/);
     await expect.poll(() => shownIds(page)).toEqual((await apiRows('limit: 25, orderBy: {name: ASC}')).map((r) => r.id));
     // The button counts the filters that apply.
-    await page.goto(`${server.baseUrl}/?name=pay&range=1d`);
+    await page.goto(`${suite.server.baseUrl}/?name=pay&range=1d`);
     await expect(page.getByRole('button', { name: 'Filters (2 active)' }).isVisible()).resolves.toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 
   it('matches name, namespace and version by prefix (the default), anywhere, or exactly, and suggests values from the newest runs', async () => {
     const { page } = await open({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' });
-    await page.goto(`${server.baseUrl}/?size=100`);
+    await page.goto(`${suite.server.baseUrl}/?size=100`);
     await shownIds(page);
     const newest = await apiRows('limit: 100, orderBy: {startDate: DESC}');
     const distinct = (values: (string | null)[]): string[] => [...new Set(values.filter((v): v is string => v !== null && v !== ''))].sort();
@@ -146,7 +121,7 @@ describe.skipIf(!available)('runs list in Chromium: phone cards, partial matchin
     const expectedExactPart = await apiRows(`filter: {name: {eq: ${JSON.stringify(middle)}}}, limit: 100`);
     await expect.poll(async () => (await shownIds(page)).sort()).toEqual(expectedExactPart.map((r) => r.id).sort());
     const namespace = newest[0]?.namespace ?? '';
-    await page.goto(`${server.baseUrl}/?size=100&match=prefix&namespace=${encodeURIComponent(namespace.slice(0, -2))}`);
+    await page.goto(`${suite.server.baseUrl}/?size=100&match=prefix&namespace=${encodeURIComponent(namespace.slice(0, -2))}`);
     const expectedNamespace = await apiRows(`filter: {namespace: {startsWith: ${JSON.stringify(namespace.slice(0, -2))}}}, limit: 100`);
     await expect.poll(async () => (await shownIds(page)).sort()).toEqual(expectedNamespace.map((r) => r.id).sort());
   });
@@ -154,7 +129,7 @@ describe.skipIf(!available)('runs list in Chromium: phone cards, partial matchin
   it('shows times in UTC by default, in the browser zone when chosen (kept across visits), relative where it helps, exact on hover', async () => {
     const { page } = await open(KOLKATA);
     const row = (await apiRows('limit: 1'))[0] as Row;
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${suite.server.baseUrl}/`);
     await shownIds(page);
     const startCell = page.locator(`tr[data-run-id="${row.id}"] .c-start time:visible`);
     const utcText = `${row.startDate.slice(0, 10)} ${row.startDate.slice(11, 19)}`;
@@ -173,18 +148,18 @@ describe.skipIf(!available)('runs list in Chromium: phone cards, partial matchin
     // Kept across visits, on the run page too.
     await page.reload();
     await expect.poll(() => startCell.textContent()).toBe(localText);
-    await page.goto(`${server.baseUrl}/?run=${row.id}`);
+    await page.goto(`${suite.server.baseUrl}/?run=${row.id}`);
     await expect.poll(() => page.getByTestId('run-fields').locator('time').first().textContent()).toBe(exact(local));
     await page.screenshot({ path: `${ARTIFACTS}run-local-time.png` });
 
     // A custom range typed without an offset is read in the zone shown: 10:00 in Kolkata is 04:30 UTC.
-    await page.goto(`${server.baseUrl}/?range=custom`);
+    await page.goto(`${suite.server.baseUrl}/?range=custom`);
     await page.getByLabel('From (ISO, local)').fill('2026-05-12T10:00:00');
     await page.getByLabel('From (ISO, local)').press('Enter');
     await page.waitForURL((url) => url.searchParams.get('from') === '2026-05-12T04:30:00.000Z');
 
     await page.getByLabel('Times').selectOption('utc');
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${suite.server.baseUrl}/`);
     await expect.poll(() => startCell.textContent()).toBe(utcText);
   });
 
