@@ -1,4 +1,4 @@
-// `npm run bench:ingest|bench:query|bench:push|bench:stats [-- --backend postgresql|opensearch ...]`: runs the benchmark of that backend
+// `npm run bench:ingest|bench:query|bench:push|bench:stats|bench:export [-- --backend postgresql|opensearch ...]`: runs the benchmark of that backend
 // (default postgresql, whose scripts and JSON summary stay exactly as they were) with the other arguments, as a
 // child process that inherits the terminal; its exit code is this process's, Ctrl-C reaches it too.
 import { spawn } from 'node:child_process';
@@ -9,6 +9,7 @@ const SCRIPTS = {
   query: { postgresql: './postgresql/query-bench.ts', opensearch: './opensearch/query-bench.ts' },
   push: { postgresql: './postgresql/push-bench.ts', opensearch: './opensearch/push-bench.ts' },
   stats: { postgresql: './postgresql/stats-bench.ts', opensearch: './opensearch/stats-bench.ts' },
+  export: { postgresql: './postgresql/export-bench.ts', opensearch: './opensearch/export-bench.ts' },
 } as const;
 type Bench = keyof typeof SCRIPTS;
 type Backend = keyof (typeof SCRIPTS)[Bench];
@@ -16,7 +17,7 @@ type Backend = keyof (typeof SCRIPTS)[Bench];
 /** The benchmark and backend named on the command line, and the arguments left for the benchmark itself. */
 export function parseDispatch(args: readonly string[]): { bench: Bench; backend: Backend; rest: string[] } | { problem: string } {
   const [bench, ...others] = args;
-  if (bench !== 'ingest' && bench !== 'query' && bench !== 'push' && bench !== 'stats') return { problem: `first argument must be ingest, query, push or stats, got ${JSON.stringify(bench)}` };
+  if (!(typeof bench === 'string' && Object.hasOwn(SCRIPTS, bench))) return { problem: `first argument must be ${Object.keys(SCRIPTS).join(', ')}, got ${JSON.stringify(bench)}` };
   let backend = 'postgresql';
   const rest: string[] = [];
   for (let i = 0; i < others.length; i++) {
@@ -26,7 +27,7 @@ export function parseDispatch(args: readonly string[]): { bench: Bench; backend:
     else rest.push(arg);
   }
   if (backend !== 'postgresql' && backend !== 'opensearch') return { problem: `--backend must be postgresql or opensearch, got ${JSON.stringify(backend)}` };
-  return { bench, backend, rest };
+  return { bench: bench as Bench, backend, rest };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,4 @@
-// `npm run bench:ingest|bench:query|bench:stats [-- --backend …]`: the backend is taken out of the arguments (default
+// `npm run bench:ingest|bench:query|bench:stats|bench:export [-- --backend …]`: the backend is taken out of the arguments (default
 // postgresql, so the PostgreSQL benchmarks run exactly as before), everything else reaches the benchmark, and an
 // unknown backend is refused before anything runs.
 import { spawnSync } from 'node:child_process';
@@ -15,12 +15,13 @@ describe('bench:* --backend dispatch', () => {
     expect(parseDispatch(['query', '--backend', 'opensearch', '--duration', '5'])).toEqual({ bench: 'query', backend: 'opensearch', rest: ['--duration', '5'] });
     expect(parseDispatch(['query', '--duration=5', '--backend=postgresql'])).toEqual({ bench: 'query', backend: 'postgresql', rest: ['--duration=5'] });
     expect(parseDispatch(['stats', '--backend', 'opensearch', '--instances', '10'])).toEqual({ bench: 'stats', backend: 'opensearch', rest: ['--instances', '10'] });
+    expect(parseDispatch(['export', '--backend', 'opensearch', '--reuse-prefix', 'p-'])).toEqual({ bench: 'export', backend: 'opensearch', rest: ['--reuse-prefix', 'p-'] });
   });
 
   it('refuses an unknown backend or benchmark with what is allowed', () => {
     expect(parseDispatch(['ingest', '--backend', 'mysql'])).toEqual({ problem: '--backend must be postgresql or opensearch, got "mysql"' });
     expect(parseDispatch(['ingest', '--backend'])).toEqual({ problem: '--backend must be postgresql or opensearch, got ""' });
-    expect(parseDispatch(['load'])).toEqual({ problem: 'first argument must be ingest, query, push or stats, got "load"' });
+    expect(parseDispatch(['load'])).toEqual({ problem: 'first argument must be ingest, query, push, stats, export, got "load"' });
   });
 
   it('runs the chosen backend\'s script with the remaining arguments and returns its exit code', () => {
