@@ -44,7 +44,7 @@ const BOUNDARIES = [
   { folder: 'init-job/src', allow: ['events', 'postgresql/admin', 'opensearch/admin'], shipped: true },
   { folder: 'init-job', allow: ['core', 'events', 'postgresql', 'opensearch', 'testkit'] },
   { folder: 'console/src', allow: [], shipped: true },
-  { folder: 'console', allow: ['core', 'testkit', 'postgresql'] },
+  { folder: 'console', allow: ['core', 'testkit', 'postgresql', 'opensearch'] },
   { folder: 'fluent-bit', allow: ['core', 'events', 'postgresql', 'opensearch', 'testkit', 'cross-backend'] },
   { folder: '', allow: ALL },
 ];

@@ -11,6 +11,8 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for what a busy machine delays (a page's first query, a normalizer's cycle): 1 s by default.
+    expect: { poll: { timeout: 15_000, interval: 100 } },
     pool: 'forks',
     maxWorkers: 2,
     projects: [

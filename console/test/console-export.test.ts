@@ -1,13 +1,12 @@
-// The runs list's export in real Chromium against the real server on PostgreSQL (no sign-in: a plain link; the
-// sign-in suite covers the fetched download with the session's token): CSV and JSONL downloads hold exactly the
-// runs the API matches for the list's filters, every one of them (not only the page), and end with the complete
-// trailer.
+// The runs list's export in real Chromium against the real server on each backend, PostgreSQL and OpenSearch (no
+// sign-in: a plain link; the sign-in suite covers the fetched download with the session's token): CSV and JSONL
+// downloads hold exactly the runs the API matches for the list's filters, every one of them (not only the page), and
+// end with the complete trailer.
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { postgresReachable } from '@workflow-index/postgresql/testing';
-import { chromiumAvailable } from './support/chromium.js';
-import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
+import { browserSuite } from './support/browser-suite.js';
+import { consoleBackends } from './support/backends.js';
 
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
 
@@ -45,10 +44,10 @@ function csvRecords(text: string): string[][] {
   return records;
 }
 
-const available = (await postgresReachable()) && (await chromiumAvailable());
+const backends = await consoleBackends();
 
-describe.skipIf(!available)('runs list export in Chromium', () => {
-  const suite = browserSuite();
+describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql' as const] : backends)('runs list export in Chromium (%s)', (backend) => {
+  const suite = browserSuite({ backend });
   const { opened } = suite;
   const open = suite.open;
   const ids = async (filter: Record<string, unknown>): Promise<string[]> =>
@@ -66,7 +65,7 @@ describe.skipIf(!available)('runs list export in Chromium', () => {
     const expected = await ids({ status: { in: ['COMPLETED', 'FAULTED'] } });
     expect(expected.length).toBeGreaterThan(10);
     await page.getByTestId('export').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${ARTIFACTS}runs-list-export.png` });
+    await page.screenshot({ path: suite.artifact(`runs-list-export`) });
 
     const csv = csvRecords(await download(page, 'csv'));
     expect(csv[0]?.slice(0, 5)).toEqual(['id', 'name', 'namespace', 'version', 'status']);

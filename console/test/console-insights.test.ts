@@ -1,15 +1,14 @@
-// The insights page in real Chromium against the real server on PostgreSQL, with runs started in the last hour
-// (completed, faulted with one error and one failing task, running): every number on the page is the API's answer
-// for the range the page asked (read back from the chart), and every drill-down opens the runs list whose total is
-// the count the item showed. Screenshots at 1280×800 and phone width, light and dark.
+// The insights page in real Chromium against the real server on each backend (PostgreSQL, OpenSearch), with runs
+// started in the last hour (completed, faulted with one error and one failing task, running): every number on the
+// page is the API's answer for the range the page asked (read back from the chart), and every drill-down opens the
+// runs list whose total is the count the item showed. Screenshots at 1280×800 and phone width, light and dark.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { statsRunEvents } from '@workflow-index/testkit';
 import type { StatsRunSpec } from '@workflow-index/testkit';
-import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { formatDuration } from '../src/format.ts';
-import { chromiumAvailable } from './support/chromium.js';
-import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
+import { browserSuite } from './support/browser-suite.js';
+import { consoleBackends } from './support/backends.js';
 import type { guardedPage } from './support/guarded-page.js';
 
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' } as const;
@@ -26,10 +25,10 @@ const RUNS: StatsRunSpec[] = [
 
 type Range = { from: string; to: string };
 
-const available = (await postgresReachable()) && (await chromiumAvailable());
+const backends = await consoleBackends();
 
-describe.skipIf(!available)('insights page in Chromium', () => {
-  const suite = browserSuite({ events: statsRunEvents(RUNS) });
+describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql' as const] : backends)('insights page in Chromium (%s)', (backend) => {
+  const suite = browserSuite({ backend, events: statsRunEvents(RUNS) });
   const { opened } = suite;
   const open = suite.open;
   const rangeOf = async (page: Page): Promise<Range> => {
@@ -62,7 +61,7 @@ describe.skipIf(!available)('insights page in Chromium', () => {
     const segments = await page.locator('.chart a').evaluateAll((links) => links.map((a) => `${a.getAttribute('data-start')} ${a.getAttribute('data-status')} ${/: (\d+) /.exec(a.getAttribute('aria-label') ?? '')?.[1]}`));
     expect(segments.sort()).toEqual(expected.sort());
     expect(expected.length).toBeGreaterThan(0);
-    await page.screenshot({ path: `${ARTIFACTS}insights-laptop-light.png`, fullPage: true });
+    await page.screenshot({ path: suite.artifact(`insights-laptop-light`), fullPage: true });
 
     // Keyboard: the FAULTED segment takes focus and Enter opens its runs.
     const faulted = page.locator('.chart a[data-status=FAULTED]').first();
@@ -89,7 +88,7 @@ describe.skipIf(!available)('insights page in Chromium', () => {
     expect(api.e[0]).toMatchObject({ type: ERROR.type, title: ERROR.title, count: 3 });
     expect(await page.locator('[data-testid=top-errors] tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('a')?.textContent, r.querySelector('.error-type')?.textContent, r.children[2]?.textContent]))).toEqual(api.e.map((e) => [e.title, e.type, String(e.count)]));
     expect(await page.locator('[data-testid=top-tasks] tbody tr td:last-child').allTextContents()).toEqual(api.t.map((t) => String(t.count)));
-    await page.screenshot({ path: `${ARTIFACTS}insights-laptop-dark.png`, fullPage: true });
+    await page.screenshot({ path: suite.artifact(`insights-laptop-dark`), fullPage: true });
 
     await page.locator('[data-testid=top-errors] tbody tr a').first().click();
     await page.waitForURL((url) => url.searchParams.get('errorTitle') === ERROR.title);
@@ -136,7 +135,7 @@ describe.skipIf(!available)('insights page in Chromium', () => {
   it('fits a phone (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await openInsights({ ...PHONE, colorScheme });
-      await page.screenshot({ path: `${ARTIFACTS}insights-phone-${colorScheme}.png`, fullPage: true });
+      await page.screenshot({ path: suite.artifact(`insights-phone-${colorScheme}`), fullPage: true });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     }
   }, 60_000);

@@ -1,31 +1,30 @@
-// Live pages in real Chromium against the real server on PostgreSQL with its change feed (the trigger's NOTIFY, the
-// server's LISTEN session): events written while a page is open change it without a reload and without a polling
-// query while the stream is up; a server that refuses subscriptions (GRAPHQL_MAX_SUBSCRIPTIONS=0, 429) leaves the
-// page polling at its auto-refresh period, quietly, as does a server without live updates (no change feed: what the
-// embedded PGlite database gives).
+// Live pages in real Chromium against the real server on each backend with its change feed (on PostgreSQL the
+// trigger's NOTIFY and the server's LISTEN session, on OpenSearch the normalizer's stamps polled): events written while
+// a page is open change it without a reload and without a polling query while the stream is up; a server that refuses
+// subscriptions (GRAPHQL_MAX_SUBSCRIPTIONS=0, 429) leaves the page polling at its auto-refresh period, quietly, as
+// does a server without live updates (no change feed: what the embedded PGlite database gives).
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresReachable } from '@workflow-index/postgresql/testing';
 import { buildConsole } from './support/build-console.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { launchChromium } from './support/chromium.js';
+import { ARTIFACTS, artifactPath, consoleBackends } from './support/backends.js';
 import { startConsoleServer } from './support/console-server.js';
 import type { ConsoleServer } from './support/console-server.js';
 import { guardedPage } from './support/guarded-page.js';
 import type { GuardedPage } from './support/guarded-page.js';
 import { completed, logGraphql, nowIso, started, task } from './support/live-page.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../../.artifacts/console/', import.meta.url));
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
 
-const available = (await postgresReachable()) && (await chromiumAvailable());
+const backends = await consoleBackends();
 
-describe.skipIf(!available)('live pages in Chromium', () => {
+describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql' as const] : backends)('live pages in Chromium (%s)', (backend) => {
   let server: ConsoleServer;
   let refusing: ConsoleServer;
-  let noFeed: ConsoleServer;
+  // A server without a change feed is a PostgreSQL one (the embedded database's case): checked in that run only.
+  let noFeed: ConsoleServer | undefined;
   let browser: Browser;
   const opened: GuardedPage[] = [];
   const open = async (options: BrowserContextOptions = LAPTOP): Promise<GuardedPage> => {
@@ -37,7 +36,11 @@ describe.skipIf(!available)('live pages in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await buildConsole();
-    [server, refusing, noFeed] = await Promise.all([startConsoleServer({ live: true }), startConsoleServer({ live: true, env: { GRAPHQL_MAX_SUBSCRIPTIONS: '0' } }), startConsoleServer()]);
+    [server, refusing, noFeed] = await Promise.all([
+      startConsoleServer({ backend, live: true }),
+      startConsoleServer({ backend, live: true, env: { GRAPHQL_MAX_SUBSCRIPTIONS: '0' } }),
+      backend === 'postgresql' ? startConsoleServer() : undefined,
+    ]);
     browser = await launchChromium();
   }, 240_000);
 
@@ -92,7 +95,7 @@ describe.skipIf(!available)('live pages in Chromium', () => {
     await server.load([started('live-list-new', nowIso())]);
     const button = page.getByTestId('new-runs').getByRole('button');
     await expect.poll(() => button.textContent(), { timeout: 15_000 }).toBe('1 new run — show');
-    await page.screenshot({ path: `${ARTIFACTS}live-runs-list-new-runs.png` });
+    await page.screenshot({ path: artifactPath('live-runs-list-new-runs', backend) });
     expect(await page.locator('tr[data-run-id=live-list-new]').count()).toBe(0);
     expect(log.queries).toEqual([]);
 
@@ -107,10 +110,9 @@ describe.skipIf(!available)('live pages in Chromium', () => {
     expect(log.queries).toEqual(['ConsoleRuns']);
   }, 90_000);
 
-  for (const [why, serverOf] of [
-    ['refuses the stream (TOO_MANY_SUBSCRIPTIONS, 429)', () => refusing],
-    ['has no live updates (SERVICE_UNAVAILABLE, as on the embedded database)', () => noFeed],
-  ] as const) {
+  const fallbacks: [string, () => ConsoleServer][] = [['refuses the stream (TOO_MANY_SUBSCRIPTIONS, 429)', () => refusing]];
+  if (backend === 'postgresql') fallbacks.push(['has no live updates (SERVICE_UNAVAILABLE, as on the embedded database)', () => noFeed!]);
+  for (const [why, serverOf] of fallbacks) {
     it(`falls back to polling at the auto-refresh period when the server ${why}, and shows it`, async () => {
       const target = serverOf();
       const { page } = await open();
@@ -136,12 +138,12 @@ describe.skipIf(!available)('live pages in Chromium', () => {
         await page.locator('[data-testid=live][data-state=live]').waitFor();
         await page.locator('[data-testid=runs] tbody tr').first().waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
-        await page.screenshot({ path: `${ARTIFACTS}live-runs-list-${device}-${colorScheme}.png` });
+        await page.screenshot({ path: artifactPath(`live-runs-list-${device}-${colorScheme}`, backend) });
         await page.goto(`${server.baseUrl}/?run=live-run-page`);
         await page.locator('[data-testid=live][data-state=live]').waitFor();
         await page.locator('.bar').first().waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
-        await page.screenshot({ path: `${ARTIFACTS}live-run-${device}-${colorScheme}.png` });
+        await page.screenshot({ path: artifactPath(`live-run-${device}-${colorScheme}`, backend) });
       }
     }
   }, 120_000);

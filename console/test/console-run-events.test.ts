@@ -1,12 +1,12 @@
-// The run page's Events tab in real Chromium against the real server on PostgreSQL: a run stuck RUNNING because its
-// completion was rejected (timestamp "yesterday") shows that event marked rejected with the normalizer's reason, in
-// the API's order; an event's data opens as JSON; a long history pages with "load more" and reaches the API's last
-// event. Expected values come from the API itself. Screenshots (laptop and phone, light and dark) of the tab.
+// The run page's Events tab in real Chromium against the real server on each backend (PostgreSQL, OpenSearch): a
+// run stuck RUNNING because its completion was rejected (timestamp "yesterday") shows that event marked rejected with
+// the normalizer's reason, in the API's order; an event's data opens as JSON; a long history pages with "load more"
+// and reaches the API's last event. Expected values come from the API itself. Screenshots (laptop and phone, light
+// and dark) of the tab.
 import { describe, expect, it } from 'vitest';
 import { HISTORY_EVENTS } from '@workflow-index/testkit';
-import { postgresReachable } from '@workflow-index/postgresql/testing';
-import { chromiumAvailable } from './support/chromium.js';
-import { ARTIFACTS, browserSuite } from './support/browser-suite.js';
+import { browserSuite } from './support/browser-suite.js';
+import { consoleBackends } from './support/backends.js';
 import { started, task } from './support/live-page.js';
 
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' } as const;
@@ -24,10 +24,10 @@ interface ApiEvent {
   rejection: string | null;
 }
 
-const available = (await postgresReachable()) && (await chromiumAvailable());
+const backends = await consoleBackends();
 
-describe.skipIf(!available)('run events tab in Chromium', () => {
-  const suite = browserSuite({ events: [...HISTORY_EVENTS, ...LONG_EVENTS] });
+describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql' as const] : backends)('run events tab in Chromium (%s)', (backend) => {
+  const suite = browserSuite({ backend, events: [...HISTORY_EVENTS, ...LONG_EVENTS] });
   const { opened } = suite;
   const open = suite.open;
   const eventsOf = async (id: string): Promise<ApiEvent[]> =>
@@ -52,7 +52,7 @@ describe.skipIf(!available)('run events tab in Chromium', () => {
     const completion = page.locator('.event.rejected', { hasText: 'workflow.completed' });
     await completion.locator('summary', { hasText: 'Event data' }).click();
     await expect(completion.getByTestId('json-event').textContent()).resolves.toContain('"yesterday"');
-    await page.screenshot({ path: `${ARTIFACTS}run-events-laptop-light.png`, fullPage: true });
+    await page.screenshot({ path: suite.artifact(`run-events-laptop-light`), fullPage: true });
     // The first rejected event is reachable from the keyboard: its data disclosure takes focus and opens with Enter.
     await page.locator('.event.rejected summary').first().focus();
     await page.keyboard.press('Enter');
@@ -73,7 +73,7 @@ describe.skipIf(!available)('run events tab in Chromium', () => {
     await expect.poll(() => more.textContent()).toBe('Check for newer events');
     const types = await page.locator('.events .event-type').evaluateAll((spans) => spans.map((s) => s.getAttribute('title')));
     expect(types).toEqual(expected.map((e) => e.type));
-    await page.screenshot({ path: `${ARTIFACTS}run-events-laptop-dark.png` });
+    await page.screenshot({ path: suite.artifact(`run-events-laptop-dark`) });
   }, 90_000);
 
   it('fits a phone (light and dark)', async () => {
@@ -82,7 +82,7 @@ describe.skipIf(!available)('run events tab in Chromium', () => {
       await page.goto(`${suite.server.baseUrl}/?run=${STUCK}&tab=events`);
       await page.locator('.event.rejected').first().waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      await page.screenshot({ path: `${ARTIFACTS}run-events-phone-${colorScheme}.png`, fullPage: true });
+      await page.screenshot({ path: suite.artifact(`run-events-phone-${colorScheme}`), fullPage: true });
     }
   }, 90_000);
 

@@ -1,7 +1,6 @@
-// The set-up every console browser suite shares: the console built, a server on real PostgreSQL (its options: extra
-// events, live updates), one Chromium; guarded pages opened through the suite are closed with it.
+// The set-up every console browser suite shares: the console built, a server on a real backend (its options: the
+// backend, extra events, live updates), one Chromium; guarded pages opened through the suite are closed with it.
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { buildConsole } from './build-console.js';
@@ -10,9 +9,9 @@ import { startConsoleServer } from './console-server.js';
 import type { ConsoleServer, ConsoleServerOptions } from './console-server.js';
 import { guardedPage } from './guarded-page.js';
 import type { GuardedPage } from './guarded-page.js';
+import { ARTIFACTS, artifactPath } from './backends.js';
 
-/** Where the suites write their screenshots (git-ignored). */
-export const ARTIFACTS = fileURLToPath(new URL('../../../.artifacts/console/', import.meta.url));
+export { ARTIFACTS };
 
 export interface BrowserSuite {
   /** The suite's server (set once its beforeAll ran). */
@@ -20,6 +19,8 @@ export interface BrowserSuite {
   /** Every page the suite opened, for the assertions that no request left 127.0.0.1 and nothing failed. */
   readonly opened: readonly GuardedPage[];
   open(options: Parameters<typeof guardedPage>[1]): Promise<GuardedPage>;
+  /** The screenshot file of `name` on this suite's backend. */
+  artifact(name: string): string;
 }
 
 /** Registers the suite's beforeAll and afterAll; call it inside the describe. */
@@ -47,6 +48,7 @@ export function browserSuite(serverOptions: ConsoleServerOptions = {}): BrowserS
       return server;
     },
     opened,
+    artifact: (name) => artifactPath(name, serverOptions.backend),
     async open(options) {
       if (browser === undefined) throw new Error('the browser suite has not started yet');
       const g = await guardedPage(browser, options);

@@ -1,8 +1,10 @@
-// The server the browser suite talks to: the real app in-process on 127.0.0.1 (random port), the PostgreSQL
-// backend on a fresh test database loaded with the conformance events (the demo fixture plus the extra runs:
-// 122 instances, a loop, faults, a 105-run paging set) the way Fluent Bit writes them. Options add settings (sign-in),
-// a fixed port (a redirect URI registered at an issuer before the server starts), the header of `graphql`, live
-// updates (the change feed's LISTEN session, as the server on PostgreSQL runs it) and more events.
+// The server the browser suite talks to: the real app in-process on 127.0.0.1 (random port) loaded with the
+// conformance events (the demo fixture plus the extra runs: 122 instances, a loop, faults, a 105-run paging set) the
+// way Fluent Bit writes them — on PostgreSQL a fresh test database (the triggers normalize), on OpenSearch a test
+// prefix of the real node (the raw indices, the real normalizer run to quiescence, the change feed polling its
+// stamps). Options add settings (sign-in), a fixed port (a redirect URI registered at an issuer before the server
+// starts; PostgreSQL only), the header of `graphql`, live updates (on PostgreSQL the change feed's LISTEN session; the
+// OpenSearch server always has its feed) and more events.
 import { CONFORMANCE_EVENTS, postGraphQL } from '@workflow-index/testkit';
 import { createApp } from '@workflow-index/core';
 import { loadCoreConfig } from '@workflow-index/core';
@@ -12,6 +14,11 @@ import { createPool, PostgresqlChangeFeed } from '@workflow-index/postgresql';
 import { createPostgresqlReader } from '@workflow-index/postgresql';
 import { loadEvents } from '@workflow-index/postgresql/testing';
 import { createTestDatabase } from '@workflow-index/postgresql/testing';
+import { createTestNamespace, startOpenSearchLiveServer } from '@workflow-index/opensearch/testing';
+import type { Event } from '@workflow-index/testkit';
+
+/** The backends a console suite runs on. */
+export type ConsoleBackend = 'postgresql' | 'opensearch';
 
 export interface ConsoleServer {
   readonly baseUrl: string;
@@ -33,9 +40,15 @@ export interface ConsoleServerOptions {
   readonly live?: boolean;
   /** Events loaded after the conformance events. */
   readonly events?: readonly Readonly<Record<string, unknown>>[];
+  /** Default postgresql. */
+  readonly backend?: ConsoleBackend;
 }
 
 export async function startConsoleServer(options: ConsoleServerOptions = {}): Promise<ConsoleServer> {
+  return options.backend === 'opensearch' ? startOnOpenSearch(options) : startOnPostgresql(options);
+}
+
+async function startOnPostgresql(options: ConsoleServerOptions): Promise<ConsoleServer> {
   const db = await createTestDatabase({ prefix: 'wi_console' });
   try {
     await loadEvents(db.pool, CONFORMANCE_EVENTS, { batchSizes: [100] });
@@ -61,6 +74,29 @@ export async function startConsoleServer(options: ConsoleServerOptions = {}): Pr
     };
   } catch (error) {
     await db.drop();
+    throw error;
+  }
+}
+
+async function startOnOpenSearch(options: ConsoleServerOptions): Promise<ConsoleServer> {
+  if (options.port !== undefined) throw new Error('a fixed port is served on PostgreSQL only');
+  const ns = createTestNamespace();
+  try {
+    const live = await startOpenSearchLiveServer(ns.client, ns.prefix, options.env ?? {});
+    const load = (events: readonly Readonly<Record<string, unknown>>[]): Promise<void> => live.deliver(events as readonly Event[]);
+    await load(CONFORMANCE_EVENTS);
+    if (options.events !== undefined) await load(options.events);
+    return {
+      baseUrl: live.baseUrl,
+      graphql: (query, variables) => data(live.baseUrl, query, variables, options.authorization),
+      load,
+      async close() {
+        await live.close();
+        await ns.drop();
+      },
+    };
+  } catch (error) {
+    await ns.drop();
     throw error;
   }
 }
