@@ -59,6 +59,8 @@ export interface OpenSearchReaderOptions {
   readonly positionSpanMicros?: bigint;
   /** Finished runs a workflowStats request may collect in the node before it ranks them instead (stats/opensearch-stats.ts; tests lower it). */
   readonly statsCollectLimit?: number;
+  /** Composite buckets per search of workflowStats (stats/opensearch-stats.ts; tests lower it to page). */
+  readonly statsPageSize?: number;
 }
 
 const SERVED: Query = term('placeholder', false);
@@ -95,6 +97,7 @@ export class OpenSearchReader implements Reader {
     this.#stats = new OpenSearchStats({
       requests: this.#requests, names: this.names, served: (filter, target) => this.#lookups.servedQuery(filter, target), maxResultWindow: this.#window,
       ...(options.statsCollectLimit === undefined ? {} : { collectLimit: options.statsCollectLimit }),
+      ...(options.statsPageSize === undefined ? {} : { pageSize: options.statsPageSize }),
     });
   }
 

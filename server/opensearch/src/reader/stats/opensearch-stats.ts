@@ -29,8 +29,14 @@ import type { Target } from '../lookups/lookup-filter.js';
 import { DURATION_SCRIPT, durationSummaryOf } from './duration-script.js';
 import { DurationRanks, type EstimatedBucket } from './duration-ranks.js';
 
-/** Composite buckets per search: each carries a status terms and a script state, well under search.max_buckets. */
+/** Composite buckets per search of topErrors / topFailingTasks (a page held while the top is kept). */
 const PAGE = 1000;
+/**
+ * Composite buckets per search of workflowStats: every page is a search over all the request's runs, so a day by name
+ * and version (about 1,200 buckets) in one search instead of two. Each bucket carries a status terms (at most 6
+ * buckets) and a script state or estimates: 5,000 × 7 stays under search.max_buckets (65,535).
+ */
+const STATS_PAGE = 5000;
 /** A workflowStats request collects the durations of its finished runs in the node when there are at most this many
  * (8 bytes and a box each: a few MB); beyond, it ranks them without holding them (duration-ranks.ts). */
 export const COLLECT_LIMIT = 100_000;
@@ -66,6 +72,8 @@ export interface OpenSearchStatsOptions {
   readonly collectLimit?: number;
   /** Groups topErrors / topFailingTasks read at most (default MAX_TOP_GROUPS; tests lower it). */
   readonly maxTopGroups?: number;
+  /** Composite buckets per search of workflowStats (default STATS_PAGE; tests lower it so that requests page). */
+  readonly pageSize?: number;
 }
 
 const keyword = (field: string): Record<string, unknown> => ({ terms: { field, missing_bucket: true } });
@@ -126,15 +134,15 @@ export class OpenSearchStats {
   /** Every bucket of a composite aggregation (at most `max`), page by page. */
   private async composite(index: string, query: Query, sources: readonly unknown[], aggs: Readonly<Record<string, unknown>>, max: number, what: string): Promise<CompositeBucket[]> {
     const all: CompositeBucket[] = [];
-    for await (const page of this.pages(index, query, sources, aggs, what, max)) all.push(...page);
+    for await (const page of this.pages(index, query, sources, aggs, what, max, this.options.pageSize ?? STATS_PAGE)) all.push(...page);
     return all;
   }
 
-  /** The pages of a composite aggregation, PAGE buckets each (the last cut so that at most `max` are read). */
-  private async *pages(index: string, query: Query, sources: readonly unknown[], aggs: Readonly<Record<string, unknown>>, what: string, max = Infinity): AsyncGenerator<CompositeBucket[]> {
+  /** The pages of a composite aggregation, `page` buckets each (the last cut so that at most `max` are read). */
+  private async *pages(index: string, query: Query, sources: readonly unknown[], aggs: Readonly<Record<string, unknown>>, what: string, max = Infinity, page = PAGE): AsyncGenerator<CompositeBucket[]> {
     let after: Key | undefined;
     for (let read = 0; read < max; ) {
-      const composite = { size: Math.min(PAGE, max - read), sources, ...(after === undefined ? {} : { after }) };
+      const composite = { size: Math.min(page, max - read), sources, ...(after === undefined ? {} : { after }) };
       const response = await this.options.requests.search(index, { query, size: 0, aggs: { groups: { composite, aggs } } }, what);
       const groups = (response.aggregations as { groups: { buckets: CompositeBucket[]; after_key?: Key } }).groups;
       read += groups.buckets.length;
