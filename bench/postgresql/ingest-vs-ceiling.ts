@@ -7,7 +7,8 @@
 // the forwarder); T first in odd pairs, C first in even ones. Measured per load: events/s over the whole load, and
 // the CPU the two database backends spent (/proc/<pid>/schedstat, so the database runs on this host). Prints per pair
 // the ratios T/C of events/s and C/T of CPU (both read "the fraction of the ceiling reached"), their median and range,
-// CPU seconds per 1,000 events on each side, and a JSON line.
+// CPU milliseconds per 1,000 events on each side, the bytes per run the triggers' database holds after a load (raw
+// rows, event store, normalized rows, each with its indexes and TOAST: pg_total_relation_size), and a JSON line.
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
@@ -86,6 +87,25 @@ async function load(side: Side, flushes: { workflow: string[]; task: string[] })
   return { seconds, cpuSeconds: Number(side.cpuNs() - cpuBefore) / 1e9 };
 }
 
+const SIZED = {
+  raw: ['workflow_raw.workflow_events_raw', 'workflow_raw.task_events_raw'],
+  eventStore: ['workflow_index.events', 'workflow_index.task_events'],
+  normalized: ['workflow_index.workflow_instances', 'workflow_index.task_executions'],
+} as const;
+
+/** Bytes per run of each part (tables with their indexes and TOAST), and of the indexes alone, after a load of `runs` runs. */
+async function bytesPerRun(client: pg.Client, runs: number): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [part, tables] of Object.entries(SIZED)) {
+    const r = await client.query<{ total: string; indexes: string }>(
+      'SELECT sum(pg_total_relation_size(t::regclass))::TEXT AS total, sum(pg_indexes_size(t::regclass))::TEXT AS indexes FROM unnest($1::TEXT[]) AS t', [tables]);
+    out[part] = Math.round(Number(r.rows[0]!.total) / runs);
+    out[`${part}Indexes`] = Math.round(Number(r.rows[0]!.indexes) / runs);
+  }
+  out['total'] = out['raw']! + out['eventStore']! + out['normalized']!;
+  return out;
+}
+
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -128,8 +148,11 @@ export async function runVsCeiling(o: VsCeilingOptions): Promise<void> {
         pairs.push(pair);
         console.log(`flush ${size}, pair ${p + 1}: T ${pair.eventsPerSecond} events/s (${pair.cpuMsPer1000} ms CPU per 1,000 events), C ${pair.ceilingEventsPerSecond} events/s (${pair.ceilingCpuMsPer1000} ms); T/C events/s ${pair.ratio}, C/T CPU ${pair.cpuRatio}; load ${pair.load}`);
       }
+      await t.clients[0].query('VACUUM ANALYZE');
+      const bytes = await bytesPerRun(t.clients[0], o.instances);
+      console.log(`flush ${size}: bytes per run after the triggers' last load (with indexes and TOAST): ${JSON.stringify(bytes)}`);
       const summary = {
-        flushSize: size, events: events.length, pairs,
+        flushSize: size, events: events.length, pairs, bytesPerRun: bytes,
         ratioMedian: r3(median(pairs.map((q) => q.ratio))), ratioMin: Math.min(...pairs.map((q) => q.ratio)), ratioMax: Math.max(...pairs.map((q) => q.ratio)),
         cpuRatioMedian: r3(median(pairs.map((q) => q.cpuRatio))), cpuRatioMin: Math.min(...pairs.map((q) => q.cpuRatio)), cpuRatioMax: Math.max(...pairs.map((q) => q.cpuRatio)),
         cpuMsPer1000Median: r3(median(pairs.map((q) => q.cpuMsPer1000))), ceilingCpuMsPer1000Median: r3(median(pairs.map((q) => q.ceilingCpuMsPer1000))),
