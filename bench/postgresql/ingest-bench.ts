@@ -1,5 +1,5 @@
 // npm run bench:ingest [-- --instances N --batch-sizes 100,1000 --database-url URL --normalizer-dir DIR --migrations-dir DIR
-//                         --ceiling parse-only|store-only]
+//                         --ceiling parse-only|store-only] [--vs-ceiling store-only|parse-only --pairs 4]
 //
 // Loads generated workflow instances through the exact statement Fluent Bit's pgsql output sends, into the raw
 // tables with their normalizing triggers, in batches of each size; and in the same run the same statements into
@@ -9,13 +9,15 @@
 // A/B against a previous schema: e.g. `git archive <commit> server/postgresql/normalizer server/postgresql/migrations`).
 // --ceiling measures a ceiling of any normalizing trigger instead (bench/ceiling/): apply_events replaced by one that
 // only parses each flush (parse-only), or also keeps each event once in the event store (store-only); nothing
-// normalized is checked then.
+// normalized is checked then. --vs-ceiling runs the triggers and that ceiling alternately in one invocation and prints
+// the fraction of the ceiling reached, per pair (ingest-vs-ceiling.ts).
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CEILINGS, ceilingNormalizer } from './ceiling/ceiling-normalizer.js';
+import { runVsCeiling } from './ingest-vs-ceiling.js';
 import { generateEventStream } from '../generators/event-generator.js';
 import { loadMigrations, loadNormalizer, migrate } from '@workflow-index/postgresql/admin';
 import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql/admin';
@@ -27,6 +29,9 @@ const argv = yargs(hideBin(process.argv))
   .option('normalizer-dir', { type: 'string', describe: 'normalizer definitions to apply instead of this release\'s (A/B runs)' })
   .option('migrations-dir', { type: 'string', describe: 'migrations to apply instead of this release\'s (A/B runs)' })
   .option('ceiling', { choices: CEILINGS, describe: 'a ceiling of any normalizing trigger: parse-only (parse each flush, write nothing) or store-only (and keep each event once in the event store)' })
+  .option('vs-ceiling', { choices: CEILINGS, describe: 'the triggers against this ceiling, alternating in one run: the fraction of the ceiling reached (no floor)' })
+  .option('pairs', { type: 'number', default: 4, describe: 'with --vs-ceiling: loads per side and flush size, alternating' })
+  .conflicts('vs-ceiling', 'ceiling')
   .strict()
   .parseSync();
 
@@ -60,6 +65,14 @@ async function timedLoad(clients: readonly [pg.Client, pg.Client], schema: strin
 }
 
 async function main(): Promise<void> {
+  const vsCeiling = argv['vs-ceiling'];
+  if (vsCeiling !== undefined) {
+    await runVsCeiling({
+      databaseUrl: argv['database-url'], instances: argv.instances, sizes: batchSizes(), pairs: argv.pairs, ceiling: vsCeiling,
+      normalizerDir: argv['normalizer-dir'], migrationsDir: argv['migrations-dir'],
+    });
+    return;
+  }
   const dbName = `wi_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: argv['database-url'] });
   await admin.connect();
@@ -85,7 +98,7 @@ async function main(): Promise<void> {
     await clients[0].query(`CREATE SCHEMA bench_floor;
       CREATE TABLE bench_floor.workflow_events_raw (LIKE workflow_raw.workflow_events_raw INCLUDING ALL);
       CREATE TABLE bench_floor.task_events_raw (LIKE workflow_raw.task_events_raw INCLUDING ALL);`);
-    const sizes = argv['batch-sizes'].split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+    const sizes = batchSizes();
     const runs: Array<{ batchSize: number; events: number; seconds: number; eventsPerSecond: number; floorSeconds: number; floorEventsPerSecond: number; ratio: number; instances: number; taskExecutions: number; storedEvents: number }> = [];
     const version = (await clients[0].query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
     console.log(`PostgreSQL ${version}; ${argv.instances} instances per run; batch sizes ${sizes.join(', ')}${ceiling === undefined ? '' : `; CEILING ${ceiling}: apply_events is the ${ceiling} ceiling (bench/ceiling/ceiling-normalizer.ts)`}`);
@@ -120,6 +133,10 @@ async function main(): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
   }
+}
+
+function batchSizes(): number[] {
+  return argv['batch-sizes'].split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 }
 
 function round(n: number, digits: number): number {

@@ -16,7 +16,7 @@ const APPLY_EVENTS = '080-apply-events.sql';
 export const CEILINGS = ['parse-only', 'store-only'] as const;
 export type Ceiling = (typeof CEILINGS)[number];
 
-export function ceilingNormalizer(ceiling: Ceiling, from: string = join(HERE, '..', '..', 'normalizer')): string {
+export function ceilingNormalizer(ceiling: Ceiling, from: string = join(HERE, '..', '..', '..', 'server', 'postgresql', 'normalizer')): string {
   const dir = mkdtempSync(join(tmpdir(), `wi-${ceiling}-`));
   for (const file of readdirSync(from).filter((f) => f.endsWith('.sql'))) copyFileSync(join(from, file), join(dir, file));
   const body = ceiling === 'parse-only' ? readFileSync(join(HERE, 'parse-only.sql'), 'utf8') : storeOnly(readFileSync(join(from, APPLY_EVENTS), 'utf8'));

@@ -207,14 +207,12 @@ BEGIN
     END IF;
 
     IF t_iids IS NOT NULL THEN
-      -- 2. Serialize recomputation per instance by locking its row (it exists: upserted or a placeholder above), in
-      --    id order (no deadlock between writers). Row locks, not advisory locks: no other login can take them (the
-      --    reader has no UPDATE privilege, so no SELECT … FOR UPDATE/SHARE), and lock_timeout (090-triggers.sql)
-      --    bounds the wait. A separate statement, so the recomputation below runs on a snapshot taken after the
-      --    locks were granted and sees every event a concurrent writer committed at these positions.
-      PERFORM 1 FROM workflow_instances w
-      WHERE w.id = ANY (ARRAY(SELECT DISTINCT u.i FROM unnest(t_iids) AS u(i)))
-      ORDER BY w.id FOR UPDATE OF w;
+      -- 2. Recomputation is serialized per instance by its row lock, which statement 1 took in id order for every
+      --    instance of the flush (the upsert, or the placeholders' DO UPDATE … WHERE false): no deadlock between
+      --    writers. Row locks, not advisory locks: no other login can take them (the reader has no UPDATE privilege,
+      --    so no SELECT … FOR UPDATE/SHARE), and lock_timeout (090-triggers.sql) bounds the wait. Each statement below
+      --    takes its own snapshot, after those locks were granted, so it sees every event a concurrent writer
+      --    committed at these positions.
 
       -- 3. Recompute the executions of every touched position from all its stored events.
       -- Per-key index lookups, then a TID scan: plan shapes that do not depend on statistics. (With statistics

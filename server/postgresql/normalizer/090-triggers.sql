@@ -64,6 +64,9 @@ SET jit = off
 -- again, which cost more than running them (backend CPU per task flush of 5 events: 4.6 ms, 1.7 ms with this;
 -- docs/write-path.md, Normalization). The plan shapes do not depend on the estimates anyway (the settings above).
 SET plan_cache_mode = force_generic_plan
+-- Memory for the sorts and hash aggregations of a flush: the executions' aggregation keeps an array per execution
+-- and group, which at 1,000 events per flush outgrew the default 4 MB and spilled to temporary files.
+SET work_mem = '32MB'
 -- A flush that waits for an instance row another flush holds gives up after this and is retried by its writer
 -- (lock_not_available propagates): one stuck transaction cannot wedge every flush behind it.
 SET lock_timeout = '10s'
