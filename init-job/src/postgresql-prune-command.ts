@@ -36,7 +36,7 @@ async function prune(client: pg.ClientBase, settings: PruneSettings, out: CliOut
   const created = await createRawPartitions(client);
   if (created.length > 0) {
     const moved = created.reduce((n, c) => n + c.movedRows, 0);
-    out.out(`created ${plural(created.length, 'raw day partition')} (${created.map((c) => c.partition).join(', ')})${moved > 0 ? `, ${plural(moved, 'row')} moved into them` : ''}`);
+    out.log(`created ${plural(created.length, 'raw day partition')} (${created.map((c) => c.partition).join(', ')})${moved > 0 ? `, ${plural(moved, 'row')} moved into them` : ''}`);
   }
   const raw = await pruneRawEvents(client, settings.rawHorizon, settings.batchSize);
   const rawTotal = raw.deleted.workflow_events_raw + raw.deleted.task_events_raw;
