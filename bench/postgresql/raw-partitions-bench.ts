@@ -11,13 +11,15 @@
 //    share) of each side, and the ratios.
 //  - ingest: the same generated Fluent Bit flushes (workflow and task flushes over two connections at once, as the two
 //    pgsql outputs send them, with the forwarder's search_path) into the two databases, alternating in ABBA order,
-//    `--pairs` pairs from empty tables; per pair the partitioned side's events/s over the plain side's, then the median
-//    and the range.
+//    `--pairs` pairs from empty tables; per pair the partitioned side's events/s over the plain side's, and its backend
+//    CPU per event (the two backends' on-CPU time from /proc/<pid>/schedstat, so it runs on the database's host; on a
+//    loaded machine far steadier than the wall time) over the plain side's, then the medians and the ranges.
 // Prints the load average with the figures; the last line is one JSON object with them.
 import pg from 'pg';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { generateEventStream } from '../generators/event-generator.js';
 import { loadMigrations, migrate } from '@workflow-index/postgresql/admin';
@@ -159,6 +161,12 @@ function flushes(tag: string): { workflow: string[]; task: string[]; events: num
 const TRUNCATE = `TRUNCATE workflow_raw.workflow_events_raw, workflow_raw.task_events_raw, workflow_index.workflow_instances, workflow_index.task_executions,
   workflow_index.task_events, workflow_index.ingest_errors, workflow_index.events, workflow_index.pruned_instances`;
 
+/** On-CPU nanoseconds of a backend so far (/proc/<pid>/schedstat, first field). */
+async function cpuClock(client: pg.Client): Promise<() => bigint> {
+  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  return () => BigInt(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]!);
+}
+
 async function benchIngest(admin: pg.Client): Promise<Record<string, unknown>> {
   const names: Record<Side, string> = { partitioned: `wi_bench_rawpart_ia_${randomBytes(3).toString('hex')}`, plain: `wi_bench_rawpart_ib_${randomBytes(3).toString('hex')}` };
   const clients = {} as Record<Side, [pg.Client, pg.Client]>;
@@ -170,35 +178,48 @@ async function benchIngest(admin: pg.Client): Promise<Record<string, unknown>> {
       clients[side] = [first, second];
       await migrateSide(first, side);
     }
+    const clocks = {} as Record<Side, Array<() => bigint>>;
+    for (const side of SIDES) clocks[side] = await Promise.all(clients[side].map(cpuClock));
     const ratios: number[] = [];
+    const cpuRatios: number[] = [];
     const rates: Record<Side, number[]> = { partitioned: [], plain: [] };
+    const cpuPerEvent: Record<Side, number[]> = { partitioned: [], plain: [] };
     for (let pair = 0; pair < argv.pairs; pair++) {
       const stream = flushes(`p${pair}-`);
       const order: Side[] = pair % 2 === 0 ? ['plain', 'partitioned'] : ['partitioned', 'plain'];
       const rate = {} as Record<Side, number>;
+      const cpu = {} as Record<Side, number>;
       for (const side of order) {
         const [a, b] = clients[side];
         await a.query(TRUNCATE);
         await a.query('VACUUM ANALYZE');
         await Promise.all([a, b].map((c) => c.query('SET search_path = workflow_raw')));
+        const cpu0 = clocks[side].reduce((n, c) => n + c(), 0n);
         const t0 = performance.now();
         await Promise.all([
           (async () => { for (const s of stream.workflow) await a.query(s); })(),
           (async () => { for (const s of stream.task) await b.query(s); })(),
         ]);
         rate[side] = stream.events / ((performance.now() - t0) / 1000);
+        cpu[side] = Number(clocks[side].reduce((n, c) => n + c(), 0n) - cpu0) / 1000 / stream.events;
+        cpuPerEvent[side].push(cpu[side]);
         await Promise.all([a, b].map((c) => c.query('RESET search_path')));
         rates[side].push(rate[side]);
       }
       ratios.push(rate.partitioned / rate.plain);
-      console.log(`pair ${pair + 1} (${order.join(' then ')}): partitioned ${Math.round(rate.partitioned)} events/s, plain ${Math.round(rate.plain)} events/s, ratio ${(rate.partitioned / rate.plain).toFixed(3)}; load ${load()}`);
+      cpuRatios.push(cpu.partitioned / cpu.plain);
+      console.log(`pair ${pair + 1} (${order.join(' then ')}): partitioned ${Math.round(rate.partitioned)} events/s, plain ${Math.round(rate.plain)} events/s, ratio ${(rate.partitioned / rate.plain).toFixed(3)}; ` +
+        `backend CPU per event partitioned ${cpu.partitioned.toFixed(1)} µs, plain ${cpu.plain.toFixed(1)} µs, ratio ${(cpu.partitioned / cpu.plain).toFixed(3)}; load ${load()}`);
     }
     const figures = {
       pairs: argv.pairs, eventsPerPair: flushes('count-').events, flush: argv.flush,
       ratioMedian: Number(median(ratios).toFixed(3)), ratioMin: Number(Math.min(...ratios).toFixed(3)), ratioMax: Number(Math.max(...ratios).toFixed(3)),
-      partitionedEventsPerSecond: Math.round(median(rates.partitioned)), plainEventsPerSecond: Math.round(median(rates.plain)), load: load(),
+      partitionedEventsPerSecond: Math.round(median(rates.partitioned)), plainEventsPerSecond: Math.round(median(rates.plain)),
+      cpuRatioMedian: Number(median(cpuRatios).toFixed(3)), cpuRatioMin: Number(Math.min(...cpuRatios).toFixed(3)), cpuRatioMax: Number(Math.max(...cpuRatios).toFixed(3)),
+      partitionedCpuMicrosPerEvent: Number(median(cpuPerEvent.partitioned).toFixed(1)), plainCpuMicrosPerEvent: Number(median(cpuPerEvent.plain).toFixed(1)), load: load(),
     };
-    console.log(`ingest: partitioned/plain events/s ${figures.ratioMedian} (median of ${argv.pairs} pairs; ${figures.ratioMin}–${figures.ratioMax}); load ${figures.load}`);
+    console.log(`ingest: partitioned/plain events/s ${figures.ratioMedian} (median of ${argv.pairs} pairs; ${figures.ratioMin}–${figures.ratioMax}); ` +
+      `backend CPU per event ${figures.cpuRatioMedian} (${figures.cpuRatioMin}–${figures.cpuRatioMax}); load ${figures.load}`);
     return figures;
   } finally {
     for (const side of SIDES) for (const c of clients[side] ?? []) await c.end().catch(() => undefined);
