@@ -14,6 +14,10 @@
 //    `--pairs` pairs from empty tables; per pair the partitioned side's events/s over the plain side's, and its backend
 //    CPU per event (the two backends' on-CPU time from /proc/<pid>/schedstat, so it runs on the database's host; on a
 //    loaded machine far steadier than the wall time) over the plain side's, then the medians and the ranges.
+//  - convert (only with --part convert): `--rows` raw task rows over the `--days` days before today, loaded as above
+//    into a database migrated without 0019, then `init-job migrate` of this release (migration 0019 turns the table
+//    into the partition <table>_unpartitioned, reading it to check the range and building its id index): how long
+//    Fluent Bit's flushes wait for the conversion, and the WAL it wrote.
 // Prints the load average with the figures; the last line is one JSON object with them.
 import pg from 'pg';
 import yargs from 'yargs';
@@ -26,12 +30,13 @@ import { loadMigrations, migrate } from '@workflow-index/postgresql/admin';
 import { fluentBitInsertStatement, rawTableFor, TASK_EVENTS_TABLE, WORKFLOW_EVENTS_TABLE } from '@workflow-index/postgresql/admin';
 
 const argv = yargs(hideBin(process.argv))
-  .option('part', { choices: ['prune', 'ingest', 'both'] as const, default: 'both' as const })
+  .option('part', { choices: ['prune', 'ingest', 'convert', 'both'] as const, default: 'both' as const, describe: 'both: ingest and prune' })
   .option('rows', { type: 'number', default: 10_000_000, describe: 'raw rows pruned on each side' })
   .option('days', { type: 'number', default: 10, describe: 'UTC days the rows spread over (one partition each)' })
   .option('instances', { type: 'number', default: 1500, describe: 'instances per ingest pair (≈20 events each)' })
   .option('flush', { type: 'number', default: 1000, describe: 'events per Fluent Bit flush (ingest)' })
   .option('pairs', { type: 'number', default: 6, describe: 'ingest pairs (ABBA)' })
+  .option('interleave', { type: 'boolean', default: false, describe: 'ingest: send each flush to both sides in turn (ABBA by flush) over one connection each, and compare the backend CPU of each statement, instead of whole loads' })
   .option('database-url', { type: 'string', default: process.env['WI_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', describe: 'admin connection; scratch databases are created and dropped' })
   .strict()
   .parseSync();
@@ -74,7 +79,7 @@ async function migrateSide(client: pg.Client, side: Side): Promise<void> {
   await migrate(client, side === 'plain' ? { migrations: loadMigrations().filter((m) => m.version < 19) } : {});
 }
 
-/** `rows` task rows, ids 1…rows in time order, over `days` days starting tomorrow (UTC), without the triggers. */
+/** `rows` task rows, ids 1…rows in time order, over `days` days from `firstDay` (UTC), without the triggers. */
 async function fill(client: pg.Client, firstDay: Date): Promise<number> {
   const t0 = performance.now();
   if ((await client.query<{ p: boolean }>(`SELECT workflow_index.raw_table_partitioned('task_events_raw') AS p`)).rows[0]!.p) {
@@ -167,6 +172,43 @@ async function cpuClock(client: pg.Client): Promise<() => bigint> {
   return () => BigInt(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]!);
 }
 
+/**
+ * Each flush of one stream sent to both sides in turn (ABBA by flush), each side from empty tables, one connection each;
+ * the backend CPU of every statement summed per side and per group of flushes (a "pair" here: 1/--pairs of the load).
+ */
+async function interleavedIngest(clients: Record<Side, [pg.Client, pg.Client]>, clocks: Record<Side, Array<() => bigint>>): Promise<Record<string, unknown>> {
+  const stream = flushes('i-');
+  // Workflow and task flushes in the order of the stream (each by its position in its own table's flushes).
+  const position = (list: readonly string[]) => list.map((s, i) => ({ s, at: (i + 0.5) / list.length }));
+  const statements = [...position(stream.workflow), ...position(stream.task)].sort((x, y) => x.at - y.at).map((x) => x.s);
+  for (const side of SIDES) {
+    await clients[side][0].query(TRUNCATE);
+    await clients[side][0].query('VACUUM ANALYZE');
+    await clients[side][0].query('SET search_path = workflow_raw');
+  }
+  const group = Math.ceil(statements.length / argv.pairs);
+  const cpu: Record<Side, number[]> = { partitioned: [], plain: [] };
+  for (let k = 0; k < statements.length; k++) {
+    const order: Side[] = k % 4 === 0 || k % 4 === 3 ? ['plain', 'partitioned'] : ['partitioned', 'plain'];
+    for (const side of order) {
+      const c0 = clocks[side][0]!();
+      await clients[side][0].query(statements[k]!);
+      const g = Math.floor(k / group);
+      cpu[side][g] = (cpu[side][g] ?? 0) + Number(clocks[side][0]!() - c0) / 1000;
+    }
+  }
+  const ratios = cpu.partitioned.map((p, g) => p / cpu.plain[g]!);
+  ratios.forEach((r, g) => console.log(`flushes ${g * group + 1}–${Math.min(statements.length, (g + 1) * group)}: backend CPU partitioned ${(cpu.partitioned[g]! / 1000).toFixed(0)} ms, plain ${(cpu.plain[g]! / 1000).toFixed(0)} ms, ratio ${r.toFixed(3)}`));
+  const total = (side: Side): number => cpu[side].reduce((a, b) => a + b, 0);
+  const figures = {
+    interleaved: true, flushes: statements.length, events: stream.events, flush: argv.flush,
+    cpuRatioTotal: Number((total('partitioned') / total('plain')).toFixed(3)), cpuRatioMedian: Number(median(ratios).toFixed(3)),
+    cpuRatioMin: Number(Math.min(...ratios).toFixed(3)), cpuRatioMax: Number(Math.max(...ratios).toFixed(3)), load: load(),
+  };
+  console.log(`ingest, flush by flush: backend CPU partitioned/plain ${figures.cpuRatioTotal} over all ${statements.length} flushes (per group median ${figures.cpuRatioMedian}, ${figures.cpuRatioMin}–${figures.cpuRatioMax}); load ${figures.load}`);
+  return figures;
+}
+
 async function benchIngest(admin: pg.Client): Promise<Record<string, unknown>> {
   const names: Record<Side, string> = { partitioned: `wi_bench_rawpart_ia_${randomBytes(3).toString('hex')}`, plain: `wi_bench_rawpart_ib_${randomBytes(3).toString('hex')}` };
   const clients = {} as Record<Side, [pg.Client, pg.Client]>;
@@ -184,6 +226,7 @@ async function benchIngest(admin: pg.Client): Promise<Record<string, unknown>> {
     const cpuRatios: number[] = [];
     const rates: Record<Side, number[]> = { partitioned: [], plain: [] };
     const cpuPerEvent: Record<Side, number[]> = { partitioned: [], plain: [] };
+    if (argv.interleave) return await interleavedIngest(clients, clocks);
     for (let pair = 0; pair < argv.pairs; pair++) {
       const stream = flushes(`p${pair}-`);
       const order: Side[] = pair % 2 === 0 ? ['plain', 'partitioned'] : ['partitioned', 'plain'];
@@ -227,6 +270,28 @@ async function benchIngest(admin: pg.Client): Promise<Record<string, unknown>> {
   }
 }
 
+async function benchConvert(admin: pg.Client): Promise<Record<string, unknown>> {
+  const name = `wi_bench_rawpart_convert_${randomBytes(3).toString('hex')}`;
+  const client = await scratchDatabase(admin, name);
+  try {
+    await migrateSide(client, 'plain');
+    const fillSeconds = await fill(client, new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - argv.days * DAY_MS));
+    const lsn0 = (await client.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0]!.l;
+    const t0 = performance.now();
+    await migrate(client);
+    const seconds = (performance.now() - t0) / 1000;
+    const wal = Number((await client.query<{ b: string }>('SELECT pg_current_wal_insert_lsn() - $1::pg_lsn AS b', [lsn0])).rows[0]!.b);
+    const parts = (await client.query<{ n: string }>(`SELECT count(*) AS n FROM workflow_raw.task_events_raw_unpartitioned`)).rows[0]!.n;
+    const figures = { rows: argv.rows, fillSeconds: Number(fillSeconds.toFixed(1)), migrateSeconds: Number(seconds.toFixed(1)), clusterWalBytes: wal, rowsInOldTable: Number(parts), load: load() };
+    console.log(`convert: ${argv.rows} raw rows turned into the partition task_events_raw_unpartitioned (${parts} rows) by init-job migrate in ${figures.migrateSeconds} s; ` +
+      `${(wal / 1048576).toFixed(0)} MiB of WAL in the whole cluster meanwhile; load ${figures.load}`);
+    return figures;
+  } finally {
+    await client.end().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}
+
 async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: argv['database-url'] });
   await admin.connect();
@@ -234,8 +299,9 @@ async function main(): Promise<void> {
     const version = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
     console.log(`PostgreSQL ${version}; ${new Date().toISOString()}; load ${load()}`);
     const figures: Record<string, unknown> = {};
-    if (argv.part !== 'prune') figures['ingest'] = await benchIngest(admin);
-    if (argv.part !== 'ingest') figures['prune'] = await benchPrune(admin);
+    if (argv.part === 'convert') figures['convert'] = await benchConvert(admin);
+    if (argv.part === 'ingest' || argv.part === 'both') figures['ingest'] = await benchIngest(admin);
+    if (argv.part === 'prune' || argv.part === 'both') figures['prune'] = await benchPrune(admin);
     console.log(JSON.stringify(figures));
   } finally {
     await admin.end();
