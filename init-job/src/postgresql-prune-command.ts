@@ -1,7 +1,7 @@
-// `prune` on PostgreSQL: the PostgreSQL module's retention (pruneRawEvents, pruneFinishedInstances, previewPrune for
-// --dry-run) with the settings prune-command.ts checked; prints what was (or would be) deleted, per workflow.
+// `prune` on PostgreSQL: the PostgreSQL module's retention (createRawPartitions for the next days, pruneRawEvents,
+// pruneFinishedInstances, previewPrune for --dry-run) with the settings prune-command.ts checked; prints what was (or would be) deleted, per workflow.
 import type pg from 'pg';
-import { hasPruneFunctions, previewPrune, pruneFinishedInstances, pruneRawEvents, workflowLabel, type WorkflowCounts } from '@workflow-index/postgresql/admin';
+import { createRawPartitions, hasPruneFunctions, previewPrune, pruneFinishedInstances, pruneRawEvents, workflowLabel, type WorkflowCounts } from '@workflow-index/postgresql/admin';
 import { EXIT_FAILURE, EXIT_OK, reasonOf, type CliOutput } from './cli-output.js';
 import { openDatabase, type ConnectionArgs } from './database-connection.js';
 import type { PruneSettings } from './prune-command.js';
@@ -33,11 +33,17 @@ async function printPreview(client: pg.ClientBase, settings: PruneSettings, out:
 
 /** Deletes the raw events past the horizon, then (instance retention on) the finished runs; a line after each. */
 async function prune(client: pg.ClientBase, settings: PruneSettings, out: CliOutput): Promise<void> {
+  const created = await createRawPartitions(client);
+  if (created.length > 0) {
+    const moved = created.reduce((n, c) => n + c.movedRows, 0);
+    out.log(`created ${plural(created.length, 'raw day partition')} (${created.map((c) => c.partition).join(', ')})${moved > 0 ? `, ${plural(moved, 'row')} moved into them` : ''}`);
+  }
   const raw = await pruneRawEvents(client, settings.rawHorizon, settings.batchSize);
   const rawTotal = raw.deleted.workflow_events_raw + raw.deleted.task_events_raw;
   out.out(
     `deleted ${plural(rawTotal, 'raw event')} (${raw.deleted.workflow_events_raw} workflow, ${raw.deleted.task_events_raw} task) ` +
-      `and ${plural(raw.ingestErrors, 'ingest error')} recorded for them, in ${plural(raw.batches, 'batch', 'batches')}`,
+      `and ${plural(raw.ingestErrors, 'ingest error')} recorded for them, in ${plural(raw.batches, 'batch', 'batches')}` +
+      (raw.partitions > 0 ? ` and ${plural(raw.partitions, 'dropped day partition')}` : ''),
   );
   if (settings.instanceHorizon === null) return;
   const runs = await pruneFinishedInstances(client, settings.instanceHorizon, settings.batchSize);

@@ -5,7 +5,9 @@
 -- Raw events go by their record time (`time`, what Fluent Bit's Timestamp_Key holds, BRIN-indexed), not by when
 -- the row was inserted (not stored): a raw row is normalized, and its event kept in the event store, in the
 -- transaction that inserts it, so deleting it at any time loses nothing a served row needs; the record time is
--- what an operator reading raw rows sees and searches by. Rows without a record time are kept.
+-- what an operator reading raw rows sees and searches by. Rows without a record time are kept. On raw tables
+-- partitioned by day, whole days go by partition (104-raw-partitions.sql) and the rows deleted here are those of
+-- the DEFAULT partition (and of the table an install had before partitions).
 -- The ingest errors of a deleted raw row go with it (a rebuild could not re-record them either).
 --
 -- Finished runs (COMPLETED, FAULTED, CANCELLED; never RUNNING or SUSPENDED) go by their end time, with their task
@@ -19,20 +21,32 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = workflow_index, pg_catalog, pg_temp
 SET lock_timeout = '5s'
 AS $$
+DECLARE
+  sources TEXT;
+  deletes TEXT;
+  gone TEXT;
 BEGIN
   IF p_table NOT IN ('workflow_events_raw', 'task_events_raw') THEN
     RAISE EXCEPTION 'unknown raw table %', p_table USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  -- Walk the primary key from where the last batch stopped: one pass over the table in all, whatever the horizon.
+  -- Walk the id index from where the last batch stopped: one pass over the rows in all, whatever the horizon. On a
+  -- partitioned table, over the relations pruned row by row (raw_row_pruned); its day partitions go whole.
+  SELECT string_agg(format('SELECT id, time FROM %s', rel), ' UNION ALL '),
+         string_agg(format('%s AS (DELETE FROM %s r WHERE r.id IN (SELECT v.id FROM victims v) RETURNING r.id)', 'gone' || n, rel), ', '),
+         string_agg(format('SELECT id FROM %s', 'gone' || n), ' UNION ALL ')
+    INTO sources, deletes, gone
+    FROM raw_row_pruned(p_table) WITH ORDINALITY AS r(rel, n);
+  IF sources IS NULL THEN
+    RETURN QUERY SELECT 0::BIGINT, 0::BIGINT, NULL::BIGINT;
+    RETURN;
+  END IF;
   RETURN QUERY EXECUTE format(
     'WITH victims AS MATERIALIZED (
-       SELECT r.id FROM workflow_raw.%1$I r WHERE r.id > $1 AND r.time < $2 ORDER BY r.id LIMIT $3
-     ), gone AS (
-       DELETE FROM workflow_raw.%1$I r WHERE r.id IN (SELECT v.id FROM victims v) RETURNING r.id
-     ), errors AS (
+       SELECT r.id FROM (%2$s) r WHERE r.id > $1 AND r.time < $2 ORDER BY r.id LIMIT $3
+     ), %3$s, gone AS (%4$s), errors AS (
        DELETE FROM workflow_index.ingest_errors e WHERE e.raw_table = %1$L AND e.raw_id IN (SELECT g.id FROM gone g) RETURNING 1
      )
-     SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM errors), (SELECT max(v.id) FROM victims v)', p_table)
+     SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM errors), (SELECT max(v.id) FROM victims v)', p_table, sources, deletes, gone)
     USING p_after_id, p_horizon, p_limit;
 END
 $$;
@@ -87,10 +101,14 @@ SET search_path = workflow_index, pg_catalog, pg_temp
 AS $$
   WITH raw AS (
     SELECT r.data ->> 'instanceId' AS instance_id, 1 AS wf, 0 AS task
-    FROM workflow_raw.workflow_events_raw r WHERE r.time < p_raw_horizon
+    FROM workflow_raw.workflow_events_raw r
+    WHERE r.time < p_raw_horizon
+      AND (r.time < raw_partition_horizon(p_raw_horizon) OR r.tableoid IN (SELECT raw_row_pruned('workflow_events_raw')))
     UNION ALL
     SELECT r.data ->> 'instanceId', 0, 1
-    FROM workflow_raw.task_events_raw r WHERE r.time < p_raw_horizon
+    FROM workflow_raw.task_events_raw r
+    WHERE r.time < p_raw_horizon
+      AND (r.time < raw_partition_horizon(p_raw_horizon) OR r.tableoid IN (SELECT raw_row_pruned('task_events_raw')))
   ), raw_per_instance AS (
     SELECT raw.instance_id, sum(raw.wf) AS wf, sum(raw.task) AS task FROM raw GROUP BY raw.instance_id
   ), victims AS (

@@ -171,6 +171,16 @@ async function grantHistoryToReaders(client: ClientBase): Promise<void> {
   if (res.rows[0]?.missing === true) await client.query(`GRANT SELECT ON ${HISTORY_TABLE}, ${NORMALIZER_TABLE} TO workflow_index_reader`);
 }
 
+/**
+ * Today's and the next days' partitions of the raw tables (normalizer/104-raw-partitions.sql), so a fresh install
+ * has them before Fluent Bit's first flush; `init-job prune` keeps creating them daily. Nothing where the
+ * definitions do not provide it (a bare set, as in tests of older releases) or nothing is missing.
+ */
+async function createRawPartitions(client: ClientBase): Promise<void> {
+  const res = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.create_raw_partitions(integer)')::text AS f`);
+  if (res.rows[0]?.f != null) await client.query('SELECT count(*) FROM workflow_index.create_raw_partitions()');
+}
+
 /** Throws (changing nothing) when the database was migrated by a newer release than the one given. */
 async function refuseDowngrade(client: ClientBase, required: RequiredSchema): Promise<void> {
   const verdict = compareSchema(required, await readSchemaState(client));
@@ -356,6 +366,7 @@ export async function migrate(client: ClientBase, options: MigrateOptions = {}):
         );
         if (!plan.upToDate) normalizerResult = { status: 'applied', files: normalizer.files.length, rebuilt, rebuiltEvents, durationMs };
       }
+      await createRawPartitions(client);
       await grantHistoryToReaders(client);
       await client.query('COMMIT');
       for (const r of reports) r();

@@ -1,5 +1,5 @@
 // Retention on PostgreSQL (`init-job prune`): calls the retention functions of the normalizer (normalizer/
-// 105-retention.sql), one short transaction per batch, so the forwarder's flushes never wait long behind it (each
+// 105-retention.sql, 104-raw-partitions.sql), one short transaction per batch or partition, so the forwarder's flushes never wait long behind it (each
 // batch gives up after lock_timeout 5 s, and a run a flush is writing is skipped). Running it again deletes
 // nothing more: it is idempotent, and safe to interrupt at any batch.
 import type pg from 'pg';
@@ -25,7 +25,17 @@ export interface WorkflowCounts extends WorkflowKey {
 export interface RawPruneResult {
   readonly deleted: Record<RawTable, number>;
   readonly ingestErrors: number;
+  /** Delete transactions (row by row). */
   readonly batches: number;
+  /** Day partitions dropped whole (their rows are counted in `deleted`). */
+  readonly partitions: number;
+}
+
+export interface CreatedPartition {
+  readonly table: RawTable;
+  readonly partition: string;
+  /** Rows of its day that had landed in the DEFAULT partition, moved into it. */
+  readonly movedRows: number;
 }
 
 export interface InstancePruneResult {
@@ -36,12 +46,33 @@ export interface InstancePruneResult {
   readonly batches: number;
 }
 
-/** Deletes the raw rows recorded before `horizon`, `batchSize` rows per transaction, walking each table's ids once. */
+/** Creates the raw tables' missing day partitions from today through `daysAhead` days ahead (none when not partitioned). */
+export async function createRawPartitions(client: pg.ClientBase, daysAhead = 7): Promise<CreatedPartition[]> {
+  const res = await client.query<{ raw_table: RawTable; partition_name: string; moved_rows: string }>(
+    'SELECT * FROM workflow_index.create_raw_partitions($1)',
+    [daysAhead],
+  );
+  return res.rows.map((r) => ({ table: r.raw_table, partition: r.partition_name, movedRows: Number(r.moved_rows) }));
+}
+
+/**
+ * Deletes the raw rows recorded before `horizon`: on a table partitioned by day, the days wholly before the start of
+ * the horizon's UTC day by dropping their partitions (each detached in a transaction of its own, then dropped), then
+ * the rest row by row, `batchSize` rows per transaction, walking each table's ids once.
+ */
 export async function pruneRawEvents(client: pg.ClientBase, horizon: Date, batchSize: number): Promise<RawPruneResult> {
   const deleted: Record<RawTable, number> = { workflow_events_raw: 0, task_events_raw: 0 };
   let ingestErrors = 0;
   let batches = 0;
+  let partitions = 0;
   for (const table of RAW_TABLES) {
+    const detached = await client.query<{ name: string }>('SELECT d AS name FROM workflow_index.detach_raw_partitions($1, $2) AS d', [table, horizon]);
+    for (const { name } of detached.rows) {
+      const res = await client.query<{ deleted: string; ingest_errors: string }>('SELECT * FROM workflow_index.drop_raw_partition($1, $2)', [table, name]);
+      partitions++;
+      deleted[table] += Number(res.rows[0]?.deleted ?? 0);
+      ingestErrors += Number(res.rows[0]?.ingest_errors ?? 0);
+    }
     let after = 0;
     for (;;) {
       const res = await client.query<{ deleted: string; ingest_errors: string; last_id: string | null }>(
@@ -56,7 +87,7 @@ export async function pruneRawEvents(client: pg.ClientBase, horizon: Date, batch
       after = Number(row.last_id);
     }
   }
-  return { deleted, ingestErrors, batches };
+  return { deleted, ingestErrors, batches, partitions };
 }
 
 /** Deletes finished runs that ended before `horizon` with everything stored for them, `batchSize` runs per transaction. */
@@ -135,6 +166,6 @@ export function workflowLabel(key: WorkflowKey): string {
 
 /** Whether the database has the retention functions (an older schema has not: `init-job migrate` first). */
 export async function hasPruneFunctions(client: pg.ClientBase): Promise<boolean> {
-  const res = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.prune_preview(timestamptz,timestamptz)')::text AS f`);
+  const res = await client.query<{ f: string | null }>(`SELECT to_regprocedure('workflow_index.drop_raw_partition(text,text)')::text AS f`);
   return Boolean(res.rows[0]?.f);
 }
