@@ -41,12 +41,16 @@ export const LOGIN_ROLE_ENV_HELP = `Login roles (migrate; optional, each pair co
                                 login for the retention CronJob (prune), member of workflow_index_pruner`;
 
 export const OPENSEARCH_ENV_HELP = `OpenSearch connection (opensearch-setup, plan/status --backend opensearch):
-  OPENSEARCH_HOST               host name (required), e.g. opensearch.example.svc
+  OPENSEARCH_HOST               host name (required), e.g. opensearch.example.svc, or several nodes
+                                separated by commas (host or host:port each), tried in turn
   OPENSEARCH_PORT               default 9200
   OPENSEARCH_PROTOCOL           http (default) or https
   OPENSEARCH_USERNAME           optional; basic authentication
   OPENSEARCH_PASSWORD           its password (never printed)
   OPENSEARCH_CA_FILE            CA bundle that signed the cluster's certificate (https only)
+  OPENSEARCH_SHARDS             opensearch-setup: primary shards of new indices (default 1; fixed once created)
+  OPENSEARCH_REPLICAS           opensearch-setup: most replicas of every index, as the cluster has nodes for
+                                (default 1; a rerun changes existing indices)
   ${INDEX_PREFIX_ENV}    prefix of every object name; tests and benchmarks on a shared node only`;
 
 export const EXIT_HELP = 'Exit codes: 0 success, 1 database, OpenSearch, migration, setup or ingestion failure, 2 invalid usage or configuration.';

@@ -45,7 +45,7 @@ export function resolveOpenSearchTarget(
 /** How the target is shown: never the password. */
 export function describeTarget(target: OpenSearchTarget): string {
   const { settings, prefix } = target;
-  const parts = [settings.node];
+  const parts = [settings.nodes.join(', ')];
   parts.push(settings.username === undefined ? 'no authentication' : `user ${settings.username}`);
   if (settings.caFile !== undefined) parts.push(`CA ${settings.caFile}`);
   if (prefix !== '') parts.push(`object names prefixed ${JSON.stringify(prefix)}`);

@@ -1,6 +1,6 @@
 // `opensearch-setup` (and `plan --backend opensearch` = `opensearch-setup --dry-run`): wait for the cluster, then
 // create or update every object of the OpenSearch backend, one line per object on stdout.
-import { applyOpenSearchSetup, planOpenSearchSetup, retentionFromEnv, type SetupAction, type SetupStepResult } from '@workflow-index/opensearch/admin';
+import { applyOpenSearchSetup, indexLayoutFromEnv, planOpenSearchSetup, retentionFromEnv, type SetupAction, type SetupStepResult } from '@workflow-index/opensearch/admin';
 import { DEFAULT_WAIT_TIMEOUT_SECONDS, EXIT_HELP, OPENSEARCH_ENV_HELP, type CommandDefinition } from './cli-options.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, reasonOf, type CliOutput } from './cli-output.js';
 import { openOpenSearch, resolveOpenSearchTarget, scrub } from './opensearch-connection.js';
@@ -13,7 +13,8 @@ export interface OpenSearchSetupArgs {
 const DRY_RUN_WORDING: Record<SetupAction, string> = { created: 'would be created', updated: 'would be updated', unchanged: 'unchanged' };
 
 export function objectLine(result: SetupStepResult, dryRun: boolean): string {
-  return `${result.kind} ${result.name}: ${dryRun ? DRY_RUN_WORDING[result.action] : result.action}`;
+  const line = `${result.kind} ${result.name}: ${dryRun ? DRY_RUN_WORDING[result.action] : result.action}`;
+  return result.note === undefined ? line : `${line} (note: ${result.note})`;
 }
 
 function count(results: readonly SetupStepResult[], action: SetupAction): number {
@@ -22,10 +23,11 @@ function count(results: readonly SetupStepResult[], action: SetupAction): number
 
 export async function runOpenSearchSetup(args: OpenSearchSetupArgs, env: Readonly<Record<string, string | undefined>>, out: CliOutput): Promise<number> {
   const retention = retentionFromEnv(env);
-  if (retention.problems.length > 0) {
+  const { layout, problems: layoutProblems } = indexLayoutFromEnv(env);
+  if (retention.problems.length > 0 || layoutProblems.length > 0) {
     // every problem at once: the connection's too
     out.log('configuration problems:');
-    for (const p of [...resolveOpenSearchTarget(env, args.waitTimeout).problems, ...retention.problems]) out.log(`  - ${p}`);
+    for (const p of [...resolveOpenSearchTarget(env, args.waitTimeout).problems, ...retention.problems, ...layoutProblems]) out.log(`  - ${p}`);
     return EXIT_USAGE;
   }
   const opened = await openOpenSearch(env, args, out);
@@ -36,6 +38,7 @@ export async function runOpenSearchSetup(args: OpenSearchSetupArgs, env: Readonl
     const setup = args.dryRun ? planOpenSearchSetup : applyOpenSearchSetup;
     const results = await setup(client, {
       prefix: target.prefix,
+      layout,
       retention: { ...(retention.raw === undefined ? {} : { raw: retention.raw }), ...(retention.instance === undefined ? {} : { instance: retention.instance }) },
       onStep: (step) => out.out(objectLine(step, args.dryRun)),
     });

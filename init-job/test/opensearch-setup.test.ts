@@ -29,6 +29,8 @@ function openSearchEnv(prefix: string, overrides: Record<string, string> = {}): 
     WI_OPENSEARCH_INDEX_PREFIX: prefix,
     RAW_EVENTS_RETENTION_DAYS: '',
     INSTANCE_RETENTION_DAYS: '',
+    OPENSEARCH_SHARDS: '',
+    OPENSEARCH_REPLICAS: '',
     ...overrides,
   };
 }
@@ -101,6 +103,50 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     expect(second.stdout).toBe(lines(prefix, 'unchanged'));
     expect(second.stderr).toContain('opensearch setup done: 0 created, 0 updated, 11 unchanged\n');
     expect(await statusDocument(prefix)).toEqual(status);
+  });
+
+  it('OPENSEARCH_SHARDS / OPENSEARCH_REPLICAS: new indices get them, a rerun changes replicas in place and notes other shards', async () => {
+    const prefix = `${ns.prefix}layout-`;
+    const layoutIndices = ['workflow-instances', 'task-executions', 'workflow-index-ingest-errors', 'workflow-index-events'].map((n) => `${prefix}${n}`);
+    const settings = async (): Promise<Record<string, { shards: string; replicas: string }>> => {
+      const response = await ns.client.transport.request({ method: 'GET', path: `/${prefix}*/_settings`, querystring: { flat_settings: 'true' } });
+      return Object.fromEntries(
+        Object.entries(response.body as Record<string, { settings: Record<string, string> }>).map(([name, { settings: s }]) => [name, { shards: s['index.number_of_shards']!, replicas: s['index.auto_expand_replicas']! }]),
+      );
+    };
+    const health = async (): Promise<string> => ((await ns.client.transport.request({ method: 'GET', path: `/_cluster/health/${prefix}*` })).body as { status: string }).status;
+
+    expect((await runInit(['opensearch-setup'], openSearchEnv(prefix, { OPENSEARCH_SHARDS: '2', OPENSEARCH_REPLICAS: '1' }))).code).toBe(0);
+    // A raw index, created by its template.
+    const written = await writeEventLines(ns.client, [{ line: readFileSync(FIXTURE_PATH, 'utf8').split('\n')[0]!, recordTimeMs: Date.UTC(2026, 4, 12) }], prefix);
+    expect(written.items.map((i) => i.status)).toEqual([201]);
+    const raw = written.items[0]!.index;
+    let now = await settings();
+    for (const name of [...layoutIndices, raw]) expect(now[name]).toEqual({ shards: '2', replicas: '0-1' });
+    expect(now[`${prefix}workflow-index-normalizer`]).toEqual({ shards: '1', replicas: '0-1' });
+    // One node: no replica is assigned, and every index is green.
+    expect(await health()).toBe('green');
+
+    const more = await runInit(['opensearch-setup'], openSearchEnv(prefix, { OPENSEARCH_SHARDS: '2', OPENSEARCH_REPLICAS: '2' }));
+    expect(more.code).toBe(0);
+    for (const name of [...layoutIndices, `${prefix}workflow-index-normalizer`]) expect(more.stdout).toContain(`index ${name}: updated\n`);
+    expect(more.stdout).toContain(`existing raw indices ${prefix}workflow-instance-events-raw-*: updated\n`);
+    now = await settings();
+    for (const name of [...layoutIndices, raw]) expect(now[name]).toEqual({ shards: '2', replicas: '0-2' });
+    expect(await health()).toBe('green');
+    expect((await runInit(['opensearch-setup'], openSearchEnv(prefix, { OPENSEARCH_SHARDS: '2', OPENSEARCH_REPLICAS: '2' }))).stderr).toContain('0 created, 0 updated, 11 unchanged');
+
+    const reshard = await runInit(['opensearch-setup'], openSearchEnv(prefix, { OPENSEARCH_SHARDS: '3', OPENSEARCH_REPLICAS: '2' }));
+    expect(reshard.code).toBe(0);
+    for (const name of layoutIndices) expect(reshard.stdout).toContain(`index ${name}: unchanged (note: has 2 shard(s), not 3: shards cannot change on an existing index; reindex`);
+    expect(reshard.stdout).toContain(`index ${prefix}workflow-index-normalizer: unchanged\n`);
+    expect(reshard.stdout).toContain(`index template ${prefix}workflow-instance-events-raw-template: updated\n`);
+    expect((await settings())[`${prefix}workflow-instances`]).toEqual({ shards: '2', replicas: '0-2' });
+
+    const wrong = await runInit(['opensearch-setup'], openSearchEnv(prefix, { OPENSEARCH_SHARDS: '0', OPENSEARCH_REPLICAS: 'one' }));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('OPENSEARCH_SHARDS must be a whole number from 1 to 1024, got "0"');
+    expect(wrong.stderr).toContain('OPENSEARCH_REPLICAS must be a whole number from 0 to 16, got "one"');
   });
 
   it('a dry run (and plan --backend opensearch) says what would change and changes nothing', async () => {

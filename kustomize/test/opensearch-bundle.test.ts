@@ -57,6 +57,15 @@ describe.skipIf(!available).each(OPENSEARCH_OVERLAYS)('overlay %s', (overlay) =>
     }
   });
 
+  it('gives the setup Job, and only it, the shards and replicas of the indices', () => {
+    for (const w of workloads(objects)) {
+      for (const { container } of allContainers(w.spec)) {
+        const layout = (container.env ?? []).filter((e) => /^OPENSEARCH_(SHARDS|REPLICAS)$/.test(e.name)).map((e) => [e.name, e.value]);
+        expect(layout, `${w.id}/${container.name}`).toEqual(w.id.startsWith('Job/workflow-index-migrate-') ? [['OPENSEARCH_SHARDS', '1'], ['OPENSEARCH_REPLICAS', '1']] : []);
+      }
+    }
+  });
+
   it('runs one normalizer with its metrics port and readiness, and the setup Job with opensearch-setup', () => {
     const normalizer = workloads(objects).find((w) => w.id === 'Deployment/workflow-index-normalizer')!;
     expect((normalizer.object['spec'] as { replicas: number }).replicas).toBe(1);

@@ -9,6 +9,7 @@ export * from './raw-event-pipeline.js';
 export * from './raw-index-templates.js';
 export * from './apply-raw-schema.js';
 export * from './fluent-bit-bulk.js';
+export * from './index-layout.js';
 export * from './normalized-indices.js';
 export * from './workflow-instance-document.js';
 export * from './task-execution-document.js';

@@ -2,11 +2,13 @@
 // and says, per object, what it did. Idempotent: an object whose stored definition already matches is left alone,
 // so `opensearch-setup` can run on every deployment. Templates shape only indices created after them, so the
 // settings that can change on an open index (RAW_INDEX_DYNAMIC_SETTINGS) are also set on the daily raw indices that
-// already exist (today's included); the others (shards, default pipeline) wait for the next day's index.
+// already exist (today's included), and so are the replicas of the layout (OPENSEARCH_REPLICAS); the others (shards,
+// default pipeline) wait for the next day's index.
 import type { Client } from '@opensearch-project/opensearch';
 import { isDeepStrictEqual } from 'node:util';
 import { createHash } from 'node:crypto';
 import { rawEventPipeline, rawEventPipelineName } from './raw-event-pipeline.js';
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout, replicaSettings } from './index-layout.js';
 import { RAW_INDEX_DYNAMIC_SETTINGS, TASK_RAW_PREFIX, WORKFLOW_RAW_PREFIX, rawIndexPattern, rawIndexTemplate, rawTemplateName } from './raw-index-templates.js';
 
 export type SchemaAction = 'created' | 'updated' | 'unchanged';
@@ -22,6 +24,8 @@ export interface RawSchemaOptions {
   readonly prefix?: string;
   /** Report what would change without changing anything. */
   readonly dryRun?: boolean;
+  /** Shards and replicas of the raw indices (default 1 / 1). */
+  readonly layout?: IndexLayout;
 }
 
 function canonical(value: unknown): unknown {
@@ -64,9 +68,10 @@ function flatSettings(value: unknown, path: string): [string, string][] {
   return [[path, String(value)]];
 }
 
-/** Sets RAW_INDEX_DYNAMIC_SETTINGS on the open indices of `pattern` that differ ('unchanged' when none do or none exist). */
-async function applyExistingIndexSettings(client: Client, pattern: string, dryRun: boolean): Promise<SchemaAction> {
-  const wanted = flatSettings(RAW_INDEX_DYNAMIC_SETTINGS, 'index');
+/** Sets RAW_INDEX_DYNAMIC_SETTINGS and the replicas on the open indices of `pattern` that differ ('unchanged' when
+ * none do or none exist). */
+async function applyExistingIndexSettings(client: Client, pattern: string, layout: IndexLayout, dryRun: boolean): Promise<SchemaAction> {
+  const wanted = flatSettings({ ...RAW_INDEX_DYNAMIC_SETTINGS, ...replicaSettings(layout) }, 'index');
   const current = await client.transport.request({ method: 'GET', path: `/${pattern}/_settings`, querystring: { flat_settings: 'true', expand_wildcards: 'open' } });
   const indices = Object.entries(current.body as Record<string, { settings: Record<string, unknown> }>);
   const stale = indices.filter(([, { settings }]) => wanted.some(([key, value]) => settings[key] !== value)).map(([name]) => name);
@@ -84,18 +89,19 @@ async function applyExistingIndexSettings(client: Client, pattern: string, dryRu
 export async function applyRawSchema(client: Client, options: RawSchemaOptions = {}): Promise<SchemaObjectResult[]> {
   const prefix = options.prefix ?? '';
   const dryRun = options.dryRun ?? false;
+  const layout = options.layout ?? DEFAULT_INDEX_LAYOUT;
   const results: SchemaObjectResult[] = [];
   // The pipeline first: a template naming a missing default pipeline would make every raw write fail.
   const pipeline = rawEventPipelineName(prefix);
   results.push({ kind: 'ingest pipeline', name: pipeline, action: await applyPipeline(client, pipeline, rawEventPipeline(), dryRun) });
   for (const raw of [WORKFLOW_RAW_PREFIX, TASK_RAW_PREFIX] as const) {
     const name = rawTemplateName(raw, prefix);
-    results.push({ kind: 'index template', name, action: await applyTemplate(client, name, rawIndexTemplate(raw, prefix), dryRun) });
+    results.push({ kind: 'index template', name, action: await applyTemplate(client, name, rawIndexTemplate(raw, prefix, layout), dryRun) });
   }
   // Reported only when some existing index had to change (an upgrade): a fresh cluster has none.
   for (const raw of [WORKFLOW_RAW_PREFIX, TASK_RAW_PREFIX] as const) {
     const pattern = rawIndexPattern(raw, prefix);
-    if ((await applyExistingIndexSettings(client, pattern, dryRun)) === 'updated') results.push({ kind: 'existing raw indices', name: pattern, action: 'updated' });
+    if ((await applyExistingIndexSettings(client, pattern, layout, dryRun)) === 'updated') results.push({ kind: 'existing raw indices', name: pattern, action: 'updated' });
   }
   return results;
 }

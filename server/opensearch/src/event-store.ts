@@ -14,6 +14,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { createHash } from 'node:crypto';
 import { canonicalJson, jsonbText } from '@workflow-index/events';
 import { JsonNumber, type JsonObject, type JsonValue, parseLosslessJson } from '@workflow-index/events';
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout, layoutSettings } from './index-layout.js';
 import { type ParsedEvent, parseRawEvent } from './raw-event-parse.js';
 import { hitsOf, requestLossless, sortValues } from './raw-event-source.js';
 
@@ -21,9 +22,9 @@ export const EVENT_STORE_INDEX = 'workflow-index-events';
 
 const keyword = { type: 'keyword' } as const;
 
-export function eventStoreIndex(): Record<string, unknown> {
+export function eventStoreIndex(layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
-    settings: { index: { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' } },
+    settings: { index: { ...layoutSettings(layout), refresh_interval: '1s' } },
     mappings: {
       dynamic: 'strict',
       _meta: { managed_by: 'workflow-index', role: 'event store: the normalizer recomputes instances from it' },

@@ -5,6 +5,7 @@
 // accepts any JSON value), as the object and as PostgreSQL's jsonb text.
 import type { Client } from '@opensearch-project/opensearch';
 import { EVENT_STORE_INDEX, eventStoreIndex } from './event-store.js';
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout, layoutSettings, replicaSettings } from './index-layout.js';
 import { KEYWORD_LIMIT } from './long-detail.js';
 
 export const WORKFLOW_INSTANCES_INDEX = 'workflow-instances';
@@ -58,7 +59,10 @@ const errorMapping = {
   },
 } as const;
 
-const settings = { index: { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' } };
+/** Settings of a normalized index with this layout (index-layout.ts). */
+function settings(layout: IndexLayout): Record<string, unknown> {
+  return { index: { ...layoutSettings(layout), refresh_interval: '1s' } };
+}
 
 /** The payload fields both document kinds carry (normalize-instance.ts payloadFields): stored object and jsonb text,
  * and the leaves the reader matches JSON filters on. */
@@ -80,9 +84,9 @@ const payloadProperties = {
   output_paths_complete: { type: 'boolean' },
 };
 
-export function workflowInstancesIndex(): Record<string, unknown> {
+export function workflowInstancesIndex(layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
-    settings,
+    settings: settings(layout),
     mappings: {
       dynamic: 'strict',
       _meta: { managed_by: 'workflow-index', job: 'workflow-instance-transform' },
@@ -112,9 +116,9 @@ export function workflowInstancesIndex(): Record<string, unknown> {
   };
 }
 
-export function taskExecutionsIndex(): Record<string, unknown> {
+export function taskExecutionsIndex(layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
-    settings,
+    settings: settings(layout),
     mappings: {
       dynamic: 'strict',
       _meta: { managed_by: 'workflow-index', job: 'task-execution-transform' },
@@ -145,9 +149,9 @@ export function taskExecutionsIndex(): Record<string, unknown> {
   };
 }
 
-export function ingestErrorsIndex(): Record<string, unknown> {
+export function ingestErrorsIndex(layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
-    settings,
+    settings: settings(layout),
     mappings: {
       dynamic: 'strict',
       properties: {
@@ -166,9 +170,10 @@ export function ingestErrorsIndex(): Record<string, unknown> {
   };
 }
 
-export function normalizerStateIndex(): Record<string, unknown> {
+/** A handful of documents (checkpoint, lease, status, retention rule): one shard whatever the layout. */
+export function normalizerStateIndex(layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
-    settings: { index: { number_of_shards: 1, auto_expand_replicas: '0-1' } },
+    settings: { index: { number_of_shards: 1, ...replicaSettings(layout) } },
     mappings: { dynamic: false, properties: { kind: keyword, holder: keyword, expires_at_ms: { type: 'long' } } },
   };
 }

@@ -30,7 +30,7 @@ export interface OpenSearchServerFlags {
 }
 
 export const OPENSEARCH_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
-  { key: 'OPENSEARCH_HOST', development: 'required', production: 'required', description: 'Host name of the OpenSearch cluster.' },
+  { key: 'OPENSEARCH_HOST', development: 'required', production: 'required', description: 'Host name of the OpenSearch cluster (a Service), or several nodes of it separated by commas, each host or host:port; a request whose connection to one fails is sent to the next. Fluent Bit takes one host, so keep one in the ConfigMap it shares (docs/opensearch.md, A cluster of several nodes).' },
   { key: 'OPENSEARCH_PORT / OPENSEARCH_PROTOCOL', development: '9200 / http', production: '9200 / http', description: 'https needs a certificate the CA bundle (OPENSEARCH_CA_FILE) or the system trusts.' },
   { key: 'OPENSEARCH_USERNAME / OPENSEARCH_PASSWORD', development: '—', production: '—', description: 'Basic authentication; the user only needs to read the normalized indices (role workflow_index_server, docs/deployment.md, OpenSearch users and roles).' },
   { key: 'OPENSEARCH_CA_FILE', development: '—', production: '—', description: 'CA bundle (PEM) for https.' },

@@ -2,6 +2,7 @@
 // event itself is mapped (`dynamic: false`): the event stays in `_source` as sent, so no producer value can make
 // a bulk item fail on a mapping conflict (a string `timestamp` after a numeric one, an object `instanceId` in a
 // keyword field). What the normalizer searches on is derived by the ingest pipeline under `wi` and mapped here.
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout, layoutSettings } from './index-layout.js';
 import { rawEventPipelineName } from './raw-event-pipeline.js';
 
 export const WORKFLOW_RAW_PREFIX = 'workflow-instance-events-raw';
@@ -26,7 +27,7 @@ export function rawIndexPattern(raw: RawPrefix, prefix = ''): string {
   return `${prefix}${raw}-*`;
 }
 
-export function rawIndexTemplate(raw: RawPrefix, prefix = ''): Record<string, unknown> {
+export function rawIndexTemplate(raw: RawPrefix, prefix = '', layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
     index_patterns: [rawIndexPattern(raw, prefix)],
     priority: 100,
@@ -34,9 +35,8 @@ export function rawIndexTemplate(raw: RawPrefix, prefix = ''): Record<string, un
     template: {
       settings: {
         index: {
-          number_of_shards: 1,
-          // One replica where the cluster has a second node, none on a single node (which stays green).
-          auto_expand_replicas: '0-1',
+          // Replicas as the cluster has nodes for, up to the layout's (index-layout.ts).
+          ...layoutSettings(layout),
           default_pipeline: rawEventPipelineName(prefix),
           ...RAW_INDEX_DYNAMIC_SETTINGS,
         },

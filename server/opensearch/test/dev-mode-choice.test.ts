@@ -25,7 +25,7 @@ describe('start:opensearch: the node choice', () => {
   it('uses the node OPENSEARCH_* names, without probing anything', () => {
     const p = probes({ docker: undefined });
     const choice = chooseNodeSource({ OPENSEARCH_HOST: 'search.example', OPENSEARCH_PORT: '9201', OPENSEARCH_PROTOCOL: 'http' }, p);
-    expect(choice).toEqual({ kind: 'configured', settings: { node: 'http://search.example:9201', username: undefined, password: undefined, caFile: undefined }, reason: 'OPENSEARCH_HOST is set' });
+    expect(choice).toEqual({ kind: 'configured', settings: { node: 'http://search.example:9201', nodes: ['http://search.example:9201'], username: undefined, password: undefined, caFile: undefined }, reason: 'OPENSEARCH_HOST is set' });
     expect(p.calls).toEqual([]);
   });
 

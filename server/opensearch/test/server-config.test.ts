@@ -21,7 +21,7 @@ function problemsOf(env: Record<string, string>, argv: string[] = []): string[] 
 describe('OpenSearch server configuration', () => {
   it('reads the connection of CONTRACT §4 with its defaults', () => {
     const config = loadOpenSearchServerConfig({ NODE_ENV: 'production', OPENSEARCH_HOST: 'os.example.svc' });
-    expect(config.opensearch.connection).toEqual({ node: 'http://os.example.svc:9200', username: undefined, password: undefined, caFile: undefined });
+    expect(config.opensearch.connection).toEqual({ node: 'http://os.example.svc:9200', nodes: ['http://os.example.svc:9200'], username: undefined, password: undefined, caFile: undefined });
     expect(config.opensearch.schemaInit).toBe(false);
     expect(config.opensearch.queryTimeoutMs).toBe(10_000);
     expect(config.opensearch.indexPrefix).toBe('');
@@ -40,7 +40,7 @@ describe('OpenSearch server configuration', () => {
       const ca = join(dir, 'ca.pem');
       writeFileSync(ca, '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n');
       const config = loadOpenSearchServerConfig({ NODE_ENV: 'production', OPENSEARCH_HOST: 'os', OPENSEARCH_PORT: '443', OPENSEARCH_PROTOCOL: 'HTTPS', OPENSEARCH_CA_FILE: ca, OPENSEARCH_USERNAME: 'reader', OPENSEARCH_PASSWORD: 'pw' });
-      expect(config.opensearch.connection).toEqual({ node: 'https://os:443', username: 'reader', password: 'pw', caFile: ca });
+      expect(config.opensearch.connection).toEqual({ node: 'https://os:443', nodes: ['https://os:443'], username: 'reader', password: 'pw', caFile: ca });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -56,6 +56,15 @@ describe('OpenSearch server configuration', () => {
       expect(text).toMatch(expected);
     }
     expect(text).not.toContain('very-secret');
+  });
+
+  it('OPENSEARCH_HOST may list several nodes of one cluster, each with or without its port', () => {
+    const config = loadOpenSearchServerConfig({ NODE_ENV: 'production', OPENSEARCH_HOST: 'os-0, os-1:9201,[::1]', OPENSEARCH_PORT: '9300', OPENSEARCH_PROTOCOL: 'https' });
+    expect(config.opensearch.connection.nodes).toEqual(['https://os-0:9300', 'https://os-1:9201', 'https://[::1]:9300']);
+    expect(config.opensearch.connection.node).toBe('https://os-0:9300');
+    const text = problemsOf({ NODE_ENV: 'production', OPENSEARCH_HOST: 'ok,os 1,os-2:0,http://os-3,' }).join('\n');
+    for (const bad of ['"os 1"', '"os-2:0"', '"http://os-3"', '""']) expect(text).toContain(`got ${bad} in`);
+    expect(text).not.toContain('got "ok"');
   });
 
   it('an unreadable CA bundle is a configuration problem, not a crash at start', () => {

@@ -78,7 +78,7 @@ async function startContainerNode(image: string, log: (line: string) => void): P
   const port = container.getMappedPort(9200);
   let stopped: Promise<void> | undefined;
   return {
-    settings: { node: `http://${host}:${port}`, username: undefined, password: undefined, caFile: undefined },
+    settings: { node: `http://${host}:${port}`, nodes: [`http://${host}:${port}`], username: undefined, password: undefined, caFile: undefined },
     description: `${image} container ${container.getId().slice(0, 12)} on ${host}:${port}`,
     stop: () => (stopped ??= container.stop().then(() => log('OpenSearch container removed'))),
     stopNow: () => undefined, // the reaper removes it
@@ -91,7 +91,7 @@ async function startLocalDevNode(env: Readonly<Record<string, string | undefined
   const heap = env['WI_OPENSEARCH_HEAP'] ?? DEFAULT_HEAP;
   const ranBefore = runningPid(localNodePaths(dir)) !== undefined;
   const url = localNodeUrl(port);
-  const settings: OpenSearchConnectionSettings = { node: url, username: undefined, password: undefined, caFile: undefined };
+  const settings: OpenSearchConnectionSettings = { node: url, nodes: [url], username: undefined, password: undefined, caFile: undefined };
   if (ranBefore) {
     // A node that already runs serves development as soon as it answers: yellow (an index of someone else's with a
     // replica nowhere to go) is no reason to wait for green, as `npm run opensearch -- start` does.

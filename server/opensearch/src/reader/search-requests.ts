@@ -1,5 +1,10 @@
 // The reader's requests to OpenSearch, each with its own timeout and no client-side retry (a query that fails is
-// answered at once; the client retries, not the server), and the one place that turns failures into what the GraphQL
+// answered at once; the client retries, not the server) except on another node: when the client knows several nodes
+// (OPENSEARCH_HOST a list), a request whose connection failed (refused, reset: a node that died) is sent again to the
+// next live node, at most once per other node; a node that does not answer in time is not retried (that would
+// multiply the timeout). A partial answer (some shards failed: a node that died between the query and the fetch
+// phase of a search, whose shard copies the node cannot retry elsewhere) is never served: the search is sent again,
+// and a second partial answer is an error. And the one place that turns failures into what the GraphQL
 // layer serves: a search the node stopped at its timeout (the body's `timeout`; its partial hits are never served) is
 // QueryTimeoutError (QUERY_TIMEOUT); unreachable, not answering within the timeout and a margin, refused credentials, a
 // missing index or an overloaded node is BackendUnavailableError (SERVICE_UNAVAILABLE, readiness DOWN with the
@@ -37,6 +42,8 @@ export interface SearchResponse {
   readonly timed_out?: boolean;
   readonly hits: { readonly hits: readonly SearchHit[]; readonly total?: { readonly value: number } };
   readonly aggregations?: Readonly<Record<string, unknown>>;
+  /** Shards searched; `failed` > 0: the answer lacks what those shards hold. */
+  readonly _shards?: { readonly total?: number; readonly failed?: number; readonly failures?: readonly { readonly status?: number; readonly reason?: ErrorBody }[] };
 }
 
 interface ErrorBody {
@@ -133,11 +140,38 @@ function complete(response: SearchResponse, timeoutMs: number, what: string): Se
   return response;
 }
 
+type RequestParams = Parameters<Client['transport']['request']>[0];
+
+/** The error a partial answer becomes when sending the search again did not cure it. */
+function partialAnswerError(response: SearchResponse, what: string, timeoutMs: number): Error {
+  const shards = response._shards;
+  const failure = shards?.failures?.[0];
+  const classified = classifyResponse(failure?.status ?? 500, failure?.reason, what, timeoutMs);
+  // A timeout or a query the node refuses stays what it is; anything else is the backend not answering whole.
+  if (classified.constructor !== Error) return classified;
+  return new BackendUnavailableError(`OpenSearch could not search ${shards?.failed} of ${shards?.total ?? '?'} shards (${what}): ${reasonsOf(failure?.reason)[0] ?? 'no reason given'}`);
+}
+
+const isPartial = (response: SearchResponse): boolean => (response._shards?.failed ?? 0) > 0;
+
 export class SearchRequests implements Searcher {
   constructor(
     private readonly client: Client,
     readonly timeoutMs: number,
   ) {}
+
+  /** One request without the client's retries, sent again to another node after a connection failure. */
+  private async send(params: RequestParams, requestTimeout: number): Promise<unknown> {
+    // The pool marks a node whose connection failed dead, so the next attempt goes to another one.
+    const failovers = Math.max(0, this.client.connectionPool.size - 1);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.client.transport.request(params, { requestTimeout, maxRetries: 0 })).body;
+      } catch (error) {
+        if (!(error instanceof errors.ConnectionError) || attempt >= failovers) throw error;
+      }
+    }
+  }
 
   remainingMs(): number {
     return this.timeoutMs;
@@ -145,44 +179,43 @@ export class SearchRequests implements Searcher {
 
   async search(index: string, body: SearchBody, what: string, timeoutMs = this.timeoutMs): Promise<SearchResponse> {
     let response: SearchResponse;
-    try {
-      response = (
-        await this.client.transport.request(
-          { method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body: boundedBody(body, timeoutMs) },
-          { requestTimeout: timeoutMs + ANSWER_MARGIN_MS, maxRetries: 0 },
-        )
-      ).body as SearchResponse;
-    } catch (error) {
-      throw classifyError(error, what, this.timeoutMs);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        response = (await this.send({ method: 'POST', path: `/${encodeURIComponent(index)}/_search`, body: boundedBody(body, timeoutMs) }, timeoutMs + ANSWER_MARGIN_MS)) as SearchResponse;
+      } catch (error) {
+        throw classifyError(error, what, this.timeoutMs);
+      }
+      if (response.timed_out === true || !isPartial(response)) return complete(response, this.timeoutMs, what);
+      if (attempt >= 1) throw partialAnswerError(response, what, this.timeoutMs);
     }
-    return complete(response, this.timeoutMs, what);
   }
 
   /** Several searches in one round trip; the first failed one is thrown. */
   async msearch(searches: readonly { index: string; body: SearchBody }[], what: string): Promise<SearchResponse[]> {
     const lines = searches.flatMap(({ index, body }) => [{ index }, boundedBody(body, this.timeoutMs)]);
     let responses: (SearchResponse & { error?: ErrorBody; status?: number })[];
-    try {
-      const response = await this.client.transport.request(
-        { method: 'POST', path: '/_msearch', bulkBody: lines },
-        { requestTimeout: this.timeoutMs + ANSWER_MARGIN_MS, maxRetries: 0 },
-      );
-      responses = (response.body as { responses: typeof responses }).responses;
-    } catch (error) {
-      throw classifyError(error, what, this.timeoutMs);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await this.send({ method: 'POST', path: '/_msearch', bulkBody: lines }, this.timeoutMs + ANSWER_MARGIN_MS);
+        responses = (response as { responses: typeof responses }).responses;
+      } catch (error) {
+        throw classifyError(error, what, this.timeoutMs);
+      }
+      for (const r of responses) if (r.error !== undefined) throw classifyResponse(r.status ?? 500, r.error, what, this.timeoutMs);
+      const partial = responses.find((r) => r.timed_out !== true && isPartial(r));
+      if (partial === undefined) return responses.map((r) => complete(r, this.timeoutMs, what));
+      if (attempt >= 1) throw partialAnswerError(partial, what, this.timeoutMs);
     }
-    for (const r of responses) if (r.error !== undefined) throw classifyResponse(r.status ?? 500, r.error, what, this.timeoutMs);
-    return responses.map((r) => complete(r, this.timeoutMs, what));
   }
 
   /** Document counts of indices (a pattern may match none: 0), from index stats, which need no read permission. */
   async docCount(pattern: string, what: string): Promise<number> {
     try {
-      const response = await this.client.transport.request(
+      const response = await this.send(
         { method: 'GET', path: `/${encodeURIComponent(pattern)}/_stats/docs`, querystring: { allow_no_indices: 'true', ignore_unavailable: 'true' } },
-        { requestTimeout: this.timeoutMs, maxRetries: 0 },
+        this.timeoutMs,
       );
-      const all = (response.body as { _all?: { primaries?: { docs?: { count?: number } } } })._all;
+      const all = (response as { _all?: { primaries?: { docs?: { count?: number } } } })._all;
       return all?.primaries?.docs?.count ?? 0;
     } catch (error) {
       throw classifyError(error, what);

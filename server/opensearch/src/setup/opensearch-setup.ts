@@ -1,6 +1,9 @@
 // `opensearch-setup`, the OpenSearch twin of the PostgreSQL migrator: every object of the backend, in the order it is
 // created, each compared with what is stored, so a rerun changes nothing and a plan says what a run would do:
 //   the raw ingest pipeline and index templates (applyRawSchema),
+// every index with the shards and replicas of OPENSEARCH_SHARDS / OPENSEARCH_REPLICAS (index-layout.ts): a rerun with
+//   other replicas changes the existing indices in place; shards cannot change on an existing index, so a rerun with
+//   other shards applies them to new indices only and says so in a note on each existing one,
 //   the normalized indices, the ingest-errors index, the normalizer's state index and the event store (their mappings
 //   only grow additively, so an outdated index gets the new fields in place),
 //   the two normalization jobs: entries of the normalizer's status document, which the normalizer process keeps
@@ -12,6 +15,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { isDeepStrictEqual } from 'node:util';
 import { type SchemaObjectResult, applyRawSchema } from '../apply-raw-schema.js';
 import { eventStoreIndex } from '../event-store.js';
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout } from '../index-layout.js';
 import { ingestErrorsIndex, normalizedIndexNames, normalizerStateIndex, taskExecutionsIndex, workflowInstancesIndex } from '../normalized-indices.js';
 import { type JobStatus, type NormalizerStatus, STATUS_ID, readCheckpoint } from '../normalizer-checkpoint.js';
 import { NORMALIZER_JOBS, type NormalizerJob } from '../normalizer-metrics.js';
@@ -26,6 +30,8 @@ export interface SetupStepResult {
   readonly kind: SetupObjectKind;
   readonly name: string;
   readonly action: SetupAction;
+  /** What the operator should know beyond the action (an index whose shard count differs from the layout's). */
+  readonly note?: string;
 }
 
 export interface OpenSearchSetupOptions {
@@ -33,6 +39,8 @@ export interface OpenSearchSetupOptions {
   readonly prefix?: string;
   /** Horizons set explicitly (retentionFromEnv); unset ones keep the stored rule or the default. */
   readonly retention?: RetentionOverrides;
+  /** Shards and replicas (indexLayoutFromEnv); default 1 / 1. */
+  readonly layout?: IndexLayout;
   /** Called as each object is done, so progress shows while a slow cluster works. */
   readonly onStep?: (step: SetupStepResult) => void;
 }
@@ -61,41 +69,53 @@ function dynamicSettings(definition: Record<string, unknown>): Record<string, un
   return Object.fromEntries(Object.entries(index).filter(([k]) => !STATIC_SETTINGS.has(k)));
 }
 
-async function applyIndex(client: Client, name: string, definition: Record<string, unknown>, dryRun: boolean): Promise<SetupAction> {
+function wantedShards(definition: Record<string, unknown>): unknown {
+  return ((definition['settings'] as { index?: Record<string, unknown> } | undefined)?.index ?? {})['number_of_shards'];
+}
+
+/** The note of an existing index whose shard count is not the layout's (shards are fixed at creation). */
+function shardNote(stored: unknown, wanted: unknown): string | undefined {
+  if (stored === undefined || wanted === undefined || String(stored) === String(wanted)) return undefined;
+  return `has ${String(stored)} shard(s), not ${String(wanted)}: shards cannot change on an existing index; reindex to change them (docs/opensearch.md, "Shards and replicas")`;
+}
+
+async function applyIndex(client: Client, name: string, definition: Record<string, unknown>, dryRun: boolean): Promise<{ action: SetupAction; note?: string }> {
   const path = `/${encodeURIComponent(name)}`;
   const current = await client.transport.request({ method: 'GET', path, querystring: { flat_settings: 'false' } }, { ignore: [404] });
   if (current.statusCode === 404) {
-    if (dryRun) return 'created';
+    if (dryRun) return { action: 'created' };
     const created = await client.transport.request({ method: 'PUT', path, body: definition }, { ignore: [400] });
     // A normalizer starting at the same moment may have created it first: then it has this very definition.
     const error = (created.body as { error?: { type?: string } }).error;
     if (created.statusCode === 400 && error?.type !== 'resource_already_exists_exception') {
       throw new Error(`creating index ${name} failed: ${JSON.stringify(created.body)}`);
     }
-    return created.statusCode === 400 ? 'unchanged' : 'created';
+    return { action: created.statusCode === 400 ? 'unchanged' : 'created' };
   }
-  const stored = (current.body as Record<string, { mappings?: unknown; settings?: { index?: unknown } }>)[name];
+  const stored = (current.body as Record<string, { mappings?: unknown; settings?: { index?: { number_of_shards?: unknown } } }>)[name];
+  const note = shardNote(stored?.settings?.index?.number_of_shards, wantedShards(definition));
+  const noted = (action: SetupAction): { action: SetupAction; note?: string } => (note === undefined ? { action } : { action, note });
   const wantedMappings = definition['mappings'];
   const wantedSettings = dynamicSettings(definition);
   const mappingsCurrent = covers(stored?.mappings, wantedMappings);
   const settingsCurrent = covers(stored?.settings?.index, wantedSettings);
-  if (mappingsCurrent && settingsCurrent) return 'unchanged';
+  if (mappingsCurrent && settingsCurrent) return noted('unchanged');
   if (!dryRun) {
     if (!mappingsCurrent) await client.transport.request({ method: 'PUT', path: `${path}/_mapping`, body: wantedMappings as Record<string, unknown> });
     if (!settingsCurrent) await client.transport.request({ method: 'PUT', path: `${path}/_settings`, body: { index: wantedSettings } });
   }
-  return 'updated';
+  return noted('updated');
 }
 
 /** The index definitions setup manages, by name, in order. */
-export function managedIndices(prefix: string): [string, Record<string, unknown>][] {
+export function managedIndices(prefix: string, layout: IndexLayout = DEFAULT_INDEX_LAYOUT): [string, Record<string, unknown>][] {
   const names = normalizedIndexNames(prefix);
   return [
-    [names.workflowInstances, workflowInstancesIndex()],
-    [names.taskExecutions, taskExecutionsIndex()],
-    [names.ingestErrors, ingestErrorsIndex()],
-    [names.normalizerState, normalizerStateIndex()],
-    [names.eventStore, eventStoreIndex()],
+    [names.workflowInstances, workflowInstancesIndex(layout)],
+    [names.taskExecutions, taskExecutionsIndex(layout)],
+    [names.ingestErrors, ingestErrorsIndex(layout)],
+    [names.normalizerState, normalizerStateIndex(layout)],
+    [names.eventStore, eventStoreIndex(layout)],
   ];
 }
 
@@ -187,9 +207,10 @@ async function setup(client: Client, options: OpenSearchSetupOptions, dryRun: bo
     results.push(result);
     options.onStep?.(result);
   };
-  for (const result of await applyRawSchema(client, { prefix, dryRun })) report(result);
-  for (const [name, definition] of managedIndices(prefix)) {
-    report({ kind: 'index', name, action: await applyIndex(client, name, definition, dryRun) });
+  const layout = options.layout ?? DEFAULT_INDEX_LAYOUT;
+  for (const result of await applyRawSchema(client, { prefix, dryRun, layout })) report(result);
+  for (const [name, definition] of managedIndices(prefix, layout)) {
+    report({ kind: 'index', name, ...(await applyIndex(client, name, definition, dryRun)) });
   }
   const stateIndex = normalizedIndexNames(prefix).normalizerState;
   for (const result of await applyJobs(client, stateIndex, dryRun)) report(result);

@@ -7,12 +7,17 @@ import { createOpenSearchReader, type OpenSearchReaderOptions } from '../../src/
 import { eventLines, loadNormalized } from './normalized-store.js';
 import { createTestNamespace, OPENSEARCH_URL } from './test-node.js';
 
+type ReaderTuning = Omit<OpenSearchReaderOptions, 'client' | 'prefix'>;
+type Store = { reader: Reader; teardown(): Promise<void> };
+
 /** `readerOptions`: the reader's tuning (tests lower bounds to reach the paths large data takes). */
-export async function conformanceStore(
-  events: readonly Record<string, unknown>[],
-  readerOptions: Omit<OpenSearchReaderOptions, 'client' | 'prefix'> = {},
-): Promise<{ reader: Reader; teardown(): Promise<void> }> {
-  const ns = createTestNamespace();
+export function conformanceStore(events: readonly Record<string, unknown>[], readerOptions: ReaderTuning = {}): Promise<Store> {
+  return conformanceStoreOn([OPENSEARCH_URL], events, readerOptions);
+}
+
+/** The same store on the nodes given (a cluster: every client knows all its nodes, as OPENSEARCH_HOST lists them). */
+export async function conformanceStoreOn(nodes: readonly string[], events: readonly Record<string, unknown>[], readerOptions: ReaderTuning = {}): Promise<Store> {
+  const ns = createTestNamespace(nodes);
   try {
     await loadNormalized(ns.client, ns.prefix, eventLines(events));
   } catch (error) {
@@ -20,7 +25,7 @@ export async function conformanceStore(
     throw error;
   }
   // The reader on its own client, as the server has it.
-  const reader = createOpenSearchReader({ client: new Client({ node: OPENSEARCH_URL }), prefix: ns.prefix, ...readerOptions });
+  const reader = createOpenSearchReader({ client: new Client({ nodes: [...nodes] }), prefix: ns.prefix, ...readerOptions });
   return {
     reader,
     async teardown() {

@@ -33,9 +33,10 @@ export interface TestNamespace {
   drop(): Promise<void>;
 }
 
-export function createTestNamespace(): TestNamespace {
+/** A namespace on the shared node, or on the nodes given (a test cluster, support/test-cluster.ts). */
+export function createTestNamespace(nodes: readonly string[] = [OPENSEARCH_URL]): TestNamespace {
   const prefix = `wi-test-${randomBytes(4).toString('hex')}-`;
-  const client = new Client({ node: OPENSEARCH_URL });
+  const client = new Client({ nodes: [...nodes] });
   return {
     prefix,
     client,
