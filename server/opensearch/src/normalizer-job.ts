@@ -178,23 +178,31 @@ export class OpenSearchNormalizer {
    * exponentially and are retried. */
   async run(signal: AbortSignal): Promise<void> {
     await this.setupWithRetry(signal);
-    while (!signal.aborted) {
-      const started = Date.now();
-      try {
-        const pending = await this.pass();
-        this.report.passSucceeded();
-        // While a re-normalization runs, the next cycle follows at once: its slice already took the pause's time.
-        if (!pending) await sleep(this.intervalMs - (Date.now() - started), signal);
-      } catch (error) {
-        await sleep(await this.passFailed(error), signal);
-      }
-    }
+    while (!signal.aborted) await sleep((await this.step()).pauseMs, signal);
     await this.lease.release();
   }
 
+  /** One pass; a failure is counted, reported and recovered from. The pause before the next pass: none while a
+   * re-normalization runs (its slice already took the pause's time), the interval's rest, or the back-off. */
+  async step(): Promise<{ readonly pauseMs: number; readonly error?: unknown }> {
+    const started = Date.now();
+    try {
+      const pending = await this.pass();
+      this.report.passSucceeded();
+      return { pauseMs: pending ? 0 : this.intervalMs - (Date.now() - started) };
+    } catch (error) {
+      return { pauseMs: await this.passFailed(error), error };
+    }
+  }
+
+  /** Gives up every slot and the heartbeat, as a stopping process does. */
+  release(): Promise<void> {
+    return this.lease.release();
+  }
+
   /** One pass of the loop (acquire, cycle, release the excess, and on the coordinator retention, the walk and the
-   * status); whether a re-normalization is pending and this replica walks it. Failures throw (run() backs off). */
-  async pass(): Promise<boolean> {
+   * status); whether a re-normalization is pending and this replica walks it. Failures throw (step() backs off). */
+  private async pass(): Promise<boolean> {
     const acquired = await this.acquireSlots();
     if (acquired.legacyHolder !== null) this.logger.info('a normalizer of an earlier release holds the single lease; waiting for it to stop', { holder: acquired.legacyHolder });
     if (acquired.held.length === 0) {

@@ -294,7 +294,7 @@ export interface WriteOptions {
   readonly refresh?: boolean;
   /** Stamp the instance documents' changed_at_ms with the time of the bulk (a cycle's new events; live updates). */
   readonly stampChanges?: boolean;
-  /** Called right before the bulk; throws to withhold it (the normalizer's lease check, normalizer-lease.ts holdsLease). */
+  /** Called right before the bulk; throws to withhold it (the normalizer's slot check, normalizer-lease.ts fence). */
   readonly fence?: () => Promise<void>;
 }
 
