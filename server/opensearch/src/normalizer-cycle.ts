@@ -12,7 +12,7 @@ import { type Checkpoint, minimumCheckpoint, readSlotCheckpoints, writeSlotCheck
 import { batchesWithinBudget, storedEventCounts } from './normalizer-batches.js';
 import type { NormalizerContext } from './normalizer-context.js';
 import { LeaseLostError } from './normalizer-lease.js';
-import { ingestErrorDocument, ingestErrorId, recomputeInstances, sendBulk } from './normalizer-recompute.js';
+import { hitsByInstance, ingestErrorDocument, ingestErrorId, planRecompute, sendBulk, writeRecompute } from './normalizer-recompute.js';
 import type { NormalizerStatusReport } from './normalizer-status.js';
 import { parseRawEvent } from './raw-event-parse.js';
 import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
@@ -105,16 +105,16 @@ export class NormalizationCycle {
     const started = Date.now();
     const endTimer = this.context.metrics.cycleSeconds.startTimer();
     const checkpoints = await this.heldCheckpoints(this.settings.slots());
-    const scan = await this.scan(checkpoints);
+    const scan = await this.timed('scan', () => this.scan(checkpoints));
     if (scan.touched.length > 0) await this.context.visibility.ensureSearchable();
-    const batches = await this.batchesOf(scan.touched, scan.freshOf);
+    const batches = await this.timed('fetch', () => this.batchesOf(scan.touched, scan.freshOf));
     const written = await this.recompute(batches, scan.freshOf);
     written.rejected += await this.recordUntracked(scan.untracked);
 
     const counted = scan.fresh.filter((m) => m.ingestTimeMs > (this.countedUpTo.get(slotOfEvent(m.instanceId)) ?? 0)).length;
     for (const m of scan.fresh) this.seen.set(m.key, m.ingestTimeMs);
     for (const [key, t] of this.seen) if (t < scan.from) this.seen.delete(key);
-    const highWater = await this.advance(checkpoints, scan.highWaterMs);
+    const highWater = await this.timed('checkpoint', () => this.advance(checkpoints, scan.highWaterMs));
 
     const oldestWaiting = scan.fresh.reduce((min, m) => Math.min(min, m.ingestTimeMs), Infinity);
     this.count(counted, written, highWater);
@@ -166,8 +166,10 @@ export class NormalizationCycle {
     const worker = async (): Promise<void> => {
       while (next < batches.length) {
         const batch = batches[next++]!;
-        const hits = await rawEventsByKey(client, batch.flatMap((id) => freshOf.get(id)!));
-        const result = await recomputeInstances(client, names, hits, { refresh, fence, stampChanges: true });
+        const hits = await this.timed('fetch', () => rawEventsByKey(client, batch.flatMap((id) => freshOf.get(id)!)));
+        const grouped = hitsByInstance(hits);
+        const plan = await this.timed('plan', () => planRecompute(client, names, [...grouped.keys()], grouped));
+        const result = await this.timed('write', () => writeRecompute(client, names, plan, { refresh, fence, stampChanges: true }));
         visibility.wrote();
         written.instances += result.instances;
         written.executions += result.executions;
@@ -220,6 +222,16 @@ export class NormalizationCycle {
     }
     const held = [...checkpoints.keys()].map((s) => this.checkpoints.get(s)!);
     return held.length === 0 ? 0 : minimumCheckpoint(held).highWaterMs;
+  }
+
+  /** Runs `work`, adding its time to the phase's metric (where a cycle's time goes, for capacity planning). */
+  private async timed<T>(phase: 'scan' | 'fetch' | 'plan' | 'write' | 'checkpoint', work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.context.metrics.phaseSeconds.inc({ phase }, (performance.now() - started) / 1000);
+    }
   }
 
   private count(counted: number, written: Written, highWater: number): void {

@@ -134,7 +134,7 @@ export class NormalizerLease {
     const before = new Set(this.held.keys());
     this.held.clear();
     if (legacyHolder !== null) {
-      this.publishMetrics();
+      await this.writeLeases([], now); // the heartbeat alone: the replicas waiting know each other when it goes
       return { held: [], taken: [], share: 0, liveReplicas: live.length, legacyHolder, walkPending };
     }
     const leases: SlotLeaseView[] = Array.from({ length: SLOT_COUNT }, (_, slot) => {
@@ -219,7 +219,8 @@ export class NormalizerLease {
       const action = seqNo === undefined ? { create: { _index: this.options.index, _id: slotLeaseId(slot) } } : { index: { _index: this.options.index, _id: slotLeaseId(slot), if_seq_no: seqNo, if_primary_term: primaryTerm } };
       lines.push(JSON.stringify(action), JSON.stringify({ kind: 'slot-lease', slot, holder: this.holder, expires_at_ms: expires }));
     }
-    const member = { kind: 'member', holder: this.holder, expires_at_ms: expires, share: this.share, heartbeat_at_ms: now };
+    // The slots it writes (it holds them unless another replica won one this very moment).
+    const member = { kind: 'member', holder: this.holder, expires_at_ms: expires, slots: slots.map((s) => s.slot).sort((a, b) => a - b), share: this.share, heartbeat_at_ms: now };
     lines.push(JSON.stringify({ update: { _index: this.options.index, _id: memberId(this.holder) } }), JSON.stringify({ doc: member, doc_as_upsert: true }));
     const response = await this.client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: lines.join('\n') + '\n' });
     const items = (response.body as { items: Record<string, { status: number; _seq_no?: number; _primary_term?: number; error?: unknown }>[] }).items;
