@@ -1,8 +1,9 @@
 // Normalizer replicas over any interleaving: replicas start, run passes (several at once), die without giving their
 // slots up, stop cleanly and start again, while the generated deliveries of normalizer-delivery-properties.test.ts
 // (any order, re-deliveries under other record times, exact re-sends, bad lines) arrive in flushes, refreshed at once
-// or only by the index's own refresh. The lease clock is injected and moved past the TTL at generated moments, so
-// leases of dead (and of slow) replicas expire without waiting. Once everything is delivered and the survivors hold
+// or only by the index's own refresh; two replicas are started before the generated steps. The lease clock is
+// injected and moved past the TTL at generated moments, so leases of dead (and of slow) replicas expire without
+// waiting. Once everything is delivered and the survivors hold
 // every slot, the normalized documents are PostgreSQL's for one clean delivery of the same events; and every bulk each
 // replica sent is recorded: a replica only ever wrote runs of slots it held, and no normalized document was written
 // by two replicas with the same version and different contents.
@@ -80,6 +81,8 @@ describeBoth('OpenSearch normalizer replicas: any interleaving of starts, deaths
   });
 
   let run = 0;
+  /** Runs in which more than one replica wrote normalized documents (the generator must produce some). */
+  let shared = 0;
   it('give the documents of one clean normalization, and no run is written by two replicas with different results', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer(), fc.integer({ min: 1, max: 4 }), fc.array(step, { minLength: 3, maxLength: 9 }), async (seed, flushes, steps) => {
@@ -116,6 +119,7 @@ describeBoth('OpenSearch normalizer replicas: any interleaving of starts, deaths
         };
         try {
           await start(0);
+          await start(1);
           for (const s of steps) {
             if (s.kind === 'deliver') await deliver(s.refresh);
             else if (s.kind === 'start') await start(s.who);
@@ -146,6 +150,7 @@ describeBoth('OpenSearch normalizer replicas: any interleaving of starts, deaths
           expect(actual.ingestErrors).toBe(expected.ingestErrors);
           expect(actual.ingestErrorReasons).toEqual(expected.ingestErrorReasons);
           expect(writes.filter((w) => !w.slotHeld)).toEqual([]);
+          if (new Set(writes.map((w) => w.replica)).size > 1) shared++;
           const byVersion = new Map<string, Write>();
           for (const w of writes) {
             const key = `${w.key}@${w.version}`;
@@ -159,5 +164,6 @@ describeBoth('OpenSearch normalizer replicas: any interleaving of starts, deaths
       }),
       { numRuns: 4 },
     );
+    expect(shared).toBeGreaterThan(0);
   }, 900_000);
 });
