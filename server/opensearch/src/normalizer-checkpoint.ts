@@ -1,7 +1,8 @@
-// The normalization jobs' checkpoint and status, persisted in the normalizer-state index. The checkpoint is the
-// newest raw ingest time normalized; a cycle re-reads from `checkpoint − overlap`, so documents refreshed late (their
-// ingest time is older than what the previous cycle already saw) are not skipped. Written with optimistic
-// concurrency, so a normalizer that lost its lease cannot move it.
+// The normalization jobs' checkpoints and status, persisted in the normalizer-state index. Each slot of the runs
+// (normalizer-slots.ts) has a checkpoint `checkpoint-<n>`: the newest raw ingest time normalized for it; a cycle
+// re-reads from `checkpoint − overlap`, so documents refreshed late (their ingest time is older than what the previous
+// cycle already saw) are not skipped. Written with optimistic concurrency, so a replica that lost the slot cannot move
+// it. The single `checkpoint` of releases before the replicas is where a slot without its own starts.
 import type { Client } from '@opensearch-project/opensearch';
 import type { NormalizerJob } from './normalizer-metrics.js';
 import { SLOT_COUNT } from './normalizer-slots.js';

@@ -8,14 +8,13 @@ import type { Client } from '@opensearch-project/opensearch';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames } from './normalized-indices.js';
-import type { JobStatus } from './normalizer-checkpoint.js';
+import { type JobStatus, readCheckpoint } from './normalizer-checkpoint.js';
 import { type NormalizerContext, type NormalizerLogger, SILENT_LOGGER, WrittenVisibility } from './normalizer-context.js';
 import { type CycleResult, NormalizationCycle } from './normalizer-cycle.js';
 import { type AcquireResult, NormalizerLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type RenormalizeResult, RenormalizationWalk } from './normalizer-renormalize-walk.js';
 import { NormalizerStatusReport } from './normalizer-status.js';
-import { readCheckpoint } from './normalizer-checkpoint.js';
 import { openSearchErrorText } from './opensearch-error-text.js';
 import type { RetentionRunResult } from './retention/retention-run.js';
 import { RetentionSchedule } from './retention/retention-schedule.js';
@@ -94,6 +93,8 @@ export class OpenSearchNormalizer {
   private readonly walk: RenormalizationWalk;
   private readonly retentionSchedule: RetentionSchedule;
   private readonly visibility: WrittenVisibility;
+  /** The earlier release's normalizer this process last found holding the single lease (logged once). */
+  private legacyHolder: string | null = null;
 
   constructor(options: NormalizerOptions) {
     this.client = options.client;
@@ -204,7 +205,8 @@ export class OpenSearchNormalizer {
    * status); whether a re-normalization is pending and this replica walks it. Failures throw (step() backs off). */
   private async pass(): Promise<boolean> {
     const acquired = await this.acquireSlots();
-    if (acquired.legacyHolder !== null) this.logger.info('a normalizer of an earlier release holds the single lease; waiting for it to stop', { holder: acquired.legacyHolder });
+    if (acquired.legacyHolder !== this.legacyHolder && acquired.legacyHolder !== null) this.logger.info('a normalizer of an earlier release holds the single lease; waiting for it to stop', { holder: acquired.legacyHolder });
+    this.legacyHolder = acquired.legacyHolder;
     if (acquired.held.length === 0) {
       await this.report.publishMember('standby');
       return false;
