@@ -120,6 +120,14 @@ export class KindCluster {
     });
   }
 
+  async waitForStatefulSet(namespace: string, name: string, timeoutMs: number): Promise<void> {
+    await this.waitFor(`statefulset ${namespace}/${name} to be ready`, timeoutMs, async () => {
+      const s = await this.apps.readNamespacedStatefulSet({ name, namespace });
+      const want = s.spec?.replicas ?? 1;
+      return s.status?.observedGeneration === s.metadata?.generation && (s.status?.readyReplicas ?? 0) >= want && (s.status?.updatedReplicas ?? 0) >= want ? true : undefined;
+    });
+  }
+
   async waitForDaemonSet(namespace: string, name: string, timeoutMs: number): Promise<void> {
     await this.waitFor(`daemonset ${namespace}/${name} to be ready`, timeoutMs, async () => {
       const ds = await this.apps.readNamespacedDaemonSet({ name, namespace });

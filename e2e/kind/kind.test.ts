@@ -169,7 +169,7 @@ describe.skipIf(!check.ok)('kind: the OpenSearch bundle end to end', () => {
     await cluster.waitForDeployment(NS, 'workflow-index-opensearch', 10 * 60_000);
     const job = render('kustomize/overlays/kind-opensearch').find((o) => o.kind === 'Job' && o.metadata.name.startsWith('workflow-index-migrate'));
     await cluster.waitForJob(NS, job!.metadata.name, 5 * 60_000);
-    await cluster.waitForDeployment(NS, 'workflow-index-normalizer', 5 * 60_000);
+    await cluster.waitForStatefulSet(NS, 'workflow-index-normalizer', 5 * 60_000);
     await cluster.waitForDeployment(NS, 'workflow-index-server', 5 * 60_000);
     await cluster.waitForDaemonSet('logging', 'workflow-index-fluent-bit', 5 * 60_000);
     const openSearch = await cluster.readyPod(NS, OPENSEARCH, 60_000);

@@ -45,6 +45,9 @@ function normalizerLines(report: NormalizerReport): string[] {
             `${status.raw_events_rejected} rejected, ${status.failed_cycles} failed cycles`,
     );
   }
+  if (report.replicas.length > 0) {
+    lines.push(`normalizer replicas: ${report.replicas.length} live — ${report.replicas.map((r) => `${r.holder} (${r.slots.length} of 32 slots${r.state === null ? '' : `, ${r.state}`})`).join(', ')}`);
+  }
   if (status?.renormalization !== undefined) lines.push(renormalizationLine(status.renormalization));
   lines.push(`checkpoint: ${iso(report.checkpointMs)}, ${report.rawEventsAfterCheckpoint} raw events ingested after it`);
   lines.push(...retentionLines(report));

@@ -213,7 +213,7 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     const before = JSON.parse(missing.stdout) as { objects: unknown[]; upToDate: boolean; normalizer: unknown };
     expect(before.objects).toEqual(objects(prefix).map(([kind, name]) => ({ kind, name, state: 'missing' })));
     expect(before.upToDate).toBe(false);
-    expect(before.normalizer).toEqual({ status: null, checkpointMs: 0, rawEventsAfterCheckpoint: 0, statusAgeMs: null, retentionRule: null, retentionRuleError: null });
+    expect(before.normalizer).toEqual({ status: null, checkpointMs: 0, rawEventsAfterCheckpoint: 0, statusAgeMs: null, replicas: [], retentionRule: null, retentionRuleError: null });
 
     expect((await runInit(['opensearch-setup'], openSearchEnv(prefix))).code).toBe(0);
     const events = readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((l) => l.trim() !== '');
@@ -263,6 +263,8 @@ describe.skipIf(!available)('init-job opensearch-setup against a real node', () 
     expect(after.stdout).toContain(`normalization job workflow-instance-transform: started, 8 documents written, 0 deleted, last cycle 42 ms, last success ${at}\n`);
     expect(after.stdout).toContain(`normalization job task-execution-transform: started, 30 documents written, 0 deleted, last cycle 42 ms, last success ${at}, last error: timeout\n`);
     expect(after.stdout).toMatch(new RegExp(`\\nnormalizer: held by normalizer-a, status published ${at} \\([0-9.]+ s ago\\), lag 1\\.50 s, ${events.length} raw events processed, 0 rejected, 2 failed cycles\\n`));
+    // the normalizer's heartbeat: one live replica holding every slot (its state is published by its run loop only)
+    expect(after.stdout).toContain('\nnormalizer replicas: 1 live — normalizer-a (32 of 32 slots)\n');
     expect(after.stdout).toContain(
       `\nre-normalization: running (rules 1 → ${RULES_VERSION}), 12,345 of ~100,000 instances, 2 skipped (see the ingest errors normalizer/<instance id>), last error: HTTP 413 on POST /_bulk: no error body\ncheckpoint: ${at}`,
     );

@@ -159,9 +159,9 @@ describe.skipIf(!available)('kustomize/components/normalizer-monitor', () => {
     const service = services[0]!['spec'] as { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] };
     const port = service.ports.find((p) => p.name === 'metrics')!;
     expect(port.port).toBe(9464);
-    const pods = objects.filter((o) => o.kind === 'Deployment' && o.metadata.namespace === NS
+    const pods = objects.filter((o) => (o.kind === 'Deployment' || o.kind === 'StatefulSet') && o.metadata.namespace === NS
       && selects(service.selector, (o['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels));
-    expect(pods.map(objectId)).toEqual([`Deployment/${NS}/${JOB}`]);
+    expect(pods.map(objectId)).toEqual([`StatefulSet/${NS}/${JOB}`]);
     const container = (pods[0]!['spec'] as { template: { spec: { containers: { ports: { name: string; containerPort: number }[]; env: { name: string; value?: string }[] }[] } } }).template.spec.containers[0]!;
     expect(container.ports.find((p) => p.name === port.targetPort)?.containerPort).toBe(9464);
     expect(container.env.find((e) => e.name === 'NORMALIZER_HTTP_PORT')?.value).toBe('9464');

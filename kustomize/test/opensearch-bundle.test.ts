@@ -1,6 +1,6 @@
 // What the OpenSearch overlays promise beyond the shared policy: one OpenSearch user per role (each pod gets the
 // credentials of its own Secret and nothing else), https with a CA in production in every namespace, the normalizer
-// as one replica with its metrics port and readiness, the setup Job running opensearch-setup, and nothing of the
+// as a StatefulSet of NORMALIZER_REPLICAS replicas (2) with its metrics port and readiness, the setup Job running opensearch-setup, and nothing of the
 // PostgreSQL backend left in the render.
 import { describe, expect, it } from 'vitest';
 import { type K8sObject, OPENSEARCH_OVERLAYS, kubectlAvailable, render } from './support/kustomize-render.js';
@@ -11,7 +11,7 @@ const available = kubectlAvailable();
 /** Workload/container → the Secret its OpenSearch credentials come from. */
 const USERS: Record<string, string> = {
   'Deployment/workflow-index-server/server': 'workflow-index-opensearch-server',
-  'Deployment/workflow-index-normalizer/normalizer': 'workflow-index-opensearch-normalizer',
+  'StatefulSet/workflow-index-normalizer/normalizer': 'workflow-index-opensearch-normalizer',
   'Job/workflow-index-migrate-0.1.0/migrate': 'workflow-index-opensearch-admin',
   'DaemonSet/workflow-index-fluent-bit/fluent-bit': 'workflow-index-opensearch-fluent-bit',
 };
@@ -66,9 +66,9 @@ describe.skipIf(!available).each(OPENSEARCH_OVERLAYS)('overlay %s', (overlay) =>
     }
   });
 
-  it('runs one normalizer with its metrics port and readiness, and the setup Job with opensearch-setup', () => {
-    const normalizer = workloads(objects).find((w) => w.id === 'Deployment/workflow-index-normalizer')!;
-    expect((normalizer.object['spec'] as { replicas: number }).replicas).toBe(1);
+  it('runs the normalizer replicas (a StatefulSet, NORMALIZER_REPLICAS = 2) with their metrics port and readiness, and the setup Job with opensearch-setup', () => {
+    const normalizer = workloads(objects).find((w) => w.id === 'StatefulSet/workflow-index-normalizer')!;
+    expect(normalizer.object['spec']).toMatchObject({ replicas: 2, serviceName: 'workflow-index-normalizer', podManagementPolicy: 'Parallel' });
     const container = normalizer.spec.containers[0]!;
     expect(container.image).toBe('workflow-index/normalizer-opensearch:0.1.0');
     expect(container.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);

@@ -102,7 +102,7 @@ describe.skipIf(!kubectlAvailable())('the documented upgrade, rendered', () => {
     const keys = [...images.keys()];
     expect(keys).toContain('Deployment/workflow-index-server/server');
     if (variant.backend === 'postgresql') expect(keys).toContain('Deployment/workflow-index-server/wait-for-schema');
-    if (variant.backend === 'opensearch') expect(keys).toContain('Deployment/workflow-index-normalizer/normalizer');
+    if (variant.backend === 'opensearch') expect(keys).toContain('StatefulSet/workflow-index-normalizer/normalizer');
     if (variant.prune) expect(keys.some((k) => k.startsWith('CronJob/'))).toBe(true);
     const jobs = objects.filter((o) => o.kind === 'Job');
     expect(jobs.map((j) => j.metadata.name)).toEqual([`workflow-index-migrate-${NEW_TAG}`]);

@@ -67,10 +67,10 @@ const OPENSEARCH_INVENTORY = [
   ...NEUTRAL_INVENTORY,
   'ConfigMap/logging/workflow-index-opensearch',
   'ConfigMap/workflow-index/workflow-index-opensearch',
-  'Deployment/workflow-index/workflow-index-normalizer',
   'NetworkPolicy/workflow-index/workflow-index-normalizer',
   'Service/workflow-index/workflow-index-normalizer',
   'ServiceAccount/workflow-index/workflow-index-normalizer',
+  'StatefulSet/workflow-index/workflow-index-normalizer',
 ].sort();
 
 const KIND_OPENSEARCH_EXTRA = [

@@ -19,6 +19,7 @@ export * from './normalizer-job.js';
 export * from './normalizer-metrics.js';
 export * from './normalizer-checkpoint.js';
 export * from './normalizer-lease.js';
+export * from './normalizer-slots.js';
 export * from './event-store.js';
 export * from './json-leaves.js';
 export * from './json-paths.js';

@@ -1,9 +1,11 @@
-// The normalization jobs' checkpoint and status, persisted in the normalizer-state index. The checkpoint is the
-// newest raw ingest time normalized; a cycle re-reads from `checkpoint − overlap`, so documents refreshed late (their
-// ingest time is older than what the previous cycle already saw) are not skipped. Written with optimistic
-// concurrency, so a normalizer that lost its lease cannot move it.
+// The normalization jobs' checkpoints and status, persisted in the normalizer-state index. Each slot of the runs
+// (normalizer-slots.ts) has a checkpoint `checkpoint-<n>`: the newest raw ingest time normalized for it; a cycle
+// re-reads from `checkpoint − overlap`, so documents refreshed late (their ingest time is older than what the previous
+// cycle already saw) are not skipped. Written with optimistic concurrency, so a replica that lost the slot cannot move
+// it. The single `checkpoint` of releases before the replicas is where a slot without its own starts.
 import type { Client } from '@opensearch-project/opensearch';
 import type { NormalizerJob } from './normalizer-metrics.js';
+import { SLOT_COUNT } from './normalizer-slots.js';
 import type { RenormalizationStatus } from './normalizer-renormalize.js';
 
 export const CHECKPOINT_ID = 'checkpoint';
@@ -44,18 +46,86 @@ export async function writeStateDocument(client: Client, index: string, id: stri
   return { seqNo: written._seq_no, primaryTerm: written._primary_term };
 }
 
-export async function readCheckpoint(client: Client, index: string): Promise<Checkpoint> {
+/** The checkpoint document of releases with a single active normalizer: where a slot without a checkpoint of its own
+ * starts (normalizer-lease.ts, LEGACY_LEASE_ID). Never written by the replicas. */
+export async function readLegacyCheckpoint(client: Client, index: string): Promise<Checkpoint> {
   const stored = await readStateDocument<{ high_water_ms?: number; overlap_ms?: number }>(client, index, CHECKPOINT_ID);
   if (stored === undefined) return { highWaterMs: 0 };
-  const overlap = stored.source.overlap_ms;
-  return { highWaterMs: stored.source.high_water_ms ?? 0, ...(overlap === undefined ? {} : { overlapMs: overlap }), seqNo: stored.seqNo, primaryTerm: stored.primaryTerm };
+  return checkpointOf(stored.source, stored.seqNo, stored.primaryTerm);
 }
 
-/** Stores the new high water; false when someone else wrote the checkpoint meanwhile. */
-export async function writeCheckpoint(client: Client, index: string, previous: Checkpoint, highWaterMs: number, overlapMs?: number): Promise<Checkpoint | undefined> {
-  const body = { kind: 'checkpoint', high_water_ms: highWaterMs, ...(overlapMs === undefined ? {} : { overlap_ms: overlapMs }), updated_at_ms: Date.now() };
-  const written = await writeStateDocument(client, index, CHECKPOINT_ID, previous, body);
-  return written === undefined ? undefined : { highWaterMs, ...(overlapMs === undefined ? {} : { overlapMs }), ...written };
+function checkpointOf(source: { high_water_ms?: number; overlap_ms?: number }, seqNo?: number, primaryTerm?: number): Checkpoint {
+  const overlap = source.overlap_ms;
+  return { highWaterMs: source.high_water_ms ?? 0, ...(overlap === undefined ? {} : { overlapMs: overlap }), ...(seqNo === undefined ? {} : { seqNo, primaryTerm }) };
+}
+
+export function slotCheckpointId(slot: number): string {
+  return `${CHECKPOINT_ID}-${slot}`;
+}
+
+/**
+ * The checkpoints of `slots` (a realtime multi-get). A slot without a checkpoint document of its own starts from the
+ * legacy single checkpoint (an installation normalized before the replicas), without its version: the slot's first
+ * write creates its document.
+ */
+export async function readSlotCheckpoints(client: Client, index: string, slots: readonly number[]): Promise<Map<number, Checkpoint>> {
+  const ids = [...slots.map(slotCheckpointId), CHECKPOINT_ID];
+  const response = await client.transport.request({ method: 'POST', path: `/${index}/_mget`, body: { ids } });
+  const docs = (response.body as { docs: { _id: string; found: boolean; _seq_no?: number; _primary_term?: number; _source?: { high_water_ms?: number; overlap_ms?: number } }[] }).docs;
+  const legacyDoc = docs.find((d) => d._id === CHECKPOINT_ID);
+  const legacy = legacyDoc?.found === true ? checkpointOf(legacyDoc._source ?? {}) : { highWaterMs: 0 };
+  const result = new Map<number, Checkpoint>();
+  slots.forEach((slot, i) => {
+    const d = docs[i]!;
+    result.set(slot, d.found ? checkpointOf(d._source ?? {}, d._seq_no, d._primary_term) : { highWaterMs: legacy.highWaterMs, ...(legacy.overlapMs === undefined ? {} : { overlapMs: legacy.overlapMs }) });
+  });
+  return result;
+}
+
+/**
+ * Stores each slot's new high water in one bulk, each only if nobody wrote it since it was read; the slots someone
+ * else wrote meanwhile are returned in `lost` (a replica that lost the slot cannot move it).
+ */
+export async function writeSlotCheckpoints(client: Client, index: string, updates: ReadonlyMap<number, { previous: Checkpoint; highWaterMs: number }>, overlapMs: number): Promise<{ written: Map<number, Checkpoint>; lost: number[] }> {
+  const slots = [...updates.keys()];
+  const written = new Map<number, Checkpoint>();
+  if (slots.length === 0) return { written, lost: [] };
+  const now = Date.now();
+  const lines: string[] = [];
+  for (const slot of slots) {
+    const { previous, highWaterMs } = updates.get(slot)!;
+    const meta = previous.seqNo === undefined ? { create: { _index: index, _id: slotCheckpointId(slot) } } : { index: { _index: index, _id: slotCheckpointId(slot), if_seq_no: previous.seqNo, if_primary_term: previous.primaryTerm } };
+    lines.push(JSON.stringify(meta), JSON.stringify({ kind: 'checkpoint', slot, high_water_ms: highWaterMs, overlap_ms: overlapMs, updated_at_ms: now }));
+  }
+  const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: lines.join('\n') + '\n' });
+  const items = (response.body as { items: Record<string, { status: number; _seq_no?: number; _primary_term?: number; error?: unknown }>[] }).items;
+  const lost: number[] = [];
+  items.forEach((item, i) => {
+    const r = Object.values(item)[0]!;
+    const slot = slots[i]!;
+    if (r.status === 409) lost.push(slot);
+    else if (r.status >= 300) throw new Error(`writing the checkpoint of slot ${slot} failed: ${JSON.stringify(r.error ?? r.status).slice(0, 500)}`);
+    else written.set(slot, { highWaterMs: updates.get(slot)!.highWaterMs, overlapMs, seqNo: r._seq_no!, primaryTerm: r._primary_term! });
+  });
+  return { written, lost };
+}
+
+/**
+ * The installation's checkpoint: raw events ingested before `highWaterMs − overlapMs` are normalized in every slot
+ * (the slot that is furthest behind; what raw retention and `init-job status` trust). Slots without a checkpoint of
+ * their own count with the legacy one.
+ */
+export async function readCheckpoint(client: Client, index: string, slotCount = SLOT_COUNT): Promise<Checkpoint> {
+  const all = await readSlotCheckpoints(client, index, Array.from({ length: slotCount }, (_, s) => s));
+  return minimumCheckpoint([...all.values()]);
+}
+
+/** Of several checkpoints, the one whose processed point (high water − overlap) is earliest; its version is dropped. */
+export function minimumCheckpoint(checkpoints: readonly Checkpoint[]): Checkpoint {
+  let min: Checkpoint | undefined;
+  for (const c of checkpoints) if (min === undefined || c.highWaterMs - (c.overlapMs ?? 0) < min.highWaterMs - (min.overlapMs ?? 0)) min = c;
+  if (min === undefined) return { highWaterMs: 0 };
+  return { highWaterMs: min.highWaterMs, ...(min.overlapMs === undefined ? {} : { overlapMs: min.overlapMs }) };
 }
 
 export interface JobStatus {
@@ -88,6 +158,8 @@ export interface NormalizerStatus {
   readonly failed_cycles: number;
   readonly jobs: Readonly<Record<NormalizerJob, JobStatus>>;
   readonly updated_at_ms: number;
+  /** The slots the replica that published this holds (the coordinator slot's holder publishes it). */
+  readonly slots?: readonly number[];
   readonly retention?: RetentionStatus;
   /** The rules version of the documents and a re-normalization's progress (normalizer-renormalize.ts). */
   readonly renormalization?: RenormalizationStatus;

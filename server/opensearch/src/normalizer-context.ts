@@ -33,6 +33,11 @@ export class WrittenVisibility {
     this.unrefreshed = false;
   }
 
+  /** Another replica may have written what this process reads next (it took that replica's slots). */
+  othersWrote(): void {
+    this.unrefreshed = true;
+  }
+
   /** This process wrote (or may have written) normalized documents or stored events. */
   wrote(): void {
     this.unrefreshed ||= !this.refreshOnWrite;
@@ -48,7 +53,7 @@ export interface NormalizerContext {
   readonly logger: NormalizerLogger;
   /** Refresh the normalized indices after each write (tests; production relies on the 1 s refresh interval). */
   readonly refresh: boolean;
-  /** Right before each bulk of normalized documents: throws when another normalizer has taken the lease over. */
+  /** Right before each bulk of normalized documents: throws when another normalizer has taken one of its slots over. */
   readonly fence: () => Promise<void>;
   readonly visibility: WrittenVisibility;
 }

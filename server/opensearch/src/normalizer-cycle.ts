@@ -4,15 +4,19 @@
 //   2. merges the raw documents not seen before into the event store (event-store.ts) and recomputes their instances
 //      from all their stored events (a pure function, so recomputing again is harmless); records events without a
 //      usable instance id as ingest errors;
-//   3. moves the checkpoint to the newest ingest time seen.
-import { type Checkpoint, readCheckpoint, writeCheckpoint } from './normalizer-checkpoint.js';
+//   3. moves the checkpoint of every slot it holds to the newest ingest time seen.
+// With several replicas (normalizer-slots.ts), a cycle works on the slots its replica holds: it scans once from the
+// earliest of their checkpoints (each minus the overlap), keeps the raw documents of its slots that are not behind
+// their own slot's checkpoint, and moves every held slot's checkpoint (the scan saw all of each slot's window).
+import { type Checkpoint, minimumCheckpoint, readSlotCheckpoints, writeSlotCheckpoints } from './normalizer-checkpoint.js';
 import { batchesWithinBudget, storedEventCounts } from './normalizer-batches.js';
 import type { NormalizerContext } from './normalizer-context.js';
 import { LeaseLostError } from './normalizer-lease.js';
-import { ingestErrorDocument, ingestErrorId, recomputeInstances, sendBulk } from './normalizer-recompute.js';
+import { hitsByInstance, ingestErrorDocument, ingestErrorId, planRecompute, sendBulk, writeRecompute } from './normalizer-recompute.js';
 import type { NormalizerStatusReport } from './normalizer-status.js';
 import { parseRawEvent } from './raw-event-parse.js';
 import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-source.js';
+import { slotOfEvent } from './normalizer-slots.js';
 
 export interface CycleResult {
   readonly newRawEvents: number;
@@ -35,6 +39,8 @@ export interface CycleSettings {
   readonly concurrency: number;
   /** Stored and new events per batch (normalizer-batches.ts; at least one instance). */
   readonly eventBudget: number;
+  /** The slots this replica holds now (normalizer-lease.ts). */
+  readonly slots: () => readonly number[];
 }
 
 interface Written {
@@ -47,7 +53,8 @@ interface Written {
 /** What a cycle found to do: the raw documents not seen before, by the instances they touch. */
 interface Scan {
   readonly from: number;
-  readonly marks: readonly RawMark[];
+  /** The newest ingest time of every raw document the scan listed, of any slot. */
+  readonly highWaterMs: number;
   readonly fresh: readonly RawMark[];
   readonly touched: readonly string[];
   readonly freshOf: ReadonlyMap<string, readonly RawMark[]>;
@@ -57,9 +64,10 @@ interface Scan {
 export class NormalizationCycle {
   /** Raw documents seen within the overlap window (key → ingest ms): each is counted and recomputed once. */
   private readonly seen = new Map<string, number>();
-  private checkpoint: Checkpoint | undefined;
-  /** The checkpoint found at start: documents up to it were counted by an earlier process. */
-  private countedUpTo: number | undefined;
+  /** The checkpoints of the held slots as this process last read or wrote them. */
+  private readonly checkpoints = new Map<number, Checkpoint>();
+  /** Per slot, the checkpoint found when this process took it: documents up to it were counted by another. */
+  private readonly countedUpTo = new Map<number, number>();
 
   constructor(
     private readonly context: NormalizerContext,
@@ -67,38 +75,46 @@ export class NormalizationCycle {
     private readonly report: NormalizerStatusReport,
   ) {}
 
-  /** The checkpoint as this process last read or wrote it; 0 before it read one. */
+  /** The earliest checkpoint of the held slots as this process last read or wrote them; 0 before it read one. */
   get checkpointMs(): number {
-    return this.checkpoint?.highWaterMs ?? 0;
+    const held = this.settings.slots().map((s) => this.checkpoints.get(s)).filter((c): c is Checkpoint => c !== undefined);
+    return held.length === 0 ? 0 : minimumCheckpoint(held).highWaterMs;
   }
 
-  /** The checkpoint this process trusts (read when it has none). */
-  async currentCheckpoint(): Promise<Checkpoint> {
-    this.checkpoint ??= await readCheckpoint(this.context.client, this.context.names.normalizerState);
-    return this.checkpoint;
-  }
-
-  /** Read the checkpoint again before the next cycle: another normalizer may have moved it. */
+  /** Read the checkpoints again before the next cycle: another normalizer may have moved them. */
   forgetCheckpoint(): void {
-    this.checkpoint = undefined;
+    this.checkpoints.clear();
   }
 
-  /** One cycle; the caller holds the lease. */
+  /** The checkpoints of the held slots (read when missing; dropped for slots no longer held). */
+  private async heldCheckpoints(slots: readonly number[]): Promise<Map<number, Checkpoint>> {
+    for (const slot of [...this.checkpoints.keys()]) if (!slots.includes(slot)) this.checkpoints.delete(slot);
+    const missing = slots.filter((s) => !this.checkpoints.has(s));
+    if (missing.length > 0) {
+      const read = await readSlotCheckpoints(this.context.client, this.context.names.normalizerState, missing);
+      for (const [slot, checkpoint] of read) {
+        this.checkpoints.set(slot, checkpoint);
+        this.countedUpTo.set(slot, checkpoint.highWaterMs);
+      }
+    }
+    return new Map(slots.map((s) => [s, this.checkpoints.get(s)!]));
+  }
+
+  /** One cycle over the held slots; the caller holds them. */
   async run(): Promise<CycleResult> {
     const started = Date.now();
     const endTimer = this.context.metrics.cycleSeconds.startTimer();
-    const checkpoint = await this.currentCheckpoint();
-    this.countedUpTo ??= checkpoint.highWaterMs;
-    const scan = await this.scan(checkpoint);
+    const checkpoints = await this.heldCheckpoints(this.settings.slots());
+    const scan = await this.timed('scan', () => this.scan(checkpoints));
     if (scan.touched.length > 0) await this.context.visibility.ensureSearchable();
-    const batches = await this.batchesOf(scan.touched, scan.freshOf);
+    const batches = await this.timed('fetch', () => this.batchesOf(scan.touched, scan.freshOf));
     const written = await this.recompute(batches, scan.freshOf);
     written.rejected += await this.recordUntracked(scan.untracked);
 
-    const counted = scan.fresh.filter((m) => m.ingestTimeMs > this.countedUpTo!).length;
+    const counted = scan.fresh.filter((m) => m.ingestTimeMs > (this.countedUpTo.get(slotOfEvent(m.instanceId)) ?? 0)).length;
     for (const m of scan.fresh) this.seen.set(m.key, m.ingestTimeMs);
     for (const [key, t] of this.seen) if (t < scan.from) this.seen.delete(key);
-    const highWater = await this.advance(checkpoint, scan.marks);
+    const highWater = await this.timed('checkpoint', () => this.advance(checkpoints, scan.highWaterMs));
 
     const oldestWaiting = scan.fresh.reduce((min, m) => Math.min(min, m.ingestTimeMs), Infinity);
     this.count(counted, written, highWater);
@@ -109,10 +125,16 @@ export class NormalizationCycle {
     return { newRawEvents: scan.fresh.length, instances: written.instances, executions: written.executions, deletedExecutions: written.deleted, rejectedEvents: written.rejected, checkpointMs: highWater, durationMs, batches: batches.length };
   }
 
-  private async scan(checkpoint: Checkpoint): Promise<Scan> {
-    const from = Math.max(0, checkpoint.highWaterMs - this.settings.overlapMs);
+  private async scan(checkpoints: ReadonlyMap<number, Checkpoint>): Promise<Scan> {
+    if (checkpoints.size === 0) return { from: 0, highWaterMs: 0, fresh: [], touched: [], freshOf: new Map(), untracked: [] };
+    const windowOf = (slot: number): number => Math.max(0, checkpoints.get(slot)!.highWaterMs - this.settings.overlapMs);
+    const from = Math.min(...[...checkpoints.keys()].map(windowOf));
     const marks = await scanIngestedSince(this.context.client, this.context.prefix, from);
-    const fresh = marks.filter((m) => !this.seen.has(m.key));
+    const highWaterMs = marks.reduce((max, m) => Math.max(max, m.ingestTimeMs), 0);
+    const fresh = marks.filter((m) => {
+      const slot = slotOfEvent(m.instanceId);
+      return checkpoints.has(slot) && m.ingestTimeMs >= windowOf(slot) && !this.seen.has(m.key);
+    });
     const touched = [...new Set(fresh.flatMap((m) => (m.instanceId === undefined ? [] : [m.instanceId])))].sort();
     const untracked = fresh.filter((m) => m.instanceId === undefined);
     const freshOf = new Map<string, RawMark[]>();
@@ -122,7 +144,7 @@ export class NormalizationCycle {
       if (list) list.push(m);
       else freshOf.set(m.instanceId, [m]);
     }
-    return { from, marks, fresh, touched, freshOf, untracked };
+    return { from, highWaterMs, fresh, touched, freshOf, untracked };
   }
 
   /**
@@ -144,8 +166,10 @@ export class NormalizationCycle {
     const worker = async (): Promise<void> => {
       while (next < batches.length) {
         const batch = batches[next++]!;
-        const hits = await rawEventsByKey(client, batch.flatMap((id) => freshOf.get(id)!));
-        const result = await recomputeInstances(client, names, hits, { refresh, fence, stampChanges: true });
+        const hits = await this.timed('fetch', () => rawEventsByKey(client, batch.flatMap((id) => freshOf.get(id)!)));
+        const grouped = hitsByInstance(hits);
+        const plan = await this.timed('plan', () => planRecompute(client, names, [...grouped.keys()], grouped));
+        const result = await this.timed('write', () => writeRecompute(client, names, plan, { refresh, fence, stampChanges: true }));
         visibility.wrote();
         written.instances += result.instances;
         written.executions += result.executions;
@@ -182,17 +206,32 @@ export class NormalizationCycle {
     return lines.length;
   }
 
-  /** Moves the checkpoint to the newest ingest time seen; a conditional write, lost to another normalizer's. */
-  private async advance(checkpoint: Checkpoint, marks: readonly RawMark[]): Promise<number> {
-    const highWater = marks.reduce((max, m) => Math.max(max, m.ingestTimeMs), checkpoint.highWaterMs);
-    if (highWater === checkpoint.highWaterMs) return highWater;
-    const written = await writeCheckpoint(this.context.client, this.context.names.normalizerState, checkpoint, highWater, this.settings.overlapMs);
-    if (written === undefined) {
-      this.checkpoint = undefined;
-      throw new LeaseLostError('the checkpoint was written by another normalizer');
+  /**
+   * Moves every held slot's checkpoint to the newest ingest time the scan listed (of any slot: the scan read each held
+   * slot's whole window, so a slot without new documents is done up to there too); one bulk of conditional writes. A
+   * slot written by another normalizer meanwhile fails the cycle. Returns the earliest of the held slots' checkpoints.
+   */
+  private async advance(checkpoints: ReadonlyMap<number, Checkpoint>, scannedHighWater: number): Promise<number> {
+    const updates = new Map<number, { previous: Checkpoint; highWaterMs: number }>();
+    for (const [slot, previous] of checkpoints) if (scannedHighWater > previous.highWaterMs) updates.set(slot, { previous, highWaterMs: scannedHighWater });
+    const { written, lost } = await writeSlotCheckpoints(this.context.client, this.context.names.normalizerState, updates, this.settings.overlapMs);
+    for (const [slot, checkpoint] of written) this.checkpoints.set(slot, checkpoint);
+    if (lost.length > 0) {
+      for (const slot of lost) this.checkpoints.delete(slot);
+      throw new LeaseLostError(`the checkpoint of slot ${lost.join(', ')} was written by another normalizer`);
     }
-    this.checkpoint = written;
-    return highWater;
+    const held = [...checkpoints.keys()].map((s) => this.checkpoints.get(s)!);
+    return held.length === 0 ? 0 : minimumCheckpoint(held).highWaterMs;
+  }
+
+  /** Runs `work`, adding its time to the phase's metric (where a cycle's time goes, for capacity planning). */
+  private async timed<T>(phase: 'scan' | 'fetch' | 'plan' | 'write' | 'checkpoint', work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.context.metrics.phaseSeconds.inc({ phase }, (performance.now() - started) / 1000);
+    }
   }
 
   private count(counted: number, written: Written, highWater: number): void {

@@ -1,8 +1,11 @@
 // `npm run normalize:opensearch`: the production normalizer process (the continuous jobs workflow-instance-transform
 // and task-execution-transform), configured by the environment. It serves its own /q/metrics and /q/health on
-// NORMALIZER_HTTP_PORT (default 9464), stops on SIGTERM/SIGINT after releasing its lease, and otherwise never stops.
+// NORMALIZER_HTTP_PORT (default 9464), stops on SIGTERM/SIGINT after releasing its slots, and otherwise never stops.
+// Several may run (replicas): they split the runs by instance id (normalizer-slots.ts); how many is the bundle's
+// choice (NORMALIZER_REPLICAS, the StatefulSet's replicas), not read here: each replica counts the live ones.
 //   OPENSEARCH_* (see opensearch-connection-settings.ts), NORMALIZER_INTERVAL_MS (1000), NORMALIZER_OVERLAP_MS
-//   (10000), NORMALIZER_LEASE_TTL_MS (30000), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info),
+//   (10000), NORMALIZER_LEASE_TTL_MS (20000: a dead replica's slots are taken over within it plus the interval, the
+//   30 s of CONTRACT §10), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info),
 //   NORMALIZER_RETENTION_INTERVAL_MS (3600000; 0: retention only by `init-job prune`): how often the retention rule
 //   (retention/retention-rule.ts) is applied. NORMALIZER_MAX_BACKOFF_MS (30000): the longest pause between retries
 //   of a failing cycle (the pause doubles from NORMALIZER_INTERVAL_MS), i.e. how long after an outage ends it may
@@ -16,6 +19,7 @@ import { collectDefaultMetrics } from 'prom-client';
 import { pino } from 'pino';
 import { OpenSearchNormalizer } from './normalizer-job.js';
 import { createNormalizerMetrics } from './normalizer-metrics.js';
+import { TAKEOVER_TARGET_MS, takeoverBoundMs } from './normalizer-slots.js';
 import { openSearchClient, openSearchConnectionSettings } from './opensearch-connection-settings.js';
 
 function intSetting(name: string, fallback: number, problems: string[], min = 1): number {
@@ -32,7 +36,7 @@ async function main(): Promise<void> {
   const options = {
     intervalMs: intSetting('NORMALIZER_INTERVAL_MS', 1000, problems),
     overlapMs: intSetting('NORMALIZER_OVERLAP_MS', 10_000, problems),
-    leaseTtlMs: intSetting('NORMALIZER_LEASE_TTL_MS', 30_000, problems),
+    leaseTtlMs: intSetting('NORMALIZER_LEASE_TTL_MS', 20_000, problems),
     batchSize: intSetting('NORMALIZER_BATCH_SIZE', 200, problems),
     retentionIntervalMs: intSetting('NORMALIZER_RETENTION_INTERVAL_MS', 3_600_000, problems, 0),
     maxBackoffMs: intSetting('NORMALIZER_MAX_BACKOFF_MS', 30_000, problems),
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
     problems.push(`NORMALIZER_RENORMALIZE_SLICE_MS (${options.renormalizeSliceMs}) must be at most a third of NORMALIZER_LEASE_TTL_MS (${options.leaseTtlMs})`);
   }
   const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
+  const takeoverMs = takeoverBoundMs(options.leaseTtlMs, options.intervalMs);
   if (settings === null || problems.length > 0) {
     for (const problem of problems) logger.error(problem);
     process.exitCode = 2;
@@ -86,7 +91,8 @@ async function main(): Promise<void> {
   });
   server.listen(port);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort());
-  logger.info({ node: settings.node, holder: normalizer.holder, port, ...options }, 'normalizer starting (jobs workflow-instance-transform, task-execution-transform)');
+  if (takeoverMs > TAKEOVER_TARGET_MS) logger.warn({ takeoverMs }, 'NORMALIZER_LEASE_TTL_MS + NORMALIZER_INTERVAL_MS exceed 30 s: a dead replica\'s runs wait longer than that to be taken over');
+  logger.info({ node: settings.node, holder: normalizer.holder, port, takeoverMs, ...options }, 'normalizer starting (jobs workflow-instance-transform, task-execution-transform)');
   await normalizer.run(controller.signal);
   server.close();
   logger.info('normalizer stopped');

@@ -16,6 +16,8 @@ export interface NormalizerMetrics {
   readonly lagSeconds: Gauge;
   readonly checkpoint: Gauge;
   readonly active: Gauge;
+  readonly slotsHeld: Gauge;
+  readonly phaseSeconds: Counter<'phase'>;
   readonly consecutiveFailures: Gauge;
   readonly retentionDeleted: Counter<'kind'>;
   readonly retentionFailures: Counter;
@@ -44,7 +46,9 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     failedCycles: new Counter({ name: 'workflow_index_normalizer_failed_cycles_total', help: 'Cycles that failed and will be retried with back-off', registers }),
     lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'How long the oldest raw event waited for the last cycle; while cycles fail, the time since the last successful one', registers }),
     checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),
-    active: new Gauge({ name: 'workflow_index_normalizer_active', help: '1 while this process holds the normalizer lease', registers }),
+    active: new Gauge({ name: 'workflow_index_normalizer_active', help: '1 while this process holds at least one slot of the runs (normalizer-lease.ts)', registers }),
+    phaseSeconds: new Counter({ name: 'workflow_index_normalizer_phase_seconds_total', help: 'Time cycles spent per phase: scan (listing new raw documents), fetch (reading them and sizing batches), plan (reading stored events and executions, computing), write (fence and bulk), checkpoint; batches overlap, so the phases can add up to more than the cycles', labelNames: ['phase'], registers }),
+    slotsHeld: new Gauge({ name: 'workflow_index_normalizer_slots_held', help: 'Slots of the runs (of 32, by instance id) this replica holds and normalizes', registers }),
     consecutiveFailures: new Gauge({ name: 'workflow_index_normalizer_consecutive_failures', help: 'Failed cycles since the last successful one', registers }),
     retentionDeleted: new Counter({ name: 'workflow_index_normalizer_retention_deleted_total', help: 'What retention deleted: kind="raw_index" (daily raw indices) or kind="instance" (finished runs)', labelNames: ['kind'], registers }),
     retentionFailures: new Counter({ name: 'workflow_index_normalizer_retention_failures_total', help: 'Retention passes that failed (retried at the next interval)', registers }),

@@ -171,6 +171,12 @@ export interface RecomputePlan {
  * every instance touched is recomputed whole again, nothing half-written stays.
  */
 export async function recomputeInstances(client: Client, names: NormalizedIndexNames, hits: readonly RawHit[], options: WriteOptions = {}): Promise<RecomputeResult> {
+  const byInstance = hitsByInstance(hits);
+  return writeRecompute(client, names, await planRecompute(client, names, [...byInstance.keys()], byInstance), options);
+}
+
+/** Raw documents with a usable instance id, by instance (first seen first). */
+export function hitsByInstance(hits: readonly RawHit[]): Map<string, RawHit[]> {
   const byInstance = new Map<string, RawHit[]>();
   for (const hit of hits) {
     if (hit.instanceId === undefined) continue;
@@ -178,7 +184,7 @@ export async function recomputeInstances(client: Client, names: NormalizedIndexN
     if (list) list.push(hit);
     else byInstance.set(hit.instanceId, [hit]);
   }
-  return writeRecompute(client, names, await planRecompute(client, names, [...byInstance.keys()], byInstance), options);
+  return byInstance;
 }
 
 /**
@@ -294,7 +300,7 @@ export interface WriteOptions {
   readonly refresh?: boolean;
   /** Stamp the instance documents' changed_at_ms with the time of the bulk (a cycle's new events; live updates). */
   readonly stampChanges?: boolean;
-  /** Called right before the bulk; throws to withhold it (the normalizer's lease check, normalizer-lease.ts holdsLease). */
+  /** Called right before the bulk; throws to withhold it (the normalizer's slot check, normalizer-lease.ts fence). */
   readonly fence?: () => Promise<void>;
 }
 

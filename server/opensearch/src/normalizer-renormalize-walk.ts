@@ -87,7 +87,7 @@ export class RenormalizationWalk {
   /**
    * One slice, when the documents' rules version is older than this release's: pages of stored instances recomputed
    * until `budgetMs` has passed (at least one page), the progress stored after each. A page that fails ends the slice
-   * with its error (pageFailed). The caller holds the lease; cycles run between slices, so new events are normalized
+   * with its error (pageFailed). The caller holds every slot; cycles run between slices, so new events are normalized
    * while it runs.
    */
   async slice(budgetMs = this.settings.sliceMs): Promise<RenormalizeResult> {

@@ -5,6 +5,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { type JobStatus, type RetentionStatus, writeStatus } from './normalizer-checkpoint.js';
 import type { NormalizerMetrics } from './normalizer-metrics.js';
 import type { RenormalizationStatus } from './normalizer-renormalize.js';
+import { memberId } from './normalizer-lease.js';
 
 /** What a successful cycle did (normalizer-cycle.ts). */
 export interface CycleFigures {
@@ -24,6 +25,8 @@ export interface CycleFigures {
 /** What the other jobs contribute to a publication. */
 export interface StatusParts {
   readonly checkpointMs: number;
+  /** The slots the publishing replica holds. */
+  readonly slots: readonly number[];
   readonly retention: RetentionStatus | undefined;
   readonly renormalization: RenormalizationStatus | undefined;
 }
@@ -43,6 +46,8 @@ export class NormalizerStatusReport {
     private readonly stateIndex: string,
     private readonly holder: string,
     private readonly metrics: NormalizerMetrics,
+    /** The slots this replica holds now. */
+    private readonly slots: () => readonly number[] = () => [],
   ) {}
 
   /** False while passes fail (the loop keeps retrying). */
@@ -102,8 +107,27 @@ export class NormalizerStatusReport {
         'task-execution-transform': this.jobStatus(state, this.totals.executionDocs, this.totals.deleted),
       },
       updated_at_ms: Date.now(),
+      slots: [...parts.slots],
       ...(parts.retention === undefined ? {} : { retention: parts.retention }),
       ...(parts.renormalization === undefined ? {} : { renormalization: parts.renormalization }),
+    });
+  }
+
+  /**
+   * This replica's own figures, in its membership heartbeat (`member-<holder>`, normalizer-lease.ts): the slots it
+   * holds, its state and totals. `init-job status` lists them; the status document is the coordinator's.
+   */
+  async publishMember(state: JobStatus['state']): Promise<void> {
+    await this.client.transport.request({
+      method: 'POST',
+      path: `/${this.stateIndex}/_update/${encodeURIComponent(memberId(this.holder))}`,
+      body: {
+        doc: {
+          kind: 'member', holder: this.holder, state, slots: [...this.slots()], raw_events_processed: this.totals.raw, raw_events_rejected: this.totals.rejected,
+          failed_cycles: this.totals.failedCycles, last_cycle_ms: this.lastCycleMs, lag_ms: this.lastLagMs, last_error: this.lastError, status_at_ms: Date.now(),
+        },
+        doc_as_upsert: true,
+      },
     });
   }
 

@@ -1,6 +1,7 @@
-// The continuous job around the pure normalizer: one active normalizer at a time (lease with optimistic
-// concurrency), a checkpoint that survives restarts (nothing skipped, nothing counted twice), failures retried with
-// back-off without ever stopping, and a status document and metrics an operator can read.
+// The continuous job around the pure normalizer: each slot of the runs held by one replica at a time (leases with
+// optimistic concurrency; normalizer-replicas.test.ts has the rest of the replicas), a checkpoint that survives
+// restarts (nothing skipped, nothing counted twice), failures retried with back-off without ever stopping, and a
+// status document and metrics an operator can read.
 import { readFileSync } from 'node:fs';
 import { expect, vi } from 'vitest';
 import { describeOpenSearch, osTest as it } from './support/fixtures.js';
@@ -9,6 +10,7 @@ import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { readCheckpoint, readStatus } from '../src/normalizer-checkpoint.js';
 import { LeaseLostError, OpenSearchNormalizer } from '../src/normalizer-job.js';
+import { COORDINATOR_SLOT, SLOT_COUNT } from '../src/normalizer-slots.js';
 import type { TestNamespace } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
 
@@ -56,21 +58,28 @@ describeOpenSearch('OpenSearch normalizer job', () => {
     expect(await metricValue(second, 'workflow_index_normalizer_raw_events_total')).toBe(lines.length - 40);
   });
 
-  it('one active normalizer: of several racing for the lease exactly one wins; a standby takes over on release', async () => {
+  it('replicas racing for the slots: each slot goes to exactly one; one that stops gives its slots to the others', async () => {
     const prefix = `${ns.prefix}lease-`;
+    const all = Array.from({ length: SLOT_COUNT }, (_, i) => i);
     const replicas = ['a', 'b', 'c', 'd'].map((holder) => new OpenSearchNormalizer({ client: ns.client, prefix, holder, leaseTtlMs: 60_000 }));
     await replicas[0]!.setup();
-    const won = await Promise.all(replicas.map((r) => r.acquire()));
-    expect(won.filter(Boolean)).toHaveLength(1);
-    const leader = replicas[won.indexOf(true)]!;
-    const standby = replicas[won.indexOf(false)]!;
-    expect(await standby.acquire()).toBe(false);
-    expect(await leader.acquire()).toBe(true); // renewal
+    await replicas[0]!.recordRulesIfFresh(); // no re-normalization pending, which would give every slot to one replica
+    await Promise.all(replicas.map((r) => r.acquire()));
+    expect(replicas.flatMap((r) => r.slots).sort((x, y) => x - y)).toEqual(all);
+    const leader = replicas.find((r) => r.slots.includes(COORDINATOR_SLOT))!;
+    const others = replicas.filter((r) => r !== leader);
     const controller = new AbortController();
     controller.abort();
-    await leader.run(controller.signal); // an aborted run only releases the lease
-    expect(await standby.acquire()).toBe(true);
-    expect(await leader.acquire()).toBe(false);
+    await leader.run(controller.signal); // an aborted run only releases its slots and heartbeat
+    expect(leader.slots).toEqual([]);
+    await ns.refresh();
+    for (const r of others) await r.acquire(); // three live replicas: their share is 11 slots
+    expect(others.flatMap((r) => r.slots).sort((x, y) => x - y)).toEqual(all);
+    for (const r of others) await r.releaseExcess(); // what a replica does after its cycle
+    expect(others.every((r) => r.slots.length <= 11)).toBe(true);
+    for (const r of others) await r.acquire();
+    expect(others.flatMap((r) => r.slots).sort((x, y) => x - y)).toEqual(all);
+    expect(await leader.acquire()).toBe(false); // back, it finds nothing free
   });
 
   it('an expired lease is taken over, and the old holder cannot move the checkpoint any more', async () => {

@@ -1,5 +1,5 @@
 // The normalizer's retention schedule: a retention pass (retention-run.ts) by the rule in the state index every
-// interval, after a cycle and under the lease, trusting the normalizer's own checkpoint. A failure is reported in the
+// interval, after a cycle on the replica holding the coordinator slot, trusting the earliest checkpoint of every slot. A failure is reported in the
 // status document and retried at the next interval; it never fails the normalization cycle.
 import type { Checkpoint, RetentionStatus } from '../normalizer-checkpoint.js';
 import type { NormalizerContext } from '../normalizer-context.js';
@@ -12,7 +12,7 @@ export interface RetentionScheduleSettings {
   readonly intervalMs: number;
   /** The overlap the normalizer re-reads behind its checkpoint. */
   readonly overlapMs: number;
-  /** The normalizer's checkpoint (read when it has none). */
+  /** The checkpoint every slot has reached (the earliest slot checkpoint, read from the state index). */
   readonly checkpoint: () => Promise<Checkpoint>;
 }
 
@@ -30,7 +30,7 @@ export class RetentionSchedule {
     return this.lastStatus;
   }
 
-  /** One pass by the stored rule (the default rule when none is stored); the caller holds the lease. */
+  /** One pass by the stored rule (the default rule when none is stored); the caller holds the coordinator slot. */
   async run(nowMs = Date.now()): Promise<RetentionRunResult> {
     const { client, prefix, names, metrics } = this.context;
     const rule = (await readRetentionRule(client, names.normalizerState)) ?? DEFAULT_RETENTION_RULE;
