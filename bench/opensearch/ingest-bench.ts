@@ -90,7 +90,7 @@ async function rawEventsCounted(normalizer: OpenSearchNormalizer): Promise<numbe
 interface Run {
   batchSize: number; events: number; seconds: number; eventsPerSecond: number; bulkSeconds: number; bulkEventsPerSecond: number;
   normalizerCatchUpSeconds: number; floorSeconds: number; floorEventsPerSecond: number; ratio: number; instances: number; refused: number;
-  normalizerOnePassEventsPerSecond: number; normalizerOnePassSeconds: number;
+  normalizerOnePassEventsPerSecond: number; normalizerOnePassSeconds: number; bytesPerRun: Record<string, number>;
 }
 
 /**
@@ -113,6 +113,21 @@ async function normalizeFromScratch(prefix: string, events: number, size: number
   }
   const seconds = (performance.now() - started) / 1000;
   return { eventsPerSecond: Math.round(counted / seconds), seconds: round(seconds) };
+}
+
+/**
+ * Bytes per run each part of the store holds once merged (every index under the prefix refreshed and force-merged to
+ * one segment, primaries only: a replica doubles it): the raw indices, the event store, the runs and the executions.
+ */
+async function bytesPerRun(prefix: string, names: OpenSearchNormalizer['names'], runs: number): Promise<Record<string, number>> {
+  await client.transport.request({ method: 'POST', path: `/${prefix}*/_refresh` });
+  await client.transport.request({ method: 'POST', path: `/${prefix}*/_forcemerge`, querystring: { max_num_segments: '1' } });
+  const rows = (await client.transport.request({ method: 'GET', path: `/_cat/indices/${prefix}*`, querystring: { format: 'json', bytes: 'b', h: 'index,pri.store.size' } })).body as { index: string; 'pri.store.size': string }[];
+  const part = (index: string): string =>
+    index === names.eventStore ? 'eventStore' : index === names.workflowInstances ? 'runs' : index === names.taskExecutions ? 'executions' : index.startsWith(`${prefix}workflow-index-`) ? 'state' : 'raw';
+  const bytes: Record<string, number> = { raw: 0, eventStore: 0, runs: 0, executions: 0, state: 0 };
+  for (const row of rows) bytes[part(row.index)]! += Number(row['pri.store.size']);
+  return Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, Math.round(v / runs)]));
 }
 
 async function main(): Promise<void> {
@@ -163,18 +178,21 @@ async function main(): Promise<void> {
       await client.transport.request({ method: 'POST', path: `/${normalizer.names.workflowInstances}/_refresh` });
       const count = ((await client.transport.request({ method: 'GET', path: `/${normalizer.names.workflowInstances}/_count` })).body as { count: number }).count;
       if (count !== argv.instances) throw new Error(`expected ${argv.instances} normalized instances, found ${count}`);
+      const stored = await bytesPerRun(prefix, normalizer.names, argv.instances);
       const onePass = await normalizeFromScratch(prefix, events.length - bulk.refused, size);
       const run: Run = {
         batchSize: size, events: events.length, seconds: round(seconds), eventsPerSecond: Math.round(events.length / seconds),
         bulkSeconds: round(bulk.seconds), bulkEventsPerSecond: Math.round(events.length / bulk.seconds), normalizerCatchUpSeconds: round(catchUp),
         floorSeconds: round(floor.seconds), floorEventsPerSecond: Math.round(events.length / floor.seconds), ratio: round(floor.seconds / seconds, 3),
         instances: count, refused: bulk.refused, normalizerOnePassEventsPerSecond: onePass.eventsPerSecond, normalizerOnePassSeconds: onePass.seconds,
+        bytesPerRun: stored,
       };
       runs.push(run);
       console.log(`batch ${size}: ${run.events} events bulk-sent through the ingest pipeline and normalized in ${run.seconds} s = ${run.eventsPerSecond} events/s ` +
         `(bulk phase ${run.bulkSeconds} s = ${run.bulkEventsPerSecond} events/s, the normalizer done ${run.normalizerCatchUpSeconds} s after the last request); ` +
         `floor (raw _bulk, no pipeline, no normalizer) ${run.floorEventsPerSecond} events/s; ratio ${run.ratio}; ${run.instances} instances; ` +
-        `the normalizer alone from scratch: ${run.normalizerOnePassEventsPerSecond} events/s (${run.normalizerOnePassSeconds} s)`);
+        `the normalizer alone from scratch: ${run.normalizerOnePassEventsPerSecond} events/s (${run.normalizerOnePassSeconds} s); ` +
+        `bytes per run, merged primaries: ${Object.entries(run.bytesPerRun).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       await dropUnder(prefix);
     }
     const best = runs.reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a));
