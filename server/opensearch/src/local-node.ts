@@ -164,6 +164,20 @@ export function runningPid(paths: LocalNodePaths): number | undefined {
   return undefined;
 }
 
+/**
+ * The node's process once its launcher returned. `bin/opensearch -d` starts the JVM in the background and exits at
+ * once, so the background shell may not have become the JVM yet (its command line is still the shell's): looked for
+ * again for a few seconds before the node counts as not started.
+ */
+async function launchedPid(paths: LocalNodePaths, seconds = 15): Promise<number | undefined> {
+  const until = performance.now() + seconds * 1000;
+  for (;;) {
+    const pid = runningPid(paths);
+    if (pid !== undefined || performance.now() > until) return pid;
+    await sleep(100);
+  }
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -217,9 +231,18 @@ function ensureSystemUser(user: string, log: (line: string) => void): void {
   if (result.status !== 0) throw new Error(`useradd ${user} failed: ${(result.stderr || result.error?.message || '').trim()}`);
 }
 
-function chownTree(path: string, user: string): void {
-  const result = spawnSync('chown', ['-R', `${user}:`, path], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`chown -R ${user} ${path} failed: ${result.stderr.trim()}`);
+/**
+ * Gives `user` the node's own folders. Only its own: the folder may hold other nodes (the single node's folder holds
+ * the local clusters' members) whose running processes create and delete files meanwhile. A file deleted while chown
+ * walks is no failure.
+ */
+function chownNodeFolders(paths: LocalNodePaths, user: string): void {
+  for (const path of new Set([paths.home, paths.config, paths.data, paths.logs, dirname(paths.pidFile)])) {
+    if (!existsSync(path)) continue;
+    const result = spawnSync('chown', ['-R', `${user}:`, path], { encoding: 'utf8' });
+    const problems = result.stderr.split('\n').filter((line) => line.trim() !== '' && !/No such file or directory/.test(line));
+    if (result.status !== 0 && (problems.length > 0 || result.error !== undefined)) throw new Error(`chown -R ${user} ${path} failed: ${result.stderr.trim()}`);
+  }
 }
 
 export interface StartResult {
@@ -279,7 +302,7 @@ export async function launchLocalNode(options: LocalNodeOptions): Promise<{ stat
   if (asRoot) {
     ensureSystemUser(options.user, log);
     // The node writes its pid file, data and logs, and reads its home: all must belong to its user.
-    chownTree(paths.dir, options.user);
+    chownNodeFolders(paths, options.user);
     chmodSync(paths.dir, 0o755);
   }
   const environment = {
@@ -314,7 +337,7 @@ export async function launchLocalNode(options: LocalNodeOptions): Promise<{ stat
   } finally {
     closeSync(output);
   }
-  const pid = runningPid(paths);
+  const pid = await launchedPid(paths);
   if (pid === undefined) throw new Error(`OpenSearch did not stay up (no live node process from ${paths.home}).\n--- ${paths.launcherLog}\n${tail(paths.launcherLog, 20)}\n--- ${paths.log}\n${tail(paths.log, 40)}`);
   return { state: 'started', pid };
 }
