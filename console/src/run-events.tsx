@@ -40,12 +40,19 @@ export function RunEvents({ run, version }: { run: string; version: object }) {
   }, [run]);
   const last = history.events.at(-1);
   const seen = useRef(version);
+  const behind = useRef(false);
   useEffect(() => {
     if (seen.current === version) return;
     seen.current = version;
-    // Only at the end of the history: a reader paging through a long one asks for more themselves.
-    if (!history.loading && !history.full && last !== undefined) load(last.cursor);
+    behind.current = true;
   }, [version]);
+  // Newer events are asked for at the end of the history only (a reader paging through a long one asks for more
+  // themselves), and a push that comes while a page is loading is answered once that page is in, not dropped.
+  useEffect(() => {
+    if (!behind.current || history.loading || history.full || last === undefined) return;
+    behind.current = false;
+    load(last.cursor);
+  }, [version, history.loading]);
   const rejected = history.events.filter((e) => !e.accepted).length;
   return (
     <section aria-labelledby="events-title" data-testid="run-events">

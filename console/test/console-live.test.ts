@@ -85,6 +85,34 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
     expect(new Set(log.queries)).toEqual(new Set(['ConsoleRunEvents']));
   }, 90_000);
 
+  it('answers a push that comes while a page of events is loading: the page, then the newer events', async () => {
+    const id = 'live-events-held';
+    await server.load([started(id, nowIso(-5000))]);
+    const { page } = await open();
+    await page.goto(`${server.baseUrl}/?run=${id}&tab=events`);
+    await page.locator('[data-testid=live][data-state=live]').waitFor();
+    await expect.poll(() => page.locator('.events > li').count()).toBe(1);
+    // The next page of events is answered as the server had it then, but held back until a later push has arrived.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let taken = false;
+    let fetched = false;
+    await page.route('**/graphql', async (route) => {
+      if (taken || !(route.request().postData() ?? '').includes('ConsoleRunEvents')) return route.continue();
+      taken = true;
+      const response = await route.fetch();
+      fetched = true;
+      await released;
+      await route.fulfill({ response });
+    });
+    await server.load([task(id, 'started', 'do/0/pack', nowIso(-4000))]);
+    await expect.poll(() => fetched).toBe(true);
+    await server.load([task(id, 'completed', 'do/0/pack', nowIso(-3000)), completed(id, nowIso(-2000))]);
+    await expect.poll(() => page.locator('.run-head .badge').textContent()).toBe('COMPLETED');
+    release();
+    await expect.poll(() => page.locator('.events .event-type').allTextContents()).toEqual(['workflow.started.v1', 'task.started.v1', 'task.completed.v1', 'workflow.completed.v1']);
+  }, 90_000);
+
   it('updates rows of the runs list in place and offers the runs started since as "N new runs — show"', async () => {
     const { page } = await open();
     await page.goto(`${server.baseUrl}/?refresh=5`);
