@@ -3,12 +3,12 @@
 // read straight through the backend's Reader in this process (no HTTP, no encoding), so the ratio is what the
 // endpoint costs over the reads it cannot avoid. Memory: the RSS at rest (after start-up and one small export), then
 // the peak resident set during the export (VmHWM, reset through /proc/<pid>/clear_refs just before it starts).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import { DEFAULT_LIST_ORDER, effectiveSortKeys, type KeysetPosition, type Reader } from '@workflow-index/core';
 import { round } from './http-load.js';
-import { peakRssMiB } from './server-process.js';
+import { peakRssMiB, rssMiB } from './server-process.js';
 
 export interface ExportSettings {
   readonly format: 'jsonl' | 'csv';
@@ -22,23 +22,6 @@ interface ExportRun {
   readonly seconds: number;
   readonly sampledPeakMiB: number;
   readonly trailer: string;
-}
-
-/** The process's current resident set (VmRSS), MiB. */
-export function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
-}
-
-/** Waits until the server child answers its readiness probe (or exits). */
-export async function waitUntilReady(baseUrl: string, exited: () => boolean, seconds = 120): Promise<void> {
-  const readyBy = Date.now() + seconds * 1000;
-  for (;;) {
-    if (exited()) throw new Error('the server exited during start-up');
-    if ((await fetch(`${baseUrl}/q/health/ready`).then((r) => r.status, () => 0)) === 200) return;
-    if (Date.now() > readyBy) throw new Error(`the server did not become ready within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Streams one export, counting its lines (rows + header/trailer) and bytes, sampling the server's RSS meanwhile. */

@@ -1,6 +1,7 @@
 // Figures of the server child process of the query benchmarks, read from /proc: its CPU time (per request, the
 // server's cost of a row whatever else loads the machine: latency and throughput move with the load, CPU per request
 // much less) and its peak RSS.
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { round } from './http-load.js';
 
@@ -17,4 +18,21 @@ export function cpuMs(pid: number): number {
 export function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
+}
+
+/** The process's current resident set (VmRSS), MiB. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024, 1);
+}
+
+/** Waits until the child's readiness probe `readyUrl` answers 200; fails when it exits first or after `seconds`. */
+export async function waitUntilReady(child: ChildProcess, readyUrl: string, what: string, seconds: number): Promise<void> {
+  const readyBy = Date.now() + seconds * 1000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} during start-up`);
+    if ((await fetch(readyUrl).then((r) => r.status, () => 0)) === 200) return;
+    if (Date.now() > readyBy) throw new Error(`${what} did not become ready within ${seconds} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

@@ -16,7 +16,8 @@ import { applyNormalizedIndices, applyRawSchema, createOpenSearchReader, normali
 import { writeDataset } from '@workflow-index/opensearch/testing';
 import { benchInstanceId, freePort } from '@workflow-index/testkit';
 import { round } from '../load/http-load.js';
-import { measureExport, waitUntilReady } from '../load/export-measure.js';
+import { measureExport } from '../load/export-measure.js';
+import { waitUntilReady } from '../load/server-process.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 1_000_000, describe: 'workflow instances generated (and exported)' })
@@ -47,7 +48,7 @@ async function startServer(prefix: string, pageSize: number): Promise<{ child: C
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntilReady(baseUrl, () => child.exitCode !== null);
+  await waitUntilReady(child, `${baseUrl}/q/health/ready`, 'the server', 120);
   return { child, baseUrl };
 }
 

@@ -29,7 +29,7 @@ import { applyNormalizedIndices, normalizedIndexNames } from '@workflow-index/op
 import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, percentile, round } from '../load/http-load.js';
 import { writeDataset } from '@workflow-index/opensearch/testing';
 import { type FloorRequest, openSearchFloors, type QuerySpec } from './query-floors.js';
-import { cpuMs, peakRssMiB } from '../load/server-process.js';
+import { cpuMs, peakRssMiB, waitUntilReady } from '../load/server-process.js';
 import { AUTH_MODES, type AuthMode, type BenchAuth, checkAuthEnforced, startBenchAuth } from '../auth/bench-auth.js';
 import { freePort } from '@workflow-index/testkit';
 
@@ -111,14 +111,8 @@ async function startChild(entry: string, env: Record<string, string>, readyUrl: 
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
-  const readyBy = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} during start-up`);
-    const status = await fetch(readyUrl).then((r) => r.status, () => 0);
-    if (status === 200) return child;
-    if (Date.now() > readyBy) throw new Error(`${what} did not become ready within 120 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntilReady(child, readyUrl, what, 120);
+  return child;
 }
 
 /** Event sent in Fluent Bit's bulk shape → its instance served by GraphQL, with the production normalizer running. */

@@ -14,7 +14,8 @@ import { createPostgresqlReader, migrate } from '@workflow-index/postgresql';
 import { generateDataset } from '@workflow-index/postgresql/testing';
 import { freePort } from '@workflow-index/testkit';
 import { round } from '../load/http-load.js';
-import { measureExport, waitUntilReady } from '../load/export-measure.js';
+import { measureExport } from '../load/export-measure.js';
+import { waitUntilReady } from '../load/server-process.js';
 
 const argv = yargs(hideBin(process.argv))
   .option('instances', { type: 'number', default: 1_000_000, describe: 'workflow instances generated (and exported)' })
@@ -45,7 +46,7 @@ async function startServer(databaseUrl: string, pageSize: number): Promise<{ chi
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntilReady(baseUrl, () => child.exitCode !== null, 60);
+  await waitUntilReady(child, `${baseUrl}/q/health/ready`, 'the server', 60);
   return { child, baseUrl };
 }
 

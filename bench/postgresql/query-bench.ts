@@ -27,7 +27,7 @@ import { seededRandom } from '@workflow-index/testkit';
 import { createPostgresqlReader, preparedStatementName } from '@workflow-index/postgresql';
 import { holdsRate, type Measurement, measureFixedRate, measureHttp, measureLoop, round } from '../load/http-load.js';
 import { measureWrk, wrkAvailable } from '../load/wrk-load.js';
-import { cpuMs, peakRssMiB } from '../load/server-process.js';
+import { cpuMs, peakRssMiB, waitUntilReady } from '../load/server-process.js';
 import { AUTH_MODES, type AuthMode, type BenchAuth, checkAuthEnforced, startBenchAuth } from '../auth/bench-auth.js';
 import { freePort } from '@workflow-index/testkit';
 
@@ -358,14 +358,7 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const baseUrl = `http://127.0.0.1:${port}`;
-    const readyBy = Date.now() + 60_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} during start-up`);
-      const status = await fetch(`${baseUrl}/q/health/ready`).then((r) => r.status, () => 0);
-      if (status === 200) break;
-      if (Date.now() > readyBy) throw new Error('the server did not become ready within 60 s');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntilReady(server, `${baseUrl}/q/health/ready`, 'the server', 60);
     const pid = server.pid as number;
     log(`server pid ${pid} on ${baseUrl}: ${argv.server === 'dist' ? 'dist/main.js' : 'src/main.ts via tsx'}, production mode, reader role, pool ${argv.connections}, LOG_LEVEL ${argv['log-level']}, NODE_OPTIONS ${nodeOptions === '' ? '(none)' : nodeOptions}${argv['server-node-options'] === undefined ? ' (the image\'s)' : ''}${nodeFlags.length > 0 ? `, node flags ${nodeFlags.join(' ')}` : ''}${Object.keys(serverEnv).length > 0 ? `, environment ${argv['server-env']}` : ''}; auth ${auth.description}`);
     log(`saturation: ${argv['load-generator']}, ${argv.connections} connections, ${argv.duration} s; fixed rate: ${argv.rate} requests/s, uniform arrivals, latency from the scheduled start; floor: the reader's SQL through a pg pool, ${argv.connections} concurrent, ${argv.duration} s`);
