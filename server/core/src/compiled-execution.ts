@@ -7,8 +7,9 @@
 //   inside run filters): compiling one such operation exhausted a 4 GB heap. Inline filter literals are fine (read
 //   from the document, bounded by its size). Every other operation runs on yoga's executor as before.
 // - At most MAX_COMPILED_FIELDS selected fields: graphql-jit's code for large selections is slower than graphql-js.
-// - Documents seen HOT_AFTER times: a client that sends a new document per request gets no compilation per request.
-//   An operation's entry lives as long as yoga's parser cache keeps its document (document-operations.ts).
+// - Compiled per shape (literal-hoisting.ts): documents that differ only in the values written into them share one
+//   compiled operation, run with those values as variables.
+// - Shapes seen HOT_AFTER times: a client that sends a new shape per request gets no compilation per request.
 // - An answer with errors is replaced by yoga's executor's answer to the same request: graphql-jit words variable
 //   coercion errors its own way, leaves `locations` out of field errors and writes `data` before `errors`. So a
 //   request that fails (a bad argument, a backend outage) runs its resolvers a second time; answers with data only
@@ -18,12 +19,13 @@ import type { CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, TypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf, perOperation } from './document-operations.js';
+import { operationShape } from './literal-hoisting.js';
 import { timedOut } from './errors.js';
 import { graphql } from './graphql-runtime.js';
 import type { HotOperations } from './hot-operations.js';
 import type { RequestState } from './request-state.js';
 
-/** Executions of a document (and operation) before it is compiled. */
+/** Executions of a shape (documents and operation) before it is compiled. */
 export const HOT_AFTER = 2;
 
 /**
@@ -38,14 +40,30 @@ export const MAX_COMPILED_FIELDS = 32;
  * Compiled operations kept at a time. One compiled operation of about 30 fields holds about 140 KiB of heap (230 KiB
  * of RSS) and takes about 2 ms to compile; yoga's parser cache keeps up to 1,000 documents, so without a bound a
  * client cycling through that many documents would add ~230 MiB. The least recently executed one is dropped for a
- * new one and its document runs on graphql-js from then on (compiled at most once while yoga keeps it).
+ * new one and its shape runs on graphql-js from then on (compiled at most once while the shape is remembered).
  */
 export const MAX_COMPILED_OPERATIONS = 64;
 
-interface OperationEntry {
-  /** null: not eligible, or its compilation failed: yoga's executor. */
+/**
+ * Shapes remembered (their execution counts); beyond it the oldest one not compiled is forgotten. Yoga's parser cache
+ * keeps up to 1,000 documents, so this bound is reached only by clients cycling through that many shapes.
+ */
+export const MAX_SHAPES = 1000;
+
+interface ShapeEntry {
+  /** null: not compiled yet, or its compilation failed, or it was dropped: yoga's executor. */
   compiled: CompiledQuery | null;
+  /** Executions counted towards HOT_AFTER; -1: never compiled (again). */
   seen: number;
+  /** The shape's document, compiled for its operation. */
+  readonly document: DocumentNode;
+}
+
+interface OperationEntry {
+  /** null: not eligible: yoga's executor. */
+  readonly shape: ShapeEntry | null;
+  /** The values this document gives the shape's hoisted variables (null: none hoisted). */
+  readonly values: Readonly<Record<string, unknown>> | null;
   readonly operation: OperationDefinitionNode | null;
 }
 
@@ -114,24 +132,35 @@ export const compiledExecutionStats: CompiledExecutionStats = { compiled: 0, dro
  * without yoga (hot-operations.ts).
  */
 export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecutionStats = compiledExecutionStats, maxCompiled = MAX_COMPILED_OPERATIONS, hot: HotOperations | null = null): Plugin {
-  // The compiled entries, least recently executed first.
-  const kept = new Map<OperationEntry, true>();
-  const keep = (entry: OperationEntry): void => {
-    kept.delete(entry);
-    kept.set(entry, true);
+  // The compiled shapes, least recently executed first.
+  const kept = new Map<ShapeEntry, true>();
+  const keep = (shape: ShapeEntry): void => {
+    kept.delete(shape);
+    kept.set(shape, true);
     if (kept.size <= maxCompiled) return;
-    const oldest = kept.keys().next().value as OperationEntry;
+    const oldest = kept.keys().next().value as ShapeEntry;
     kept.delete(oldest);
     if (hot !== null && oldest.compiled !== null) hot.forget(oldest.compiled);
     oldest.compiled = null;
     oldest.seen = -1;
     stats.dropped += 1;
   };
-  const entryFor = perOperation((document, operation): OperationEntry => ({
-    compiled: null,
-    seen: operation !== null && isCompilable(schema, document, operation) ? 0 : -1,
-    operation,
-  }));
+  const shapes = new Map<string, ShapeEntry>();
+  const shapeFor = (key: string, document: DocumentNode): ShapeEntry => {
+    const known = shapes.get(key);
+    if (known !== undefined) return known;
+    const shape: ShapeEntry = { compiled: null, seen: 0, document };
+    shapes.set(key, shape);
+    if (shapes.size > MAX_SHAPES) forgetOldestUncompiled(shapes);
+    return shape;
+  };
+  const entryFor = perOperation((document, operation): OperationEntry => {
+    if (operation === null || !isCompilable(schema, document, operation)) return { shape: null, values: null, operation };
+    const shaped = operationShape(schema, document, operation);
+    if (shaped !== null) return { shape: shapeFor(shaped.key, shaped.document), values: shaped.values, operation };
+    const alone: DocumentNode = { kind: graphql.Kind.DOCUMENT, definitions: [operation, ...fragmentsOf(document).values()] };
+    return { shape: shapeFor(graphql.print(alone), alone), values: null, operation };
+  });
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const timedOutResult = (args.contextValue as RequestFacts).requestState?.timedOutResult ?? null;
@@ -140,31 +169,34 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
         return;
       }
       const entry = entryFor(args.document, args.operationName);
-      if (entry.seen < 0 || (args.contextValue as RequestFacts).requestState?.compiledFailed === true) return;
-      if (entry.compiled === null) {
-        entry.seen += 1;
-        if (entry.seen < HOT_AFTER) return;
-        const compiled = compileQuery(schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+      const shape = entry.shape;
+      if (shape === null || shape.seen < 0 || (args.contextValue as RequestFacts).requestState?.compiledFailed === true) return;
+      if (shape.compiled === null) {
+        shape.seen += 1;
+        if (shape.seen < HOT_AFTER) return;
+        const compiled = compileQuery(schema, shape.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
         if (!isCompiledQuery(compiled)) {
-          entry.seen = -1;
+          shape.seen = -1;
           return;
         }
-        entry.compiled = compiled;
+        shape.compiled = compiled;
         stats.compiled += 1;
       }
-      const compiled = entry.compiled;
-      keep(entry);
+      const compiled = shape.compiled;
+      keep(shape);
       setExecuteFn(async (executeArgs) => {
-        const result = await compiled.query(executeArgs.rootValue, executeArgs.contextValue, executeArgs.variableValues ?? {});
+        const variables = withValues(executeArgs.variableValues, entry.values);
+        const result = await compiled.query(executeArgs.rootValue, executeArgs.contextValue, variables);
         stats.executions += 1;
         if (result.errors === undefined || result.errors.length === 0) {
           const facts = executeArgs.contextValue as RequestFacts;
-          if (hot !== null && entry.compiled === compiled && entry.operation !== null && typeof facts.params?.query === 'string') {
+          if (hot !== null && shape.compiled === compiled && entry.operation !== null && typeof facts.params?.query === 'string') {
             const operationName = typeof facts.params.operationName === 'string' ? facts.params.operationName : null;
             hot.register(facts.params.query, operationName, {
               compiled, document: args.document, operation: entry.operation, operationName, loggedName: facts.requestState?.operationName ?? operationName,
+              values: entry.values,
               touch: () => {
-                if (entry.compiled === compiled) keep(entry);
+                if (shape.compiled === compiled) keep(shape);
               },
             });
           }
@@ -177,4 +209,20 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
       });
     },
   };
+}
+
+/** The request's variables with the values its document gives the shape's hoisted variables. */
+export function withValues(variables: Readonly<Record<string, unknown>> | null | undefined, values: Readonly<Record<string, unknown>> | null): Record<string, unknown> {
+  if (values === null) return (variables ?? {}) as Record<string, unknown>;
+  return { ...variables, ...values };
+}
+
+/** Forgets the oldest shape that is not compiled (a compiled one leaves only when dropped from the kept ones). */
+function forgetOldestUncompiled(shapes: Map<string, ShapeEntry>): void {
+  for (const [key, shape] of shapes) {
+    if (shape.compiled === null) {
+      shapes.delete(key);
+      return;
+    }
+  }
 }

@@ -12,7 +12,7 @@
 // again and words them). Every request that answers with data only runs once.
 import type { CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { compiledExecutionStats } from './compiled-execution.js';
+import { compiledExecutionStats, withValues } from './compiled-execution.js';
 import type { CoreConfig } from './config.js';
 import type { CostBudget } from './cost-budget.js';
 import { variablesJsonDepth } from './graphql-plugins.js';
@@ -34,20 +34,31 @@ export interface HotOperation {
   readonly operationName: string | null;
   /** What useOperationFacts recorded for the request log and metrics. */
   readonly loggedName: string | null;
+  /** The values the query text gives its shape's hoisted variables (literal-hoisting.ts); null: none. */
+  readonly values: Readonly<Record<string, unknown>> | null;
   readonly rootKeys: readonly string[];
   /** Marks the compiled operation as just executed (its place in the compiled operations' recency order). */
   readonly touch: () => void;
 }
 
+/**
+ * Query texts registered at most: documents of one shape share a compiled operation, so the compiled bound does not
+ * bound the texts; beyond this the earliest registered text is forgotten (its next request goes through yoga once).
+ */
+export const MAX_HOT_QUERIES = 1000;
+
 /** The hot operations by query text and operation name; an entry lives as long as its compiled operation is kept. */
 export class HotOperations {
   readonly #byQuery = new Map<string, Map<string, HotOperation>>();
+
+  constructor(private readonly maxQueries = MAX_HOT_QUERIES) {}
 
   register(query: string, operationName: string | null, operation: Omit<HotOperation, 'rootKeys'>): HotOperation {
     let byName = this.#byQuery.get(query);
     if (byName === undefined) {
       byName = new Map();
       this.#byQuery.set(query, byName);
+      if (this.#byQuery.size > this.maxQueries) this.#byQuery.delete(this.#byQuery.keys().next().value as string);
     }
     const key = operationName ?? '';
     const existing = byName.get(key);
@@ -148,7 +159,7 @@ export function createHotAnswer(deps: {
     try {
       if (variables !== null) variables = expandShorthandInVariables(schema, entry.operation, variables as Record<string, unknown>);
       const context: ResolverContext = { ...deps.context(state), params: { query, variables, operationName } } as ResolverContext;
-      const result = (await entry.compiled.query(undefined, context, (variables ?? {}) as Record<string, unknown>)) as ExecutionResult;
+      const result = (await entry.compiled.query(undefined, context, withValues(variables as Record<string, unknown> | null, entry.values))) as ExecutionResult;
       compiledExecutionStats.executions += 1;
       entry.touch();
       if ((result.errors !== undefined && result.errors.length > 0) || result.extensions !== undefined || result.data === null || result.data === undefined) {

@@ -69,12 +69,30 @@ describe('compiled execution', () => {
     expect(smallFigures.compiled).toBe(1);
   });
 
-  it('documents seen once are not compiled: a client sending a new document per request compiles nothing', async () => {
+  it('shapes seen once are not compiled: a client sending a new shape per request compiles nothing', async () => {
     const { app } = testApp();
     const figures = await counted(async () => {
-      for (let i = 0; i < 5; i += 1) await answer(app, `{ getWorkflowInstances(limit: ${i + 1}) { id } }`);
+      for (let i = 0; i < 5; i += 1) await answer(app, `{ run${i}: getWorkflowInstances(limit: ${i + 1}) { id } }`);
     });
     expect(figures.compiled).toBe(0);
+  });
+
+  it('documents that differ only in the values written into them share one compiled operation, with graphql-js\'s answers and reads', async () => {
+    const compiledReader = new RecordingReader();
+    const referenceReader = new RecordingReader();
+    const compiledApp = testApp({ reader: compiledReader }).app;
+    const reference = testApp({ reader: referenceReader, env: { GRAPHQL_COMPILED_EXECUTION: 'false' } }).app;
+    const page = (limit: number, status: string, name: string) =>
+      `{ getWorkflowInstances(limit: ${limit}, filter: {status: {in: [${status}]}, name: {like: ${JSON.stringify(name)}}}, orderBy: {name: DESC}) { id status } }`;
+    const documents = [page(1, 'COMPLETED', 'a*'), page(2, 'FAULTED', 'b?'), page(3, 'RUNNING', 'c "quoted" \\ and é'), page(20, 'COMPLETED', '')];
+    const figures = await counted(async () => {
+      for (const query of [...documents, ...documents]) expect(await answer(compiledApp, query)).toEqual(await answer(reference, query));
+    });
+    expect(figures).toEqual({ compiled: 1, executions: documents.length * 2 - HOT_AFTER + 1, fallbacks: 0 });
+    expect(compiledReader.calls).toEqual(referenceReader.calls);
+    // A bad value written in is the same error as graphql-js words it.
+    const bad = page(-1, 'COMPLETED', 'x');
+    expect(await answer(compiledApp, bad)).toEqual(await answer(reference, bad));
   });
 
   it('an answer with errors is graphql-js\'s: the same bytes as the first execution, field errors with locations', async () => {
