@@ -11,7 +11,7 @@ import type { StatsRunSpec } from '@workflow-index/testkit';
 import { formatDuration } from '../src/format.ts';
 import { browserSuite } from './support/browser-suite.js';
 import { consoleBackends } from './support/backends.js';
-import { rgbaOf, sameColour, segmentPaint } from './support/chart-paint.js';
+import { rgbaOf, rowBarPaint, sameColour, segmentPaint } from './support/chart-paint.js';
 import type { guardedPage } from './support/guarded-page.js';
 
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' } as const;
@@ -75,7 +75,7 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
     const stats = (await suite.server.graphql<{ s: { start: string; statusCounts: { status: string; count: number }[] }[] }>(
       `query S($from: String!, $to: String!) { s: workflowStats(interval: HOUR, from: $from, to: $to) { start statusCounts { status count } } }`, range)).s;
     const expected = stats.flatMap((b) => b.statusCounts.filter((c) => c.count > 0).map((c) => `${new Date(b.start).toISOString()} ${c.status} ${c.count}`));
-    const segments = await page.locator('.chart a').evaluateAll((links) => links.map((a) => `${a.getAttribute('data-start')} ${a.getAttribute('data-status')} ${/: (\d+) /.exec(a.getAttribute('aria-label') ?? '')?.[1]}`));
+    const segments = await page.locator('[data-testid=status-chart] a').evaluateAll((links) => links.map((a) => `${a.getAttribute('data-start')} ${a.getAttribute('data-status')} ${/: (\d+) /.exec(a.getAttribute('aria-label') ?? '')?.[1]}`));
     expect(segments.sort()).toEqual(expected.sort());
     expect(expected.length).toBeGreaterThan(0);
     // uPlot drew it: its canvas, every link over a bar of its status's light colour.
@@ -90,7 +90,10 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
     for (let tabs = 0; tabs < 20 && (await focused()) !== 'FAULTED'; tabs += 1) await page.keyboard.press('Tab');
     expect(await focused()).toBe('FAULTED');
     const start = (await page.evaluate(() => document.activeElement?.getAttribute('data-start'))) ?? '';
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^\d{4}-\d\d-\d\d \d\d:00–\d\d:00: 3 faulted$/);
+    // Named by its window (UTC here) and the API's count.
+    const hour = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
+    const faultedCount = expected.find((e) => e.startsWith(`${start} FAULTED `))?.split(' ')[2];
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`${start.slice(0, 10)} ${hour(Date.parse(start))}–${hour(Date.parse(start) + 3_600_000)}: ${faultedCount} faulted`);
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.searchParams.get('status') === 'FAULTED');
     const from = new Date(Math.max(Date.parse(start), Date.parse(range.from))).toISOString();
@@ -144,6 +147,16 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
     expect(rows).toEqual(api.map((b) => [b.name, b.start, formatDuration(b.durationMs?.p50 ?? null), formatDuration(b.durationMs?.p90 ?? null), formatDuration(b.durationMs?.p99 ?? null)]));
     const orders = api.find((b) => b.name === 'insights-orders');
     expect(orders?.durationMs).toMatchObject({ p50: 2000, p90: 8000, p99: 8000, count: 4 });
+    // uPlot draws the same rows: each row's link over its p99 bar (p99's colour at its edge, p50's at its start), the
+    // bars' lengths in proportion to the p99s (8 s and 3 s).
+    const bars = await rowBarPaint(page);
+    expect(bars.map((b) => b.name)).toEqual(api.map((b) => b.name));
+    expect(bars.filter((b) => !sameColour(b.edge, rgbaOf(b.p99)) || !sameColour(b.start, rgbaOf(b.p50)))).toEqual([]);
+    const width = (name: string): number => bars.find((b) => b.name === name)?.width ?? 0;
+    expect(width('insights-orders') / width('insights-payments')).toBeCloseTo(8 / 3, 1);
+    await page.locator('[data-testid=duration-chart] a[data-name=insights-payments]').click();
+    await page.waitForURL((url) => url.searchParams.get('name') === 'insights-payments');
+    await page.goBack();
     await page.locator('[data-testid=durations] tr[data-name=insights-orders] a').first().click();
     await page.waitForURL((url) => url.searchParams.get('name') === 'insights-orders');
     expect(new URL(page.url()).searchParams.get('sort')).toBe('duration.desc');

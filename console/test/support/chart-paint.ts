@@ -50,3 +50,37 @@ export function rgbaOf(hex: string): number[] {
 export function sameColour(a: readonly number[], b: readonly number[], tolerance = 8): boolean {
   return a.length === b.length && a.every((v, i) => Math.abs(v - b[i]!) <= tolerance);
 }
+
+export interface RowBarPaint {
+  readonly name: string;
+  readonly width: number;
+  /** The canvas pixel just inside the bar's top edge, at its middle: only the p99 bar (the tallest) is there. */
+  readonly edge: readonly number[];
+  /** The canvas pixel at the bar's start, on its middle line: every bar starts at zero there, the p50 bar on top. */
+  readonly start: readonly number[];
+  readonly p99: string;
+  readonly p50: string;
+}
+
+/** The duration chart's row links, and what the canvas shows under them. */
+export async function rowBarPaint(page: Page): Promise<RowBarPaint[]> {
+  return page.locator('[data-testid=duration-chart]').evaluate((chart) => {
+    const canvas = chart.querySelector('canvas');
+    if (canvas === null) return [];
+    const context = canvas.getContext('2d')!;
+    const c = canvas.getBoundingClientRect();
+    const pixel = (x: number, y: number): number[] => [...context.getImageData(Math.floor((x - c.left) * (canvas.width / c.width)), Math.floor((y - c.top) * (canvas.height / c.height)), 1, 1).data];
+    const styles = getComputedStyle(chart);
+    return [...chart.querySelectorAll<HTMLAnchorElement>('a.row-bar')].map((a) => {
+      const r = a.getBoundingClientRect();
+      return {
+        name: a.dataset['name'] ?? '',
+        width: r.width,
+        edge: pixel((r.left + r.right) / 2, r.top + 1.5),
+        start: pixel(r.left + 1.5, (r.top + r.bottom) / 2),
+        p99: styles.getPropertyValue('--faulted').trim(),
+        p50: styles.getPropertyValue('--completed').trim(),
+      };
+    });
+  });
+}

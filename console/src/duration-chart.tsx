@@ -1,0 +1,52 @@
+// Duration percentiles per workflow and period as a chart: uPlot draws p50, p90 and p99 as nested bars, one row per
+// row of the table below it. The table holds the numbers and the links a keyboard and a screen reader use; the chart
+// is a picture of it whose bars a pointer can still click (each row's link laid over its bars, kept out of Tab).
+import { useRef } from 'preact/hooks';
+import type { DurationRow } from './api.ts';
+import { ChartLinks } from './chart-links.tsx';
+import { useColorScheme } from './chart-theme.ts';
+import { durationPlot, PERCENTILES } from './duration-chart-plot.ts';
+import { formatDuration } from './format.ts';
+import { usePlot } from './use-plot.tsx';
+import type { ViewState } from './view-state.ts';
+
+const ROW = 30;
+/** The duration axis and uPlot's padding above the rows. */
+const AXIS = 64;
+
+interface ChartProps {
+  /** Finished rows only (a row without a duration has no bar). */
+  readonly rows: readonly DurationRow[];
+  readonly daily: boolean;
+  readonly target: (row: DurationRow) => ViewState;
+}
+
+function rowName(row: DurationRow): string {
+  const d = row.durationMs;
+  return `${row.name ?? '—'} ${row.start.slice(0, 16)}: ${PERCENTILES.map((p) => `${p} ${formatDuration(d?.[p] ?? null)}`).join(', ')}`;
+}
+
+export function DurationChart({ rows, daily, target }: ChartProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const scheme = useColorScheme();
+  const key = JSON.stringify([daily, scheme, rows]);
+  usePlot(host, key, rows.length * ROW + AXIS, (el) => {
+    const plot = durationPlot(rows, daily, el);
+    const links = (chart: Parameters<typeof plot.bars>[0]) =>
+      plot.bars(chart).map(({ row, ...box }) => ({ ...box, view: target(row), name: rowName(row), className: 'row-bar', data: { name: row.name ?? '', start: row.start } }));
+    return { ...plot, links: (chart) => <ChartLinks links={links(chart)} label="Duration percentiles per workflow" focusable={false} /> };
+  });
+  return (
+    <figure class="chart" data-testid="duration-chart" aria-hidden="true">
+      <div class="chart-plot" ref={host} />
+      <ul class="legend">
+        {[...PERCENTILES].reverse().map((p) => (
+          <li>
+            <span class={`swatch pct-${p}`} aria-hidden="true" />
+            {p}
+          </li>
+        ))}
+      </ul>
+    </figure>
+  );
+}
