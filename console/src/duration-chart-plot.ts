@@ -2,13 +2,14 @@
 // p99, p90 and p50 as nested horizontal bars from zero (each narrower than the one before, so all three show), on one
 // duration axis with steps a person reads (seconds, minutes, hours). uPlot reports where it drew each p99 bar: the
 // row's link is laid over it.
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import type { DurationRow } from './api.ts';
 import { overBox } from './chart-links.tsx';
 import type { Box } from './chart-links.tsx';
 import { cssVar } from './chart-theme.ts';
 import { formatDuration, formatTime } from './format.ts';
 import { axisStyle } from './status-chart-plot.ts';
+import type { UPlot } from './use-plot.tsx';
 
 export const PERCENTILES = ['p99', 'p90', 'p50'] as const;
 /** Each percentile's colour (the stylesheet's) and its bar's share of the row's height. */
@@ -53,7 +54,7 @@ function widest(labels: readonly string[], font: string): number {
   return labels.reduce((max, l) => Math.max(max, context.measureText(l).width), 0);
 }
 
-export function durationPlot(rows: readonly DurationRow[], daily: boolean, themed: Element): DurationPlot {
+export function durationPlot(UPlot: UPlot, rows: readonly DurationRow[], daily: boolean, themed: Element): DurationPlot {
   const periods = new Set(rows.map((r) => r.start)).size;
   const labels = rows.map((r) => rowLabel(r, periods, daily));
   const axis = axisStyle(themed);
@@ -65,7 +66,7 @@ export function durationPlot(rows: readonly DurationRow[], daily: boolean, theme
     stroke: 'transparent',
     width: 0,
     points: { show: false },
-    paths: uPlot.paths.bars!({ size: [LOOK[p].size, Infinity, 1], ...(p === 'p99' ? { each: (_u, _s, index, ...box) => drawn.set(index, box) } : {}) }),
+    paths: UPlot.paths.bars!({ size: [LOOK[p].size, Infinity, 1], ...(p === 'p99' ? { each: (_u, _s, index, ...box) => drawn.set(index, box) } : {}) }),
   }));
   const options: DurationPlot['options'] = {
     legend: { show: false },
@@ -85,7 +86,7 @@ export function durationPlot(rows: readonly DurationRow[], daily: boolean, theme
   const bars = (chart: uPlot): RowBar[] =>
     rows.flatMap((row, index) => {
       const box = drawn.get(index);
-      return box === undefined ? [] : [{ row, ...overBox(chart.bbox, uPlot.pxRatio, ...box) }];
+      return box === undefined ? [] : [{ row, ...overBox(chart.bbox, UPlot.pxRatio, ...box) }];
     });
   return { options, data, bars };
 }

@@ -30,8 +30,8 @@ export function DurationChart({ rows, daily, target }: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const scheme = useColorScheme();
   const key = JSON.stringify([daily, scheme, rows]);
-  usePlot(host, key, rows.length * ROW + AXIS, (el) => {
-    const plot = durationPlot(rows, daily, el);
+  usePlot(host, key, rows.length * ROW + AXIS, (el, UPlot) => {
+    const plot = durationPlot(UPlot, rows, daily, el);
     const links = (chart: Parameters<typeof plot.bars>[0]) =>
       plot.bars(chart).map(({ row, ...box }) => ({ ...box, view: target(row), name: rowName(row), className: 'row-bar', data: { name: row.name ?? '', start: row.start } }));
     return { ...plot, links: (chart) => <ChartLinks links={links(chart)} label="Duration percentiles per workflow" focusable={false} /> };

@@ -2,7 +2,7 @@
 // holding the running total up to it, each series a band over the one below, so a bar's segment spans exactly its
 // status's count), time ticks in the zone the console shows, colours from the stylesheet. uPlot reports where it drew
 // each segment (the bars builder's `each`): `segments` gives those boxes to lay the segments' links over them.
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import { overBox } from './chart-links.tsx';
 import type { Box } from './chart-links.tsx';
 import { axisFont, cssVar } from './chart-theme.ts';
@@ -10,6 +10,7 @@ import { formatTime } from './format.ts';
 import type { TimeZone } from './format.ts';
 import type { Interval, StatusBucket } from './insights-range.ts';
 import { INTERVAL_MS } from './insights-range.ts';
+import type { UPlot } from './use-plot.tsx';
 import { STATUSES } from './view-state.ts';
 import type { Status } from './view-state.ts';
 
@@ -47,18 +48,18 @@ export function axisStyle(themed: Element): uPlot.Axis {
   return { stroke: cssVar(themed, '--muted'), font: axisFont(themed), grid: line, ticks: line };
 }
 
-export function statusPlot(buckets: readonly StatusBucket[], range: { from: string; to: string; interval: Interval }, zone: TimeZone, themed: Element): StatusPlot {
+export function statusPlot(UPlot: UPlot, buckets: readonly StatusBucket[], range: { from: string; to: string; interval: Interval }, zone: TimeZone, themed: Element): StatusPlot {
   const drawn = new Map<string, readonly [number, number, number, number]>();
-  const bars = uPlot.paths.bars!({ size: [0.8, 48, 1], each: (_u, series, index, ...box) => drawn.set(`${series}:${index}`, box) });
+  const bars = UPlot.paths.bars!({ size: [0.8, 48, 1], each: (_u, series, index, ...box) => drawn.set(`${series}:${index}`, box) });
   const options: StatusPlot['options'] = {
     ms: 1,
-    tzDate: zone === 'utc' ? (ms) => uPlot.tzDate(new Date(ms), 'Etc/UTC') : (ms) => new Date(ms),
+    tzDate: zone === 'utc' ? (ms) => UPlot.tzDate(new Date(ms), 'Etc/UTC') : (ms) => new Date(ms),
     legend: { show: false },
     // A vertical line follows the pointer; no zooming by dragging (the range is the select's).
     cursor: { y: false, points: { show: false }, drag: { x: false, y: false, setScale: false } },
     scales: {
       x: { time: true, range: () => [Date.parse(range.from), Date.parse(range.to)] },
-      y: { range: (_u, _min, max) => [0, max <= 0 ? 1 : uPlot.rangeNum(0, max, 0.1, true)[1]] },
+      y: { range: (_u, _min, max) => [0, max <= 0 ? 1 : UPlot.rangeNum(0, max, 0.1, true)[1]] },
     },
     axes: [
       { ...axisStyle(themed), values: (_u, splits) => splits.map((ms) => tickLabel(ms, zone)) },
@@ -74,7 +75,7 @@ export function statusPlot(buckets: readonly StatusBucket[], range: { from: stri
     buckets.flatMap((bucket, index) =>
       STATUSES.flatMap((status, k) => {
         const box = bucket.counts[status] > 0 ? drawn.get(`${k + 1}:${index}`) : undefined;
-        return box === undefined ? [] : [{ status, bucket, ...overBox(chart.bbox, uPlot.pxRatio, ...box) }];
+        return box === undefined ? [] : [{ status, bucket, ...overBox(chart.bbox, UPlot.pxRatio, ...box) }];
       }),
     );
   return { options, data: stackedData(buckets, range.interval), segments };

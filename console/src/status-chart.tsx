@@ -39,8 +39,8 @@ export function StatusChart({ buckets, from, to, interval, zone, target }: Chart
   const host = useRef<HTMLDivElement>(null);
   const scheme = useColorScheme();
   const key = JSON.stringify([from, to, interval, zone, scheme, buckets.map((b) => STATUSES.map((s) => b.counts[s]))]);
-  usePlot(host, key, HEIGHT, (el) => {
-    const plot = statusPlot(buckets, { from, to, interval }, zone, el);
+  usePlot(host, key, HEIGHT, (el, UPlot) => {
+    const plot = statusPlot(UPlot, buckets, { from, to, interval }, zone, el);
     const links = (chart: Parameters<typeof plot.segments>[0]) =>
       plot.segments(chart).map(({ status, bucket, ...box }) => ({
         ...box,

@@ -181,6 +181,29 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
     }
   }, 60_000);
 
+  it('redraws in the dark colours when the scheme changes while the page is open', async () => {
+    const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
+    const faultedPixel = async (): Promise<boolean> => {
+      const faulted = (await segmentPaint(page)).find((p) => p.status === 'FAULTED');
+      return faulted !== undefined && sameColour(faulted.pixel, rgbaOf('#ff6b6b'));
+    };
+    expect(await faultedPixel()).toBe(false);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(faultedPixel).toBe(true);
+    await expectLinksOverBars(page);
+  }, 60_000);
+
+  it('loads uPlot with the first chart, not with the runs list', async () => {
+    const { page, requested } = await open({ ...LAPTOP, colorScheme: 'light' });
+    await page.goto(`${suite.server.baseUrl}/`);
+    await page.locator('[data-testid=runs] tbody tr').first().waitFor();
+    const uplot = (): string[] => requested.filter((url) => /\/assets\/uPlot[^/]*\.js$/.test(new URL(url).pathname));
+    expect(uplot()).toEqual([]);
+    await page.getByRole('link', { name: 'Insights' }).click();
+    await page.locator('[data-testid=status-chart] a.segment').first().waitFor();
+    expect(uplot()).toHaveLength(1);
+  }, 60_000);
+
   it('would notice a CSP violation: an inline style is refused, reported and logged as an error', async () => {
     const page = await openInsights({ ...LAPTOP, colorScheme: 'light' });
     const guarded = opened.at(-1)!;
