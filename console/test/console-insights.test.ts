@@ -89,6 +89,7 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
     const focused = (): Promise<string | null> => page.evaluate(() => document.activeElement?.getAttribute('data-status') ?? null);
     for (let tabs = 0; tabs < 20 && (await focused()) !== 'FAULTED'; tabs += 1) await page.keyboard.press('Tab');
     expect(await focused()).toBe('FAULTED');
+    await page.getByTestId('status-chart').screenshot({ path: suite.artifact('insights-segment-focused') });
     const start = (await page.evaluate(() => document.activeElement?.getAttribute('data-start'))) ?? '';
     // Named by its window (UTC here) and the API's count.
     const hour = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
