@@ -6,7 +6,7 @@ import type { DurationRow } from './api.ts';
 import { ChartLinks } from './chart-links.tsx';
 import { useColorScheme } from './chart-theme.ts';
 import { durationPlot, PERCENTILES } from './duration-chart-plot.ts';
-import { formatDuration } from './format.ts';
+import { formatDuration, formatTime } from './format.ts';
 import { usePlot } from './use-plot.tsx';
 import type { ViewState } from './view-state.ts';
 
@@ -21,9 +21,10 @@ interface ChartProps {
   readonly target: (row: DurationRow) => ViewState;
 }
 
-function rowName(row: DurationRow): string {
-  const d = row.durationMs;
-  return `${row.name ?? '—'} ${row.start.slice(0, 16)}: ${PERCENTILES.map((p) => `${p} ${formatDuration(d?.[p] ?? null)}`).join(', ')}`;
+/** The bar's tooltip: `orders, 2026-11-29 (UTC): p99 8.00 s, p90 8.00 s, p50 2.00 s`. */
+function rowName(row: DurationRow, daily: boolean): string {
+  const period = formatTime(row.start, false, 'utc').slice(0, daily ? 10 : 16);
+  return `${row.name ?? '—'}, ${period} (UTC): ${PERCENTILES.map((p) => `${p} ${formatDuration(row.durationMs?.[p] ?? null)}`).join(', ')}`;
 }
 
 export function DurationChart({ rows, daily, target }: ChartProps) {
@@ -33,7 +34,7 @@ export function DurationChart({ rows, daily, target }: ChartProps) {
   usePlot(host, key, rows.length * ROW + AXIS, (el, UPlot) => {
     const plot = durationPlot(UPlot, rows, daily, el);
     const links = (chart: Parameters<typeof plot.bars>[0]) =>
-      plot.bars(chart).map(({ row, ...box }) => ({ ...box, view: target(row), name: rowName(row), className: 'row-bar', data: { name: row.name ?? '', start: row.start } }));
+      plot.bars(chart).map(({ row, ...box }) => ({ ...box, view: target(row), name: rowName(row, daily), className: 'row-bar', data: { name: row.name ?? '', start: row.start } }));
     return { ...plot, links: (chart) => <ChartLinks links={links(chart)} label="Duration percentiles per workflow" focusable={false} /> };
   });
   return (
