@@ -4,7 +4,8 @@ import { getInsights } from './api.ts';
 import type { DurationRow } from './api.ts';
 import { durationView, errorView, failingTaskView, lastInstant, statusBucketView } from './insights-links.ts';
 import { fillBuckets, insightsRange } from './insights-range.ts';
-import { DurationTable, ErrorsTable, FailingTasksTable } from './insights-tables.tsx';
+import { DurationChart } from './duration-chart.tsx';
+import { DurationTable, ErrorsTable, FailingTasksTable, finishedRows } from './insights-tables.tsx';
 import { navigate } from './navigation.ts';
 import { StatusChart } from './status-chart.tsx';
 import { useTimeZone } from './time-zone.ts';
@@ -21,6 +22,8 @@ export function InsightsPage({ view, tick }: { view: ViewState; tick: number }) 
     return { range, data: await getInsights({ ...range, last: lastInstant(range) }, signal) };
   });
   const loaded = result.data;
+  const durationTarget = (row: DurationRow): ViewState =>
+    loaded === null ? view : durationView(view, row.name ?? '', Date.parse(row.start), loaded.range.durations, loaded.range);
   return (
     <section aria-labelledby="insights-title" class="insights">
       <div class="insights-head">
@@ -51,11 +54,10 @@ export function InsightsPage({ view, tick }: { view: ViewState; tick: number }) 
             target={(status, start) => statusBucketView(view, status, start, loaded.range)}
           />
           <h2>Duration percentiles per workflow</h2>
-          <DurationTable
-            rows={loaded.data.durations}
-            daily={loaded.range.durations === 'DAY'}
-            target={(row: DurationRow) => durationView(view, row.name ?? '', Date.parse(row.start), loaded.range.durations, loaded.range)}
-          />
+          {finishedRows(loaded.data.durations).length > 0 && (
+            <DurationChart rows={finishedRows(loaded.data.durations)} daily={loaded.range.durations === 'DAY'} target={durationTarget} />
+          )}
+          <DurationTable rows={loaded.data.durations} daily={loaded.range.durations === 'DAY'} target={durationTarget} />
           <div class="insights-pair">
             <section>
               <h2>Top errors</h2>

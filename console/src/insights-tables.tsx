@@ -1,5 +1,5 @@
-// The insights page's tables: duration percentiles per workflow and period, top errors, top failing tasks. Each row
-// links to the runs list filtered to the runs it counts.
+// The insights page's tables: duration percentiles per workflow and period (drawn above it by duration-chart.tsx),
+// top errors, top failing tasks. Each row links to the runs list filtered to the runs it counts.
 import type { DurationRow, ErrorCount, TaskFailureCount } from './api.ts';
 import { formatDuration, formatTime } from './format.ts';
 import { hrefOf, onLinkClick } from './navigation.ts';
@@ -23,9 +23,13 @@ interface DurationProps {
   readonly target: (row: DurationRow) => ViewState;
 }
 
+/** The rows with finished runs: the only ones with durations (the chart's rows and the table's). */
+export function finishedRows(rows: readonly DurationRow[]): DurationRow[] {
+  return rows.filter((r) => r.durationMs !== null && r.durationMs.count > 0);
+}
+
 export function DurationTable({ rows, daily, target }: DurationProps) {
-  const finished = rows.filter((r) => r.durationMs !== null && r.durationMs.count > 0);
-  const longest = Math.max(1, ...finished.map((r) => r.durationMs?.p99 ?? 0));
+  const finished = finishedRows(rows);
   if (finished.length === 0) return <p class="muted">No finished runs in this range.</p>;
   return (
     <div class="table-wrap">
@@ -41,8 +45,6 @@ export function DurationTable({ rows, daily, target }: DurationProps) {
               </th>
             ))}
             <th scope="col" class="num">Max</th>
-            {/* p50, p90 and p99 drawn on one scale: a picture of the three columns before it. */}
-            <th scope="col" class="spread-col" aria-hidden="true" />
           </tr>
         </thead>
         <tbody>
@@ -61,13 +63,6 @@ export function DurationTable({ rows, daily, target }: DurationProps) {
                   </td>
                 ))}
                 <td class="num">{formatDuration(d.max)}</td>
-                <td class="spread-col" aria-hidden="true">
-                  <svg class="spread" viewBox="0 0 100 12" preserveAspectRatio="none">
-                    {PERCENTILES.map((p, i) => (
-                      <rect class={`spread-${p}`} x="0" y={i * 4} width={((d[p] ?? 0) / longest) * 100} height="3" />
-                    ))}
-                  </svg>
-                </td>
               </tr>
             );
           })}

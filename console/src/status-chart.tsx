@@ -1,17 +1,19 @@
-// Runs started per interval, stacked by status, as SVG bars: every segment is a link to the runs list of that status
-// and interval (keyboard: Tab through the segments, Enter opens), with its count and window as its accessible name.
-// Colours come from the stylesheet's status variables (light and dark); sizes are SVG attributes, no inline style.
+// Runs started per interval, stacked by status: uPlot draws the bars, axes and grid on a canvas; a layer of links over
+// it keeps every segment a drill-down to the runs of that status and interval, one Tab stop each, named by its window,
+// count and status. The legend gives each status's total over the range.
+import { useRef } from 'preact/hooks';
+import { ChartLinks } from './chart-links.tsx';
+import { useColorScheme } from './chart-theme.ts';
 import { formatTime } from './format.ts';
-import { hrefOf, onLinkClick } from './navigation.ts';
+import type { TimeZone } from './format.ts';
 import type { Interval, StatusBucket } from './insights-range.ts';
 import { INTERVAL_MS } from './insights-range.ts';
-import type { TimeZone } from './format.ts';
+import { statusPlot } from './status-chart-plot.ts';
+import { usePlot } from './use-plot.tsx';
 import { STATUSES } from './view-state.ts';
 import type { Status, ViewState } from './view-state.ts';
 
-const HEIGHT = 160;
-const BAR = 10;
-const GAP = 2;
+const HEIGHT = 200;
 
 interface ChartProps {
   readonly buckets: readonly StatusBucket[];
@@ -28,36 +30,30 @@ function minute(ms: number, zone: TimeZone): string {
   return formatTime(new Date(ms).toISOString(), false, zone).slice(0, 16);
 }
 
+/** `2026-05-12 09:00–10:00: 3 faulted`. */
+function segmentName(start: number, interval: Interval, zone: TimeZone, count: number, status: Status): string {
+  return `${minute(start, zone)}–${minute(start + INTERVAL_MS[interval], zone).slice(11)}: ${count} ${status.toLowerCase()}`;
+}
+
 export function StatusChart({ buckets, from, to, interval, zone, target }: ChartProps) {
-  const max = Math.max(1, ...buckets.map((b) => b.total));
-  const width = buckets.length * (BAR + GAP);
-  const label = (start: number): string => `${minute(start, zone)}–${minute(start + INTERVAL_MS[interval], zone).slice(11)}`;
+  const host = useRef<HTMLDivElement>(null);
+  const scheme = useColorScheme();
+  const key = JSON.stringify([from, to, interval, zone, scheme, buckets.map((b) => STATUSES.map((s) => b.counts[s]))]);
+  usePlot(host, key, HEIGHT, (el, UPlot) => {
+    const plot = statusPlot(UPlot, buckets, { from, to, interval }, zone, el);
+    const links = (chart: Parameters<typeof plot.segments>[0]) =>
+      plot.segments(chart).map(({ status, bucket, ...box }) => ({
+        ...box,
+        view: target(status, bucket.start),
+        name: segmentName(bucket.start, interval, zone, bucket.counts[status], status),
+        className: `segment status-${status.toLowerCase()}`,
+        data: { status, start: new Date(bucket.start).toISOString() },
+      }));
+    return { ...plot, links: (chart) => <ChartLinks links={links(chart)} label="Runs started per interval, by status" focusable /> };
+  });
   return (
     <figure class="chart" data-testid="status-chart" data-from={from} data-to={to} data-interval={interval} data-buckets={buckets.length}>
-      <div class="chart-plot">
-        <span class="chart-max muted">{max}</span>
-        <svg viewBox={`0 0 ${width} ${HEIGHT}`} preserveAspectRatio="none" role="group" aria-label="Runs started per interval, by status">
-          {buckets.map((bucket, i) => {
-            let y = HEIGHT;
-            return STATUSES.filter((s) => bucket.counts[s] > 0).map((status) => {
-              const h = (bucket.counts[status] / max) * HEIGHT;
-              y -= h;
-              const view = target(status, bucket.start);
-              return (
-                <a href={hrefOf(view)} onClick={onLinkClick(view)} aria-label={`${label(bucket.start)}: ${bucket.counts[status]} ${status.toLowerCase()}`} data-status={status} data-start={new Date(bucket.start).toISOString()}>
-                  <rect class={`seg status-${status.toLowerCase()}`} x={i * (BAR + GAP)} y={y} width={BAR} height={h}>
-                    <title>{`${label(bucket.start)}: ${bucket.counts[status]} ${status.toLowerCase()}`}</title>
-                  </rect>
-                </a>
-              );
-            });
-          })}
-        </svg>
-      </div>
-      <figcaption class="chart-axis muted">
-        <span>{buckets.length > 0 ? minute(buckets[0]!.start, zone) : ''}</span>
-        <span>{buckets.length > 0 ? minute(buckets.at(-1)!.start + INTERVAL_MS[interval], zone) : ''}</span>
-      </figcaption>
+      <div class="chart-plot" ref={host} />
       <ul class="legend">
         {STATUSES.map((s) => (
           <li>
