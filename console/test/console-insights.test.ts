@@ -19,7 +19,11 @@ const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isM
 const ERROR = { type: 'https://errors.acme.example/timeout', title: 'Payment gateway timed out', status: 504 };
 const FAILING = 'do/1/callGateway';
 
-const micros = (msAgo: number): string => new Date(Date.now() - msAgo).toISOString().replace('Z', '000Z');
+const DAY_MS = 86_400_000;
+/** Now, or just before midnight UTC when that was under 25 minutes ago: the runs (5 to 23 minutes before it) then
+ * fall in one UTC day, so each workflow has one duration row whenever the suite runs, and all within the last hour. */
+const ANCHOR = ((now: number): number => (now % DAY_MS < 25 * 60_000 ? now - (now % DAY_MS) - 1000 : now))(Date.now());
+const micros = (msAgo: number): string => new Date(ANCHOR - msAgo).toISOString().replace('Z', '000Z');
 const RUNS: StatsRunSpec[] = [
   ...[1, 2, 4, 8].map((s, i): StatsRunSpec => ({ id: `ins-ok-${i}`, name: 'insights-orders', status: 'COMPLETED', start: micros(20 * 60_000 + i * 60_000), durationMicros: s * 1_000_000, tasks: [{ position: 'do/0/check', faulted: false }] })),
   ...[0, 1, 2].map((i): StatsRunSpec => ({ id: `ins-fault-${i}`, name: 'insights-payments', status: 'FAULTED', start: micros(10 * 60_000 + i * 60_000), durationMicros: 3_000_000, error: ERROR, tasks: [{ position: 'do/0/prepare', faulted: false }, { position: FAILING, faulted: true }] })),
