@@ -69,6 +69,8 @@ interface Scan {
   readonly fresh: readonly RawMark[];
   /** Of fresh, the documents of grown late-window buckets. */
   readonly late: number;
+  /** Late-window buckets whose count grew (listed again). */
+  readonly grown: number;
   /** The audit's baselines to keep once this cycle's documents are normalized, and where the scan listed every
    * bucket whole (from there on the scan's marks are the baselines). */
   readonly audited: ReadonlyMap<number, number>;
@@ -144,7 +146,7 @@ export class NormalizationCycle {
     const counted = scan.fresh.filter((m) => m.ingestTimeMs > (this.countedUpTo.get(slotOfEvent(m.instanceId)) ?? 0)).length;
     for (const m of scan.fresh) this.seen.set(m.key, m.ingestTimeMs);
     for (const [key, t] of this.seen) if (t < scan.from) this.seen.delete(key);
-    const highWater = await this.timed('checkpoint', () => this.advance(checkpoints, scan.highWaterMs));
+    const highWater = await this.timed('checkpoint', () => this.advance(checkpoints, scan.highWaterMs, scan.grown > 0));
 
     const oldestWaiting = scan.fresh.reduce((min, m) => Math.min(min, m.ingestTimeMs), Infinity);
     this.count(counted, written, highWater);
@@ -157,7 +159,7 @@ export class NormalizationCycle {
   }
 
   private async scan(checkpoints: ReadonlyMap<number, Checkpoint>): Promise<Scan> {
-    if (checkpoints.size === 0) return { from: 0, highWaterMs: 0, marks: [], fresh: [], late: 0, audited: new Map(), scanCoveredMs: 0, lateFromMs: 0, touched: [], freshOf: new Map(), untracked: [] };
+    if (checkpoints.size === 0) return { from: 0, highWaterMs: 0, marks: [], fresh: [], late: 0, grown: 0, audited: new Map(), scanCoveredMs: 0, lateFromMs: 0, touched: [], freshOf: new Map(), untracked: [] };
     const windowOf = (slot: number): number => Math.max(0, checkpoints.get(slot)!.highWaterMs - this.settings.overlapMs);
     const lateWindowOf = (slot: number): number => Math.max(0, checkpoints.get(slot)!.highWaterMs - this.settings.lateWindowMs);
     const slots = [...checkpoints.keys()];
@@ -171,7 +173,7 @@ export class NormalizationCycle {
     // Buckets from scanCoveredMs on lie wholly in every held slot's overlap window: the scan listed them whole.
     const scanCoveredMs = bucketOf(Math.max(...slots.map(windowOf)) + LATE_BUCKET_MS - 1);
     const lateFromMs = Math.min(...slots.map(lateWindowOf));
-    const audit = this.auditing ? await this.timed('audit', () => this.audit.audit(lateFromMs, scanCoveredMs)) : { marks: [], baselines: new Map<number, number>() };
+    const audit = this.auditing ? await this.timed('audit', () => this.audit.audit(lateFromMs, scanCoveredMs)) : { marks: [], grown: 0, baselines: new Map<number, number>() };
     const listed = new Set(scanned.map((m) => m.key));
     const late = audit.marks.filter((m) => {
       const slot = slotOfEvent(m.instanceId);
@@ -187,7 +189,7 @@ export class NormalizationCycle {
       if (list) list.push(m);
       else freshOf.set(m.instanceId, [m]);
     }
-    return { from, highWaterMs, marks, fresh, late: late.length, audited: audit.baselines, scanCoveredMs, lateFromMs, touched, freshOf, untracked };
+    return { from, highWaterMs, marks, fresh, late: late.length, grown: audit.grown, audited: audit.baselines, scanCoveredMs, lateFromMs, touched, freshOf, untracked };
   }
 
   /**
@@ -253,12 +255,17 @@ export class NormalizationCycle {
    * Moves every held slot's checkpoint to the newest ingest time the scan listed (of any slot: the scan read each held
    * slot's whole window, so a slot without new documents is done up to there too); one bulk of conditional writes. A
    * slot written by another normalizer meanwhile fails the cycle. Returns the earliest of the held slots' checkpoints.
+   * When the audit listed grown buckets, every held slot is written (its high water kept if the scan saw nothing
+   * newer), so the slot's next holder starts from the counts that include them.
    */
-  private async advance(checkpoints: ReadonlyMap<number, Checkpoint>, scannedHighWater: number): Promise<number> {
+  private async advance(checkpoints: ReadonlyMap<number, Checkpoint>, scannedHighWater: number, countsGrew: boolean): Promise<number> {
     const updates = new Map<number, { previous: Checkpoint; highWaterMs: number }>();
-    for (const [slot, previous] of checkpoints) if (scannedHighWater > previous.highWaterMs) updates.set(slot, { previous, highWaterMs: scannedHighWater });
+    for (const [slot, previous] of checkpoints) {
+      if (scannedHighWater > previous.highWaterMs || countsGrew) updates.set(slot, { previous, highWaterMs: Math.max(previous.highWaterMs, scannedHighWater) });
+    }
     const { overlapMs, lateWindowMs } = this.settings;
-    const lateCounts = this.auditing ? this.audit.stored(Math.max(0, scannedHighWater - lateWindowMs)) : undefined;
+    const newest = Math.max(scannedHighWater, ...[...updates.values()].map((u) => u.highWaterMs));
+    const lateCounts = this.auditing ? this.audit.stored(Math.max(0, newest - lateWindowMs)) : undefined;
     const { written, lost } = await writeSlotCheckpoints(this.context.client, this.context.names.normalizerState, updates, { overlapMs, lateWindowMs, ...(lateCounts === undefined ? {} : { lateCounts }) });
     for (const [slot, checkpoint] of written) this.checkpoints.set(slot, checkpoint);
     if (lost.length > 0) {

@@ -5,13 +5,15 @@
 // `wi.ingest_time` set back by up to the late window, and indexed without the pipeline, at an arbitrary point of a
 // sequence of cycles and normalizer restarts. Whatever the sequence, the result equals one clean normalization.
 import fc from 'fast-check';
-import { expect } from 'vitest';
+import type { Client } from '@opensearch-project/opensearch';
+import { describe, expect, it as unitIt } from 'vitest';
 import { describeOpenSearch, osTest as it } from './support/fixtures.js';
 import type { JsonObject } from '@workflow-index/events';
 import { stringifyLossless } from '../src/event-store.js';
 import { type FluentBitRecord, fluentBitDocument, rawPrefixFor, writeEventLines } from '../src/fluent-bit-bulk.js';
-import { countPerBucket } from '../src/normalizer-late-arrivals.js';
+import { LATE_BUCKET_MS, LateArrivalAudit, type StoredLateCounts, countPerBucket } from '../src/normalizer-late-arrivals.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
+import { slotOfInstance, takeoverBoundMs } from '../src/normalizer-slots.js';
 import { rawEventPipelineName } from '../src/raw-event-pipeline.js';
 import { requestLossless } from '../src/raw-event-source.js';
 import { applyRawSchema } from '../src/apply-raw-schema.js';
@@ -45,6 +47,31 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant({ kind: 'cycle' as const }),
   fc.constant({ kind: 'restart' as const }),
 );
+
+describe('the audit\'s counts as checkpoints store them', () => {
+  const stored = fc.record({ from_ms: fc.integer({ min: 0, max: 1000 }).map((n) => n * LATE_BUCKET_MS), counts: fc.array(fc.nat({ max: 5 }), { maxLength: 20 }) }).map((c): StoredLateCounts => ({ bucket_ms: LATE_BUCKET_MS, ...c }));
+  const trimmed = (counts: readonly number[]): number[] => {
+    const end = counts.reduceRight((found, c, i) => (found === -1 && c > 0 ? i : found), -1);
+    return counts.slice(0, end + 1);
+  };
+  // Only the counting and the listing need the node; adopt and stored are this process's memory.
+  const audit = (): LateArrivalAudit => new LateArrivalAudit(undefined as unknown as Client, '');
+
+  unitIt('stores what it adopted; two slots\' counts give the smaller of each second (absent is zero)', () => {
+    fc.assert(fc.property(stored, stored, (x, y) => {
+      const one = audit();
+      one.adopt(x);
+      expect(one.stored(x.from_ms).counts).toEqual(trimmed(x.counts));
+      one.adopt(y);
+      const from = Math.min(x.from_ms, y.from_ms);
+      const at = (c: StoredLateCounts, ms: number): number => c.counts[(ms - c.from_ms) / LATE_BUCKET_MS] ?? 0;
+      const end = Math.max(x.from_ms + x.counts.length * LATE_BUCKET_MS, y.from_ms + y.counts.length * LATE_BUCKET_MS);
+      const expected = Array.from({ length: Math.max(0, end - from) / LATE_BUCKET_MS }, (_, i) => from + i * LATE_BUCKET_MS)
+        .map((ms) => (ms < x.from_ms || ms < y.from_ms ? 0 : Math.min(at(x, ms), at(y, ms))));
+      expect(one.stored(from).counts).toEqual(trimmed(expected));
+    }));
+  });
+});
 
 describeOpenSearch('raw documents that become searchable late (real OpenSearch node)', () => {
   let ns: TestNamespace;
@@ -117,5 +144,49 @@ describeOpenSearch('raw documents that become searchable late (real OpenSearch n
     expect(cycle.lateRawEvents).toBe(1);
     expect(await second.cycle()).toMatchObject({ newRawEvents: 0, lateRawEvents: 0 });
     expect(await openSearchState(ns.client, second.names)).toEqual(expected);
+  }, 120_000);
+
+  it('two replicas each normalize the late documents of their own slots; one that takes over starts from the stored counts', async () => {
+    const prefix = `${ns.prefix}replicas-`;
+    await applyRawSchema(ns.client, { prefix });
+    let now = 1_000_000;
+    const TTL = 20_000;
+    const options = { client: ns.client, prefix, refresh: true, overlapMs: OVERLAP_MS, lateWindowMs: LATE_WINDOW_MS, leaseTtlMs: TTL, retentionIntervalMs: 0, now: () => now };
+    const a = new OpenSearchNormalizer({ ...options, holder: 'a' });
+    const b = new OpenSearchNormalizer({ ...options, holder: 'b' });
+    await a.setup();
+    await a.recordRulesIfFresh();
+    expect(await a.acquire()).toBe(true);
+    await b.acquire();
+    await ns.refresh();
+    await a.acquire();
+    await a.releaseExcess();
+    expect(await b.acquire()).toBe(true);
+    const instanceOf = (r: FluentBitRecord): string => (JSON.parse(r.line) as { instanceId: string }).instanceId;
+    const lastOf = (holder: OpenSearchNormalizer, skip = 0): number => {
+      const indices = RECORDS.map((r, i) => [r, i] as const).filter(([r]) => holder.slots.includes(slotOfInstance(instanceOf(r)))).map(([, i]) => i);
+      return indices[indices.length - 1 - skip]!;
+    };
+    // Late: the last event of a run of each replica's slots, and one more of a's for after the take-over.
+    const late = [lastOf(a), lastOf(b), lastOf(a, 1)];
+    expect(new Set(late).size).toBe(3);
+    expect((await writeEventLines(ns.client, RECORDS.filter((_, i) => !late.includes(i)), prefix)).errors).toBe(false);
+    await ns.client.transport.request({ method: 'POST', path: `/${prefix}*/_refresh` });
+    await a.cycle();
+    await b.cycle();
+
+    await writeLate(ns, prefix, RECORDS[late[0]!]!, Date.now() - 40_000);
+    await writeLate(ns, prefix, RECORDS[late[1]!]!, Date.now() - 50_000);
+    expect((await a.cycle()).lateRawEvents).toBe(1);
+    expect((await b.cycle()).lateRawEvents).toBe(1);
+
+    // a dies; b takes its slots over, with the counts a stored beside their checkpoints
+    now += takeoverBoundMs(TTL, 1000) + 1000;
+    await b.acquire();
+    expect(b.slots).toHaveLength(32);
+    await writeLate(ns, prefix, RECORDS[late[2]!]!, Date.now() - 60_000);
+    expect((await b.cycle()).lateRawEvents).toBe(1);
+    expect(await b.cycle()).toMatchObject({ lateRawEvents: 0 });
+    expect(await openSearchState(ns.client, b.names)).toEqual(expected);
   }, 120_000);
 });
