@@ -18,6 +18,7 @@ export * from './raw-event-parse.js';
 export * from './normalizer-job.js';
 export * from './normalizer-metrics.js';
 export * from './normalizer-checkpoint.js';
+export * from './normalizer-late-arrivals.js';
 export * from './normalizer-lease.js';
 export * from './normalizer-slots.js';
 export * from './event-store.js';

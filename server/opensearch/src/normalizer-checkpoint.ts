@@ -1,9 +1,12 @@
 // The normalization jobs' checkpoints and status, persisted in the normalizer-state index. Each slot of the runs
 // (normalizer-slots.ts) has a checkpoint `checkpoint-<n>`: the newest raw ingest time normalized for it; a cycle
 // re-reads from `checkpoint − overlap`, so documents refreshed late (their ingest time is older than what the previous
-// cycle already saw) are not skipped. Written with optimistic concurrency, so a replica that lost the slot cannot move
-// it. The single `checkpoint` of releases before the replicas is where a slot without its own starts.
+// cycle already saw) are not skipped; the late-arrival audit (normalizer-late-arrivals.ts) covers the late window behind
+// that, with the per-bucket counts it stored beside the checkpoint (`late_counts`), so the slot's next holder starts
+// from them. Written with optimistic concurrency, so a replica that lost the slot cannot move it. The single
+// `checkpoint` of releases before the replicas is where a slot without its own starts.
 import type { Client } from '@opensearch-project/opensearch';
+import type { StoredLateCounts } from './normalizer-late-arrivals.js';
 import type { NormalizerJob } from './normalizer-metrics.js';
 import { SLOT_COUNT } from './normalizer-slots.js';
 import type { RenormalizationStatus } from './normalizer-renormalize.js';
@@ -17,8 +20,18 @@ export interface Checkpoint {
   /** The overlap the normalizer re-reads behind the checkpoint: raw events ingested before `highWaterMs − overlapMs`
    * are normalized for certain (what raw retention relies on). */
   readonly overlapMs?: number;
+  /** How far behind the checkpoint late arrivals are audited (absent: written by a release without the audit). */
+  readonly lateWindowMs?: number;
+  /** The audit's per-bucket counts as the slot's holder last stored them. */
+  readonly lateCounts?: StoredLateCounts;
   readonly seqNo?: number;
   readonly primaryTerm?: number;
+}
+
+/** How far behind its high water a checkpoint's raw events may still arrive and be normalized: raw retention keeps
+ * every raw event ingested after `highWaterMs` minus this. */
+export function settlingMs(checkpoint: Pick<Checkpoint, 'overlapMs' | 'lateWindowMs'>, defaultOverlapMs = 10_000): number {
+  return Math.max(checkpoint.overlapMs ?? defaultOverlapMs, checkpoint.lateWindowMs ?? 0);
 }
 
 /** Where a state document stood when read: what a conditional write checks that nobody wrote it since. */
@@ -49,14 +62,27 @@ export async function writeStateDocument(client: Client, index: string, id: stri
 /** The checkpoint document of releases with a single active normalizer: where a slot without a checkpoint of its own
  * starts (normalizer-lease.ts, LEGACY_LEASE_ID). Never written by the replicas. */
 export async function readLegacyCheckpoint(client: Client, index: string): Promise<Checkpoint> {
-  const stored = await readStateDocument<{ high_water_ms?: number; overlap_ms?: number }>(client, index, CHECKPOINT_ID);
+  const stored = await readStateDocument<CheckpointSource>(client, index, CHECKPOINT_ID);
   if (stored === undefined) return { highWaterMs: 0 };
   return checkpointOf(stored.source, stored.seqNo, stored.primaryTerm);
 }
 
-function checkpointOf(source: { high_water_ms?: number; overlap_ms?: number }, seqNo?: number, primaryTerm?: number): Checkpoint {
-  const overlap = source.overlap_ms;
-  return { highWaterMs: source.high_water_ms ?? 0, ...(overlap === undefined ? {} : { overlapMs: overlap }), ...(seqNo === undefined ? {} : { seqNo, primaryTerm }) };
+interface CheckpointSource {
+  high_water_ms?: number;
+  overlap_ms?: number;
+  late_window_ms?: number;
+  late_counts?: StoredLateCounts;
+}
+
+function checkpointOf(source: CheckpointSource, seqNo?: number, primaryTerm?: number): Checkpoint {
+  const { overlap_ms: overlap, late_window_ms: late, late_counts: counts } = source;
+  return {
+    highWaterMs: source.high_water_ms ?? 0,
+    ...(overlap === undefined ? {} : { overlapMs: overlap }),
+    ...(late === undefined ? {} : { lateWindowMs: late }),
+    ...(counts === undefined ? {} : { lateCounts: counts }),
+    ...(seqNo === undefined ? {} : { seqNo, primaryTerm }),
+  };
 }
 
 export function slotCheckpointId(slot: number): string {
@@ -71,7 +97,7 @@ export function slotCheckpointId(slot: number): string {
 export async function readSlotCheckpoints(client: Client, index: string, slots: readonly number[]): Promise<Map<number, Checkpoint>> {
   const ids = [...slots.map(slotCheckpointId), CHECKPOINT_ID];
   const response = await client.transport.request({ method: 'POST', path: `/${index}/_mget`, body: { ids } });
-  const docs = (response.body as { docs: { _id: string; found: boolean; _seq_no?: number; _primary_term?: number; _source?: { high_water_ms?: number; overlap_ms?: number } }[] }).docs;
+  const docs = (response.body as { docs: { _id: string; found: boolean; _seq_no?: number; _primary_term?: number; _source?: CheckpointSource }[] }).docs;
   const legacyDoc = docs.find((d) => d._id === CHECKPOINT_ID);
   const legacy = legacyDoc?.found === true ? checkpointOf(legacyDoc._source ?? {}) : { highWaterMs: 0 };
   const result = new Map<number, Checkpoint>();
@@ -82,11 +108,20 @@ export async function readSlotCheckpoints(client: Client, index: string, slots: 
   return result;
 }
 
+/** What a cycle writes beside each slot's high water: its windows, and the late-arrival audit's counts. */
+export interface CheckpointWindows {
+  readonly overlapMs: number;
+  readonly lateWindowMs?: number;
+  readonly lateCounts?: StoredLateCounts;
+}
+
 /**
  * Stores each slot's new high water in one bulk, each only if nobody wrote it since it was read; the slots someone
  * else wrote meanwhile are returned in `lost` (a replica that lost the slot cannot move it).
  */
-export async function writeSlotCheckpoints(client: Client, index: string, updates: ReadonlyMap<number, { previous: Checkpoint; highWaterMs: number }>, overlapMs: number): Promise<{ written: Map<number, Checkpoint>; lost: number[] }> {
+export async function writeSlotCheckpoints(client: Client, index: string, updates: ReadonlyMap<number, { previous: Checkpoint; highWaterMs: number }>, windows: CheckpointWindows): Promise<{ written: Map<number, Checkpoint>; lost: number[] }> {
+  const { overlapMs, lateWindowMs, lateCounts } = windows;
+  const late = { ...(lateWindowMs === undefined ? {} : { lateWindowMs }), ...(lateCounts === undefined ? {} : { lateCounts }) };
   const slots = [...updates.keys()];
   const written = new Map<number, Checkpoint>();
   if (slots.length === 0) return { written, lost: [] };
@@ -95,7 +130,7 @@ export async function writeSlotCheckpoints(client: Client, index: string, update
   for (const slot of slots) {
     const { previous, highWaterMs } = updates.get(slot)!;
     const meta = previous.seqNo === undefined ? { create: { _index: index, _id: slotCheckpointId(slot) } } : { index: { _index: index, _id: slotCheckpointId(slot), if_seq_no: previous.seqNo, if_primary_term: previous.primaryTerm } };
-    lines.push(JSON.stringify(meta), JSON.stringify({ kind: 'checkpoint', slot, high_water_ms: highWaterMs, overlap_ms: overlapMs, updated_at_ms: now }));
+    lines.push(JSON.stringify(meta), JSON.stringify({ kind: 'checkpoint', slot, high_water_ms: highWaterMs, overlap_ms: overlapMs, late_window_ms: lateWindowMs, late_counts: lateCounts, updated_at_ms: now }));
   }
   const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: lines.join('\n') + '\n' });
   const items = (response.body as { items: Record<string, { status: number; _seq_no?: number; _primary_term?: number; error?: unknown }>[] }).items;
@@ -105,27 +140,29 @@ export async function writeSlotCheckpoints(client: Client, index: string, update
     const slot = slots[i]!;
     if (r.status === 409) lost.push(slot);
     else if (r.status >= 300) throw new Error(`writing the checkpoint of slot ${slot} failed: ${JSON.stringify(r.error ?? r.status).slice(0, 500)}`);
-    else written.set(slot, { highWaterMs: updates.get(slot)!.highWaterMs, overlapMs, seqNo: r._seq_no!, primaryTerm: r._primary_term! });
+    else written.set(slot, { highWaterMs: updates.get(slot)!.highWaterMs, overlapMs, ...late, seqNo: r._seq_no!, primaryTerm: r._primary_term! });
   });
   return { written, lost };
 }
 
 /**
- * The installation's checkpoint: raw events ingested before `highWaterMs − overlapMs` are normalized in every slot
- * (the slot that is furthest behind; what raw retention and `init-job status` trust). Slots without a checkpoint of
- * their own count with the legacy one.
+ * The installation's checkpoint: raw events ingested before `highWaterMs − settlingMs` are normalized in every slot
+ * and none can still arrive there (the slot that is furthest behind; what raw retention and `init-job status` trust).
+ * Slots without a checkpoint of their own count with the legacy one.
  */
 export async function readCheckpoint(client: Client, index: string, slotCount = SLOT_COUNT): Promise<Checkpoint> {
   const all = await readSlotCheckpoints(client, index, Array.from({ length: slotCount }, (_, s) => s));
   return minimumCheckpoint([...all.values()]);
 }
 
-/** Of several checkpoints, the one whose processed point (high water − overlap) is earliest; its version is dropped. */
+/** Of several checkpoints, the one whose settled point (high water − settling) is earliest; its version and audit
+ * counts are dropped. */
 export function minimumCheckpoint(checkpoints: readonly Checkpoint[]): Checkpoint {
   let min: Checkpoint | undefined;
-  for (const c of checkpoints) if (min === undefined || c.highWaterMs - (c.overlapMs ?? 0) < min.highWaterMs - (min.overlapMs ?? 0)) min = c;
+  const settled = (c: Checkpoint): number => c.highWaterMs - settlingMs(c, 0);
+  for (const c of checkpoints) if (min === undefined || settled(c) < settled(min)) min = c;
   if (min === undefined) return { highWaterMs: 0 };
-  return { highWaterMs: min.highWaterMs, ...(min.overlapMs === undefined ? {} : { overlapMs: min.overlapMs }) };
+  return { highWaterMs: min.highWaterMs, ...(min.overlapMs === undefined ? {} : { overlapMs: min.overlapMs }), ...(min.lateWindowMs === undefined ? {} : { lateWindowMs: min.lateWindowMs }) };
 }
 
 export interface JobStatus {

@@ -5,12 +5,16 @@
 //      from all their stored events (a pure function, so recomputing again is harmless); records events without a
 //      usable instance id as ingest errors;
 //   3. moves the checkpoint of every slot it holds to the newest ingest time seen.
+// Behind the overlap, the late-arrival audit (normalizer-late-arrivals.ts) counts the raw documents per second of the
+// late window and lists again only the seconds whose count grew (writes a hung node held, stamped before they became
+// searchable); their documents join step 2 like new ones.
 // With several replicas (normalizer-slots.ts), a cycle works on the slots its replica holds: it scans once from the
 // earliest of their checkpoints (each minus the overlap), keeps the raw documents of its slots that are not behind
 // their own slot's checkpoint, and moves every held slot's checkpoint (the scan saw all of each slot's window).
 import { type Checkpoint, minimumCheckpoint, readSlotCheckpoints, writeSlotCheckpoints } from './normalizer-checkpoint.js';
 import { batchesWithinBudget, storedEventCounts } from './normalizer-batches.js';
 import type { NormalizerContext } from './normalizer-context.js';
+import { LATE_BUCKET_MS, LateArrivalAudit, bucketOf } from './normalizer-late-arrivals.js';
 import { LeaseLostError } from './normalizer-lease.js';
 import { hitsByInstance, ingestErrorDocument, ingestErrorId, planRecompute, sendBulk, writeRecompute } from './normalizer-recompute.js';
 import type { NormalizerStatusReport } from './normalizer-status.js';
@@ -19,7 +23,10 @@ import { type RawMark, rawEventsByKey, scanIngestedSince } from './raw-event-sou
 import { slotOfEvent } from './normalizer-slots.js';
 
 export interface CycleResult {
+  /** Raw documents sent through the cycle: new in the overlap window, and those of grown late-window buckets. */
   readonly newRawEvents: number;
+  /** Of newRawEvents, those of late-window buckets whose count grew (listed again by the late-arrival audit). */
+  readonly lateRawEvents: number;
   readonly instances: number;
   readonly executions: number;
   readonly deletedExecutions: number;
@@ -33,6 +40,8 @@ export interface CycleResult {
 export interface CycleSettings {
   /** How far behind the checkpoint each cycle re-reads (documents refreshed late). */
   readonly overlapMs: number;
+  /** How far behind the checkpoint late arrivals are audited (normalizer-late-arrivals.ts); at most overlapMs: none. */
+  readonly lateWindowMs: number;
   /** Instances recomputed per bulk request. */
   readonly batchSize: number;
   /** Batches in flight at once. */
@@ -55,7 +64,18 @@ interface Scan {
   readonly from: number;
   /** The newest ingest time of every raw document the scan listed, of any slot. */
   readonly highWaterMs: number;
+  /** Every raw document the scan listed (of any slot), from `from` on. */
+  readonly marks: readonly RawMark[];
   readonly fresh: readonly RawMark[];
+  /** Of fresh, the documents of grown late-window buckets. */
+  readonly late: number;
+  /** Late-window buckets whose count grew (listed again). */
+  readonly grown: number;
+  /** The audit's baselines to keep once this cycle's documents are normalized, and where the scan listed every
+   * bucket whole (from there on the scan's marks are the baselines). */
+  readonly audited: ReadonlyMap<number, number>;
+  readonly scanCoveredMs: number;
+  readonly lateFromMs: number;
   readonly touched: readonly string[];
   readonly freshOf: ReadonlyMap<string, readonly RawMark[]>;
   readonly untracked: readonly RawMark[];
@@ -68,12 +88,21 @@ export class NormalizationCycle {
   private readonly checkpoints = new Map<number, Checkpoint>();
   /** Per slot, the checkpoint found when this process took it: documents up to it were counted by another. */
   private readonly countedUpTo = new Map<number, number>();
+  private readonly audit: LateArrivalAudit;
+  /** The slots of the last cycle: a slot not among them brings its stored audit counts (LateArrivalAudit.adopt). */
+  private auditedSlots = new Set<number>();
 
   constructor(
     private readonly context: NormalizerContext,
     private readonly settings: CycleSettings,
     private readonly report: NormalizerStatusReport,
-  ) {}
+  ) {
+    this.audit = new LateArrivalAudit(context.client, context.prefix);
+  }
+
+  private get auditing(): boolean {
+    return this.settings.lateWindowMs > this.settings.overlapMs;
+  }
 
   /** The earliest checkpoint of the held slots as this process last read or wrote them; 0 before it read one. */
   get checkpointMs(): number {
@@ -95,8 +124,10 @@ export class NormalizationCycle {
       for (const [slot, checkpoint] of read) {
         this.checkpoints.set(slot, checkpoint);
         this.countedUpTo.set(slot, checkpoint.highWaterMs);
+        if (!this.auditedSlots.has(slot)) this.audit.adopt(checkpoint.lateCounts);
       }
     }
+    this.auditedSlots = new Set(slots);
     return new Map(slots.map((s) => [s, this.checkpoints.get(s)!]));
   }
 
@@ -105,36 +136,50 @@ export class NormalizationCycle {
     const started = Date.now();
     const endTimer = this.context.metrics.cycleSeconds.startTimer();
     const checkpoints = await this.heldCheckpoints(this.settings.slots());
-    const scan = await this.timed('scan', () => this.scan(checkpoints));
+    const scan = await this.scan(checkpoints);
     if (scan.touched.length > 0) await this.context.visibility.ensureSearchable();
     const batches = await this.timed('fetch', () => this.batchesOf(scan.touched, scan.freshOf));
     const written = await this.recompute(batches, scan.freshOf);
     written.rejected += await this.recordUntracked(scan.untracked);
+    this.audit.commit(scan.audited, scan.marks, scan.scanCoveredMs, scan.lateFromMs);
 
     const counted = scan.fresh.filter((m) => m.ingestTimeMs > (this.countedUpTo.get(slotOfEvent(m.instanceId)) ?? 0)).length;
     for (const m of scan.fresh) this.seen.set(m.key, m.ingestTimeMs);
     for (const [key, t] of this.seen) if (t < scan.from) this.seen.delete(key);
-    const highWater = await this.timed('checkpoint', () => this.advance(checkpoints, scan.highWaterMs));
+    const highWater = await this.timed('checkpoint', () => this.advance(checkpoints, scan.highWaterMs, scan.grown > 0));
 
     const oldestWaiting = scan.fresh.reduce((min, m) => Math.min(min, m.ingestTimeMs), Infinity);
     this.count(counted, written, highWater);
+    this.context.metrics.lateRawEvents.inc(scan.late);
     const lagMs = Number.isFinite(oldestWaiting) ? Math.max(0, started - oldestWaiting) : 0;
     endTimer();
     const durationMs = Date.now() - started;
     this.report.cycleSucceeded({ startedAtMs: started, durationMs, lagMs, counted, rejected: written.rejected, instanceDocs: written.instances, executionDocs: written.executions, deletedDocs: written.deleted });
-    return { newRawEvents: scan.fresh.length, instances: written.instances, executions: written.executions, deletedExecutions: written.deleted, rejectedEvents: written.rejected, checkpointMs: highWater, durationMs, batches: batches.length };
+    return { newRawEvents: scan.fresh.length, lateRawEvents: scan.late, instances: written.instances, executions: written.executions, deletedExecutions: written.deleted, rejectedEvents: written.rejected, checkpointMs: highWater, durationMs, batches: batches.length };
   }
 
   private async scan(checkpoints: ReadonlyMap<number, Checkpoint>): Promise<Scan> {
-    if (checkpoints.size === 0) return { from: 0, highWaterMs: 0, fresh: [], touched: [], freshOf: new Map(), untracked: [] };
+    if (checkpoints.size === 0) return { from: 0, highWaterMs: 0, marks: [], fresh: [], late: 0, grown: 0, audited: new Map(), scanCoveredMs: 0, lateFromMs: 0, touched: [], freshOf: new Map(), untracked: [] };
     const windowOf = (slot: number): number => Math.max(0, checkpoints.get(slot)!.highWaterMs - this.settings.overlapMs);
-    const from = Math.min(...[...checkpoints.keys()].map(windowOf));
-    const marks = await scanIngestedSince(this.context.client, this.context.prefix, from);
+    const lateWindowOf = (slot: number): number => Math.max(0, checkpoints.get(slot)!.highWaterMs - this.settings.lateWindowMs);
+    const slots = [...checkpoints.keys()];
+    const from = Math.min(...slots.map(windowOf));
+    const marks = await this.timed('scan', () => scanIngestedSince(this.context.client, this.context.prefix, from));
     const highWaterMs = marks.reduce((max, m) => Math.max(max, m.ingestTimeMs), 0);
-    const fresh = marks.filter((m) => {
+    const scanned = marks.filter((m) => {
       const slot = slotOfEvent(m.instanceId);
       return checkpoints.has(slot) && m.ingestTimeMs >= windowOf(slot) && !this.seen.has(m.key);
     });
+    // Buckets from scanCoveredMs on lie wholly in every held slot's overlap window: the scan listed them whole.
+    const scanCoveredMs = bucketOf(Math.max(...slots.map(windowOf)) + LATE_BUCKET_MS - 1);
+    const lateFromMs = Math.min(...slots.map(lateWindowOf));
+    const audit = this.auditing ? await this.timed('audit', () => this.audit.audit(lateFromMs, scanCoveredMs)) : { marks: [], grown: 0, baselines: new Map<number, number>() };
+    const listed = new Set(scanned.map((m) => m.key));
+    const late = audit.marks.filter((m) => {
+      const slot = slotOfEvent(m.instanceId);
+      return checkpoints.has(slot) && m.ingestTimeMs >= lateWindowOf(slot) && !this.seen.has(m.key) && !listed.has(m.key);
+    });
+    const fresh = [...scanned, ...late];
     const touched = [...new Set(fresh.flatMap((m) => (m.instanceId === undefined ? [] : [m.instanceId])))].sort();
     const untracked = fresh.filter((m) => m.instanceId === undefined);
     const freshOf = new Map<string, RawMark[]>();
@@ -144,7 +189,7 @@ export class NormalizationCycle {
       if (list) list.push(m);
       else freshOf.set(m.instanceId, [m]);
     }
-    return { from, highWaterMs, fresh, touched, freshOf, untracked };
+    return { from, highWaterMs, marks, fresh, late: late.length, grown: audit.grown, audited: audit.baselines, scanCoveredMs, lateFromMs, touched, freshOf, untracked };
   }
 
   /**
@@ -210,11 +255,18 @@ export class NormalizationCycle {
    * Moves every held slot's checkpoint to the newest ingest time the scan listed (of any slot: the scan read each held
    * slot's whole window, so a slot without new documents is done up to there too); one bulk of conditional writes. A
    * slot written by another normalizer meanwhile fails the cycle. Returns the earliest of the held slots' checkpoints.
+   * When the audit listed grown buckets, every held slot is written (its high water kept if the scan saw nothing
+   * newer), so the slot's next holder starts from the counts that include them.
    */
-  private async advance(checkpoints: ReadonlyMap<number, Checkpoint>, scannedHighWater: number): Promise<number> {
+  private async advance(checkpoints: ReadonlyMap<number, Checkpoint>, scannedHighWater: number, countsGrew: boolean): Promise<number> {
     const updates = new Map<number, { previous: Checkpoint; highWaterMs: number }>();
-    for (const [slot, previous] of checkpoints) if (scannedHighWater > previous.highWaterMs) updates.set(slot, { previous, highWaterMs: scannedHighWater });
-    const { written, lost } = await writeSlotCheckpoints(this.context.client, this.context.names.normalizerState, updates, this.settings.overlapMs);
+    for (const [slot, previous] of checkpoints) {
+      if (scannedHighWater > previous.highWaterMs || countsGrew) updates.set(slot, { previous, highWaterMs: Math.max(previous.highWaterMs, scannedHighWater) });
+    }
+    const { overlapMs, lateWindowMs } = this.settings;
+    const newest = Math.max(scannedHighWater, ...[...updates.values()].map((u) => u.highWaterMs));
+    const lateCounts = this.auditing ? this.audit.stored(Math.max(0, newest - lateWindowMs)) : undefined;
+    const { written, lost } = await writeSlotCheckpoints(this.context.client, this.context.names.normalizerState, updates, { overlapMs, lateWindowMs, ...(lateCounts === undefined ? {} : { lateCounts }) });
     for (const [slot, checkpoint] of written) this.checkpoints.set(slot, checkpoint);
     if (lost.length > 0) {
       for (const slot of lost) this.checkpoints.delete(slot);
@@ -225,7 +277,7 @@ export class NormalizationCycle {
   }
 
   /** Runs `work`, adding its time to the phase's metric (where a cycle's time goes, for capacity planning). */
-  private async timed<T>(phase: 'scan' | 'fetch' | 'plan' | 'write' | 'checkpoint', work: () => Promise<T>): Promise<T> {
+  private async timed<T>(phase: 'scan' | 'audit' | 'fetch' | 'plan' | 'write' | 'checkpoint', work: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
       return await work();

@@ -11,6 +11,7 @@ import { type NormalizedIndexNames, applyNormalizedIndices, normalizedIndexNames
 import { type JobStatus, readCheckpoint } from './normalizer-checkpoint.js';
 import { type NormalizerContext, type NormalizerLogger, SILENT_LOGGER, WrittenVisibility } from './normalizer-context.js';
 import { type CycleResult, NormalizationCycle } from './normalizer-cycle.js';
+import { DEFAULT_LATE_WINDOW_MS } from './normalizer-late-arrivals.js';
 import { type AcquireResult, NormalizerLease } from './normalizer-lease.js';
 import { type NormalizerMetrics, createNormalizerMetrics } from './normalizer-metrics.js';
 import { type RenormalizeResult, RenormalizationWalk } from './normalizer-renormalize-walk.js';
@@ -35,6 +36,9 @@ export interface NormalizerOptions {
   readonly intervalMs?: number;
   /** How far behind the checkpoint each cycle re-reads (documents refreshed late). */
   readonly overlapMs?: number;
+  /** How far behind the checkpoint each cycle audits late arrivals, by counts per second (normalizer-late-arrivals.ts);
+   * default 120,000 (fault detection's removal of a hung node and the `_bulk` timeout); at most overlapMs: none. */
+  readonly lateWindowMs?: number;
   /** How long a slot lease and the heartbeat last without renewal: a dead replica's slots are taken over within about
    * this plus the interval (normalizer-slots.ts takeoverBoundMs). */
   readonly leaseTtlMs?: number;
@@ -106,6 +110,7 @@ export class OpenSearchNormalizer {
     this.metrics = options.metrics ?? createNormalizerMetrics();
     this.logger = options.logger ?? SILENT_LOGGER;
     const overlapMs = options.overlapMs ?? 10_000;
+    const lateWindowMs = options.lateWindowMs ?? DEFAULT_LATE_WINDOW_MS;
     const batchSize = options.batchSize ?? 200;
     const refresh = options.refresh ?? false;
     this.lease = new NormalizerLease(this.client, { index: this.names.normalizerState, holder: this.holder, ttlMs: options.leaseTtlMs ?? 20_000, ...(options.now ? { now: options.now } : {}) }, this.metrics);
@@ -116,9 +121,9 @@ export class OpenSearchNormalizer {
       visibility: this.visibility,
     };
     this.report = new NormalizerStatusReport(this.client, this.names.normalizerState, this.holder, this.metrics, () => this.lease.heldSlots);
-    this.cycles = new NormalizationCycle(context, { overlapMs, batchSize, concurrency: options.concurrency ?? 2, eventBudget: options.cycleEventBudget ?? 20_000, slots: () => this.lease.heldSlots }, this.report);
+    this.cycles = new NormalizationCycle(context, { overlapMs, lateWindowMs, batchSize, concurrency: options.concurrency ?? 2, eventBudget: options.cycleEventBudget ?? 20_000, slots: () => this.lease.heldSlots }, this.report);
     this.walk = new RenormalizationWalk(context, { sliceMs: options.renormalizeSliceMs ?? 1000, pageSize: options.renormalizePageSize ?? batchSize, eventBudget: options.renormalizeEventBudget ?? 20_000 }, this.report);
-    this.retentionSchedule = new RetentionSchedule(context, { intervalMs: options.retentionIntervalMs ?? 3_600_000, overlapMs, checkpoint: () => readCheckpoint(this.client, this.names.normalizerState) });
+    this.retentionSchedule = new RetentionSchedule(context, { intervalMs: options.retentionIntervalMs ?? 3_600_000, overlapMs, lateWindowMs, checkpoint: () => readCheckpoint(this.client, this.names.normalizerState) });
   }
 
   /** False while cycles fail (the loop keeps retrying); readiness reports it. */

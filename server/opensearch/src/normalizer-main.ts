@@ -4,7 +4,8 @@
 // Several may run (replicas): they split the runs by instance id (normalizer-slots.ts); how many is the bundle's
 // choice (NORMALIZER_REPLICAS, the StatefulSet's replicas), not read here: each replica counts the live ones.
 //   OPENSEARCH_* (see opensearch-connection-settings.ts), NORMALIZER_INTERVAL_MS (1000), NORMALIZER_OVERLAP_MS
-//   (10000), NORMALIZER_LEASE_TTL_MS (20000: a dead replica's slots are taken over within it plus the interval, the
+//   (10000), NORMALIZER_LATE_WINDOW_MS (120000, at least the overlap: how far behind its checkpoint a cycle counts raw
+//   events per second to find writes that became searchable late, normalizer-late-arrivals.ts), NORMALIZER_LEASE_TTL_MS (20000: a dead replica's slots are taken over within it plus the interval, the
 //   30 s of CONTRACT §10), NORMALIZER_BATCH_SIZE (200), LOG_LEVEL (info),
 //   NORMALIZER_RETENTION_INTERVAL_MS (3600000; 0: retention only by `init-job prune`): how often the retention rule
 //   (retention/retention-rule.ts) is applied. NORMALIZER_MAX_BACKOFF_MS (30000): the longest pause between retries
@@ -18,6 +19,7 @@ import { createServer } from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
 import { pino } from 'pino';
 import { OpenSearchNormalizer } from './normalizer-job.js';
+import { DEFAULT_LATE_WINDOW_MS } from './normalizer-late-arrivals.js';
 import { createNormalizerMetrics } from './normalizer-metrics.js';
 import { TAKEOVER_TARGET_MS, takeoverBoundMs } from './normalizer-slots.js';
 import { openSearchClient, openSearchConnectionSettings } from './opensearch-connection-settings.js';
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
   const options = {
     intervalMs: intSetting('NORMALIZER_INTERVAL_MS', 1000, problems),
     overlapMs: intSetting('NORMALIZER_OVERLAP_MS', 10_000, problems),
+    lateWindowMs: intSetting('NORMALIZER_LATE_WINDOW_MS', DEFAULT_LATE_WINDOW_MS, problems),
     leaseTtlMs: intSetting('NORMALIZER_LEASE_TTL_MS', 20_000, problems),
     batchSize: intSetting('NORMALIZER_BATCH_SIZE', 200, problems),
     retentionIntervalMs: intSetting('NORMALIZER_RETENTION_INTERVAL_MS', 3_600_000, problems, 0),
@@ -48,6 +51,10 @@ async function main(): Promise<void> {
   // lifetime would let a standby take over while this process still writes.
   if (options.renormalizeSliceMs > options.leaseTtlMs / 3) {
     problems.push(`NORMALIZER_RENORMALIZE_SLICE_MS (${options.renormalizeSliceMs}) must be at most a third of NORMALIZER_LEASE_TTL_MS (${options.leaseTtlMs})`);
+  }
+  // The audit covers what the overlap does not; a shorter window would let raw retention keep less than it re-reads.
+  if (options.lateWindowMs < options.overlapMs) {
+    problems.push(`NORMALIZER_LATE_WINDOW_MS (${options.lateWindowMs}) must be at least NORMALIZER_OVERLAP_MS (${options.overlapMs})`);
   }
   const port = intSetting('NORMALIZER_HTTP_PORT', 9464, problems);
   const takeoverMs = takeoverBoundMs(options.leaseTtlMs, options.intervalMs);

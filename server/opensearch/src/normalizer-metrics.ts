@@ -9,6 +9,7 @@ export interface NormalizerMetrics {
   readonly registry: Registry;
   readonly cycleSeconds: Histogram;
   readonly rawEvents: Counter;
+  readonly lateRawEvents: Counter;
   readonly rejectedEvents: Counter;
   readonly documents: Counter<'transform'>;
   readonly deletedDocuments: Counter<'transform'>;
@@ -38,6 +39,7 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
       registers,
     }),
     rawEvents: new Counter({ name: 'workflow_index_normalizer_raw_events_total', help: 'Raw events normalized (each raw document counted once)', registers }),
+    lateRawEvents: new Counter({ name: 'workflow_index_normalizer_late_raw_events_total', help: 'Raw events of late-window seconds whose count grew since they were listed (writes that became searchable after the overlap, and the other events of their second), sent through a cycle again', registers }),
     rejectedEvents: new Counter({ name: 'workflow_index_normalizer_rejected_events_total', help: 'Raw events recorded in the ingest-errors index', registers }),
     // Labelled `transform`, not `job`: Prometheus gives every scraped target a `job` label of its own, and a metric's
     // `job` would be renamed `exported_job` on scrape.
@@ -47,7 +49,7 @@ export function createNormalizerMetrics(registry = new Registry()): NormalizerMe
     lagSeconds: new Gauge({ name: 'workflow_index_normalizer_lag_seconds', help: 'How long the oldest raw event waited for the last cycle; while cycles fail, the time since the last successful one', registers }),
     checkpoint: new Gauge({ name: 'workflow_index_normalizer_checkpoint_timestamp_seconds', help: 'Ingest time up to which raw events are normalized (epoch seconds)', registers }),
     active: new Gauge({ name: 'workflow_index_normalizer_active', help: '1 while this process holds at least one slot of the runs (normalizer-lease.ts)', registers }),
-    phaseSeconds: new Counter({ name: 'workflow_index_normalizer_phase_seconds_total', help: 'Time cycles spent per phase: scan (listing new raw documents), fetch (reading them and sizing batches), plan (reading stored events and executions, computing), write (fence and bulk), checkpoint; batches overlap, so the phases can add up to more than the cycles', labelNames: ['phase'], registers }),
+    phaseSeconds: new Counter({ name: 'workflow_index_normalizer_phase_seconds_total', help: 'Time cycles spent per phase: scan (listing new raw documents), audit (counting the late window per second, listing the grown seconds), fetch (reading them and sizing batches), plan (reading stored events and executions, computing), write (fence and bulk), checkpoint; batches overlap, so the phases can add up to more than the cycles', labelNames: ['phase'], registers }),
     slotsHeld: new Gauge({ name: 'workflow_index_normalizer_slots_held', help: 'Slots of the runs (of 32, by instance id) this replica holds and normalizes', registers }),
     consecutiveFailures: new Gauge({ name: 'workflow_index_normalizer_consecutive_failures', help: 'Failed cycles since the last successful one', registers }),
     retentionDeleted: new Counter({ name: 'workflow_index_normalizer_retention_deleted_total', help: 'What retention deleted: kind="raw_index" (daily raw indices) or kind="instance" (finished runs)', labelNames: ['kind'], registers }),

@@ -68,10 +68,10 @@ function toHit(hit: JsonObject): RawHit {
 }
 
 /**
- * Every raw document ingested at or after `sinceMs`, without `_source`, in (ingest time, id) order. Paged with
- * search_after, so a burst of any size is read whole.
+ * Every raw document ingested at or after `sinceMs` (and before `untilMs` when given), without `_source`, in (ingest
+ * time, id) order. Paged with search_after, so a burst of any size is read whole.
  */
-export async function scanIngestedSince(client: Client, prefix: string, sinceMs: number, pageSize = 5000): Promise<RawMark[]> {
+export async function scanIngestedSince(client: Client, prefix: string, sinceMs: number, untilMs?: number, pageSize = 5000): Promise<RawMark[]> {
   const marks: RawMark[] = [];
   let after: JsonValue[] | undefined;
   for (;;) {
@@ -79,7 +79,7 @@ export async function scanIngestedSince(client: Client, prefix: string, sinceMs:
       size: pageSize,
       _source: false,
       track_total_hits: false,
-      query: { range: { 'wi.ingest_time': { gte: sinceMs, format: 'epoch_millis' } } },
+      query: { range: { 'wi.ingest_time': { gte: sinceMs, ...(untilMs === undefined ? {} : { lt: untilMs }), format: 'epoch_millis' } } },
       sort: [{ 'wi.ingest_time': 'asc' }, { _id: 'asc' }],
       docvalue_fields: DOC_FIELDS,
     };

@@ -9,7 +9,8 @@ import { applyRawSchema } from '../src/apply-raw-schema.js';
 import { type FluentBitRecord, writeEventLines } from '../src/fluent-bit-bulk.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
 import { readStatus } from '../src/normalizer-checkpoint.js';
-import { writeRetentionRule } from '../src/retention/retention-rule.js';
+import { DEFAULT_RETENTION_RULE, writeRetentionRule } from '../src/retention/retention-rule.js';
+import { runRetention } from '../src/retention/retention-run.js';
 import type { TestNamespace } from './support/test-node.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { DAY_MS, DAY_ONE, DAY_TWO, FIXTURE_LINES, leasedNormalizer, rawIndexNames, records } from './support/leased-normalizer.js';
@@ -50,8 +51,9 @@ async function retried<T>(step: () => Promise<T>): Promise<T> {
 }
 
 
-/** A leased normalizer whose retention runs only when a test calls it, re-reading 200 ms behind its checkpoint. */
-const normalizer = (ns: TestNamespace, prefix: string): Promise<OpenSearchNormalizer> => leasedNormalizer(ns.client, prefix, { overlapMs: 200, retentionIntervalMs: 0 });
+/** A leased normalizer whose retention runs only when a test calls it, re-reading 200 ms behind its checkpoint (and
+ * auditing no further: the late window's margin has a test of its own below). */
+const normalizer = (ns: TestNamespace, prefix: string): Promise<OpenSearchNormalizer> => leasedNormalizer(ns.client, prefix, { overlapMs: 200, lateWindowMs: 200, retentionIntervalMs: 0 });
 
 async function waitPast(ms: number): Promise<void> {
   const until = Date.now() + ms + 5;
@@ -106,6 +108,36 @@ describeOpenSearch('OpenSearch retention', () => {
     expect(left.every((i) => i.endsWith('2026.05.13'))).toBe(true);
     const state = await openSearchState(ns.client, n.names);
     expect(state.instances.filter((i) => !i.placeholder)).toHaveLength(instanceIds.length);
+  }, 120_000);
+
+  it('keeps a processed raw index while its newest event is within the late window the normalizer audits', async () => {
+    const prefix = `${ns.prefix}late-window-`;
+    const n = await leasedNormalizer(ns.client, prefix, { overlapMs: 200, lateWindowMs: 3000, retentionIntervalMs: 0 });
+    await writeEventLines(ns.client, records(lines.slice(0, 20), DAY_ONE), prefix);
+    await ns.refresh();
+    await n.cycle();
+    const marker = (i: number): string[] => [`{"instanceId":"marker-${i}","eventType":"io.serverlessworkflow.workflow.started.v1","timestamp":1.7785772435E9,"workflowName":"marker"}`];
+    const later = Date.now() + 8 * DAY;
+    // past the overlap, within the late window: a write stamped then may still become searchable
+    await waitPast(200);
+    await writeEventLines(ns.client, records(marker(1), DAY_TWO), prefix);
+    await ns.refresh();
+    await n.cycle();
+    const within = await n.retention(later);
+    expect(within.raw.deleted).toEqual([]);
+    const dayOne = within.raw.decisions.filter((d) => d.index.endsWith('2026.05.12'));
+    expect(dayOne.length).toBeGreaterThan(0);
+    expect(dayOne.every((d) => d.action === 'keep' && d.reason.startsWith('holds events'))).toBe(true);
+    // `init-job prune` reads the window from the checkpoints the normalizer stored
+    const pruned = await runRetention(ns.client, { prefix, names: n.names, rule: DEFAULT_RETENTION_RULE, nowMs: later, dryRun: true });
+    expect(pruned.raw.decisions.filter((d) => d.index.endsWith('2026.05.12')).every((d) => d.action === 'keep')).toBe(true);
+    // past the late window: day one goes
+    await waitPast(3000);
+    await writeEventLines(ns.client, records(marker(2), DAY_TWO + 1000), prefix);
+    await ns.refresh();
+    await n.cycle();
+    const past = await n.retention(later);
+    expect(past.raw.deleted.map((d) => d.index).sort()).toEqual(dayOne.map((d) => d.index).sort());
   }, 120_000);
 
   it('a late event after its raw index is deleted gives the same documents as with the raw events kept', async () => {
@@ -187,7 +219,7 @@ describeOpenSearch('OpenSearch retention', () => {
   it('the running normalizer applies the rule periodically, reports it in its status and metrics, and a broken rule fails retention only', async () => {
     const prefix = `${ns.prefix}loop-`;
     await applyRawSchema(ns.client, { prefix });
-    const n = new OpenSearchNormalizer({ client: ns.client, prefix, intervalMs: 100, overlapMs: 200, retentionIntervalMs: 300 });
+    const n = new OpenSearchNormalizer({ client: ns.client, prefix, intervalMs: 100, overlapMs: 200, lateWindowMs: 200, retentionIntervalMs: 300 });
     await n.setup();
     // an operator's rule: horizon 0 days, so every processed raw index is due
     await writeRetentionRule(ns.client, n.names.normalizerState, { raw_events_retention_days: 0, instance_retention_days: null });

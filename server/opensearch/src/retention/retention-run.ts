@@ -3,7 +3,7 @@
 // opensearch` runs it on demand (with --dry-run it only counts).
 import type { Client } from '@opensearch-project/opensearch';
 import type { NormalizedIndexNames } from '../normalized-indices.js';
-import { readCheckpoint } from '../normalizer-checkpoint.js';
+import { readCheckpoint, settlingMs } from '../normalizer-checkpoint.js';
 import { type InstanceRetentionResult, applyInstanceRetention } from './instance-retention.js';
 import { DEFAULT_OVERLAP_MS, type RawRetentionResult, applyRawRetention } from './raw-retention.js';
 import type { RetentionRule } from './retention-rule.js';
@@ -16,7 +16,7 @@ export interface RetentionRunOptions {
   readonly batchSize?: number;
   readonly nowMs?: number;
   /** The checkpoint to trust (the normalizer passes its own); default: the stored one. */
-  readonly checkpoint?: { readonly highWaterMs: number; readonly overlapMs?: number };
+  readonly checkpoint?: { readonly highWaterMs: number; readonly overlapMs?: number; readonly lateWindowMs?: number };
 }
 
 export interface RetentionRunResult {
@@ -34,7 +34,8 @@ export async function runRetention(client: Client, options: RetentionRunOptions)
     prefix: options.prefix,
     retentionDays: options.rule.raw_events_retention_days,
     checkpointMs: checkpoint.highWaterMs,
-    overlapMs: checkpoint.overlapMs ?? DEFAULT_OVERLAP_MS,
+    // Raw events inside the late window may still arrive and be normalized (normalizer-late-arrivals.ts).
+    overlapMs: settlingMs(checkpoint, DEFAULT_OVERLAP_MS),
     nowMs,
     dryRun: options.dryRun ?? false,
   });

@@ -12,6 +12,8 @@ export interface RetentionScheduleSettings {
   readonly intervalMs: number;
   /** The overlap the normalizer re-reads behind its checkpoint. */
   readonly overlapMs: number;
+  /** How far behind its checkpoint the normalizer audits late arrivals (raw events there are kept too). */
+  readonly lateWindowMs: number;
   /** The checkpoint every slot has reached (the earliest slot checkpoint, read from the state index). */
   readonly checkpoint: () => Promise<Checkpoint>;
 }
@@ -35,7 +37,7 @@ export class RetentionSchedule {
     const { client, prefix, names, metrics } = this.context;
     const rule = (await readRetentionRule(client, names.normalizerState)) ?? DEFAULT_RETENTION_RULE;
     const checkpoint = await this.settings.checkpoint();
-    const result = await runRetention(client, { prefix, names, rule, nowMs, checkpoint: { highWaterMs: checkpoint.highWaterMs, overlapMs: this.settings.overlapMs } });
+    const result = await runRetention(client, { prefix, names, rule, nowMs, checkpoint: { highWaterMs: checkpoint.highWaterMs, overlapMs: this.settings.overlapMs, lateWindowMs: this.settings.lateWindowMs } });
     const waiting = result.raw.decisions.filter((d) => d.action === 'keep' && d.reason.startsWith('holds events')).length;
     metrics.retentionDeleted.inc({ kind: 'raw_index' }, result.raw.deleted.length);
     metrics.retentionDeleted.inc({ kind: 'instance' }, result.instances?.instances ?? 0);
