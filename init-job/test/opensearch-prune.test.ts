@@ -80,7 +80,7 @@ describe.skipIf(!available)('init-job OpenSearch retention against a real node',
   it('prune: the dry run counts per raw index and per workflow and deletes nothing; the real run deletes that, never unprocessed events or a RUNNING run; a second run deletes nothing', async () => {
     const prefix = `${ns.prefix}prune-`;
     expect((await runInit(['opensearch-setup'], env(prefix))).code).toBe(0);
-    const normalizer = await leasedNormalizer(ns.client, prefix, { overlapMs: 200, retentionIntervalMs: 0 });
+    const normalizer = await leasedNormalizer(ns.client, prefix, { overlapMs: 200, lateWindowMs: 200, retentionIntervalMs: 0 });
     await writeEventLines(ns.client, records([...lines, RUNNING], DAY_ONE), prefix);
     await ns.refresh();
     await normalizer.cycle();

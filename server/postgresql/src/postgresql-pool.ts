@@ -25,8 +25,12 @@ export interface CreatePoolOptions extends PoolTimeouts {
   readonly onIdleError?: (error: Error) => void;
 }
 
-/** Extra margin of the client-side read timeout over statement_timeout, so the server's cancel wins normally. */
-const CLIENT_TIMEOUT_MARGIN_MS = 1000;
+/**
+ * Extra margin of the client-side read timeout over statement_timeout, so the server's cancel wins normally: a busy
+ * server can take seconds to stop a heavy statement and send its error (seen at load 20: over 1 s), and a client timer
+ * that fires first destroys the connection and reports an outage (SERVICE_UNAVAILABLE) for a slow query.
+ */
+const CLIENT_TIMEOUT_MARGIN_MS = 5000;
 
 export function createPool(options: CreatePoolOptions): pg.Pool {
   const startupOptions = [options.connection.options, options.readOnly === false ? undefined : '-c default_transaction_read_only=on']
