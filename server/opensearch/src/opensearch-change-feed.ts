@@ -3,8 +3,11 @@
 // this feed, while someone is subscribed, polls once for all subscribers for the runs stamped since the newest stamp
 // it has seen, minus OVERLAP_MS: a bulk becomes searchable up to a refresh interval (1 s) after its stamp, and
 // normalizer replicas' clocks differ a little, so a stamp may show up below one already seen. Each (run, stamp) is
-// delivered once. A poll that fails is simply tried again (the stamps stay, so nothing is missed unless it falls
-// out of the window); a poll with more than MAX_CHANGES_PER_POLL runs delivers `resync` instead of naming them.
+// delivered when first seen and once more SETTLE_MS later: the bulk that stamped the run also wrote its task
+// executions into another index, which refreshes on its own (up to a refresh interval apart), so the first read may
+// find the run's new state beside its tasks' old one, and no later stamp would correct it. A poll that fails is
+// simply tried again (the stamps stay, so nothing is missed unless it falls out of the window); a poll with more than
+// MAX_CHANGES_PER_POLL runs delivers `resync` instead of naming them (and again SETTLE_MS later).
 import type { Client } from '@opensearch-project/opensearch';
 import type { ChangeFeed, ChangeListener, Logger } from '@workflow-index/core';
 import { CHANGED_AT_FIELD } from './normalizer-recompute.js';
@@ -12,6 +15,8 @@ import { CHANGED_AT_FIELD } from './normalizer-recompute.js';
 export const POLL_INTERVAL_MS = 500;
 export const OVERLAP_MS = 5000;
 export const MAX_CHANGES_PER_POLL = 10_000;
+/** When a change is delivered again: past the default refresh interval (1 s) of the other normalized indices. */
+export const SETTLE_MS = 1500;
 const PAGE = 1000;
 
 export interface OpenSearchChangeFeedOptions {
@@ -33,6 +38,9 @@ export class OpenSearchChangeFeed implements ChangeFeed {
   /** The newest stamp seen, and every (run, stamp) seen within OVERLAP_MS of it. */
   private newest = 0;
   private seen = new Map<string, number>();
+  /** Runs delivered once, by when to deliver them again (epoch ms); a resync to repeat, by when (0: none). */
+  private settling = new Map<string, number>();
+  private resyncAgainAt = 0;
   private failing = false;
 
   constructor(private readonly options: OpenSearchChangeFeedOptions) {}
@@ -68,14 +76,30 @@ export class OpenSearchChangeFeed implements ChangeFeed {
       this.remember(stamps);
       if (this.failing) this.options.logger.info('live updates: reading changes again');
       this.failing = false;
-      if (fresh.length > MAX_CHANGES_PER_POLL) this.listener?.({ kind: 'resync' });
-      else if (fresh.length > 0) this.listener?.({ kind: 'changed', ids: [...new Set(fresh.map((s) => s.id))] });
+      this.deliver(fresh, Date.now());
     } catch (error) {
       if (!this.failing) this.options.logger.warn({ reason: (error as Error).message }, 'live updates: reading changes failed; retrying');
       this.failing = true;
     } finally {
       this.schedule();
     }
+  }
+
+  /** The fresh changes, and those delivered SETTLE_MS ago, once more. */
+  private deliver(fresh: readonly Stamp[], nowMs: number): void {
+    const again = [...this.settling].filter(([, dueMs]) => dueMs <= nowMs).map(([id]) => id);
+    for (const id of again) this.settling.delete(id);
+    const resyncAgain = this.resyncAgainAt !== 0 && this.resyncAgainAt <= nowMs;
+    if (resyncAgain) this.resyncAgainAt = 0;
+    if (fresh.length > MAX_CHANGES_PER_POLL) {
+      this.resyncAgainAt = nowMs + SETTLE_MS;
+      this.listener?.({ kind: 'resync' });
+      return;
+    }
+    for (const s of fresh) this.settling.set(s.id, nowMs + SETTLE_MS);
+    if (resyncAgain) this.listener?.({ kind: 'resync' });
+    const ids = new Set([...fresh.map((s) => s.id), ...again]);
+    if (ids.size > 0) this.listener?.({ kind: 'changed', ids: [...ids] });
   }
 
   private remember(stamps: readonly Stamp[]): void {

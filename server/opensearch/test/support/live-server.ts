@@ -23,11 +23,14 @@ export interface LiveServer {
 
 let recordTimeMs = Date.UTC(2026, 4, 12, 9, 0, 0);
 
-/** `pollIntervalMs`: the feed's (tests poll fast; the push benchmark keeps the production default). */
-export async function startLiveServer(client: Client, prefix: string, env: Record<string, string> = {}, pollIntervalMs = 100): Promise<LiveServer> {
+/**
+ * `pollIntervalMs`: the feed's (tests poll fast; the push benchmark keeps the production default). `refresh`: whether
+ * the normalizer refreshes what it wrote (false: the indices' own refresh intervals decide when it is searchable).
+ */
+export async function startLiveServer(client: Client, prefix: string, env: Record<string, string> = {}, pollIntervalMs = 100, refresh = true): Promise<LiveServer> {
   await applyRawSchema(client, { prefix });
   await applyNormalizedIndices(client, prefix);
-  const normalizer = new OpenSearchNormalizer({ client, prefix, refresh: true });
+  const normalizer = new OpenSearchNormalizer({ client, prefix, refresh });
   await normalizer.setup();
   if (!(await normalizer.acquire())) throw new Error('the test normalizer did not get its lease');
   const log = new MemoryLog();
