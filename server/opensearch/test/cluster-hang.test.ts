@@ -14,7 +14,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fluentBitDocument, writeEventLines } from '../src/fluent-bit-bulk.js';
+import { writeEventLines } from '../src/fluent-bit-bulk.js';
 import { runningPid } from '../src/local-node.js';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { readCheckpoint } from '../src/normalizer-checkpoint.js';
@@ -24,6 +24,7 @@ import { openSearchClient, openSearchConnectionSettings } from '../src/opensearc
 import { rawIndices } from '../src/raw-event-source.js';
 import { applyOpenSearchSetup } from '../src/setup/opensearch-setup.js';
 import { generatedEventLines } from './support/generated-events.js';
+import { flushUntilWritten } from './support/retried-flush.js';
 import { loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { clusterMembers, clusterReachable, clusterUrls, startMissingMembers } from './support/test-cluster.js';
@@ -149,20 +150,7 @@ describe.skipIf(!available)('a node holding a raw primary hangs (SIGSTOP) during
     // second, as Fluent Bit retries.
     let retries = 0;
     const send = async (batch: typeof records): Promise<void> => {
-      let pending = batch;
-      while (pending.length > 0) {
-        try {
-          const written = await writeEventLines(writer, pending, ns.prefix);
-          const failed = new Set(written.items.filter((item) => item.status !== 201 && item.status !== 409).map((item) => item.id));
-          pending = pending.filter((record) => failed.has(fluentBitDocument('', record).id));
-        } catch {
-          // The whole flush failed: sent again.
-        }
-        if (pending.length > 0) {
-          retries++;
-          await sleep(500);
-        }
-      }
+      retries += await flushUntilWritten(writer, batch, ns.prefix);
     };
     const inFlight: Promise<void>[] = [];
     let resumed: Promise<void> | undefined;

@@ -10,7 +10,6 @@ import { errors } from '@opensearch-project/opensearch';
 import { runConformanceSuite } from '@workflow-index/testkit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fluentBitDocument, writeEventLines } from '../src/fluent-bit-bulk.js';
 import { runningPid } from '../src/local-node.js';
 import { normalizedIndexNames } from '../src/normalized-indices.js';
 import { OpenSearchNormalizer } from '../src/normalizer-job.js';
@@ -19,6 +18,7 @@ import { createOpenSearchReader } from '../src/reader/opensearch-reader.js';
 import { applyOpenSearchSetup } from '../src/setup/opensearch-setup.js';
 import { conformanceStoreOn } from './support/conformance-store.js';
 import { generatedEventLines } from './support/generated-events.js';
+import { flushUntilWritten } from './support/retried-flush.js';
 import { loadNormalized, RECORD_TIME_MS } from './support/normalized-store.js';
 import { openSearchState } from './support/opensearch-state.js';
 import { CLUSTER_NODES, clusterMembers, clusterReachable, clusterUrls, startMissingMembers } from './support/test-cluster.js';
@@ -60,21 +60,7 @@ async function shards(client: Client, prefix: string): Promise<ShardRow[]> {
 async function deliver(client: Client, prefix: string, lines: readonly string[], flush: number, onFlush: (index: number) => Promise<void>): Promise<{ retries: number }> {
   let retries = 0;
   for (let start = 0, index = 0; start < lines.length; start += flush, index++) {
-    let pending = lines.slice(start, start + flush).map((line, j) => ({ line, recordTimeMs: RECORD_TIME_MS + start + j }));
-    while (pending.length > 0) {
-      try {
-        const written = await writeEventLines(client, pending, prefix);
-        // 409: a document of an earlier attempt (Fluent Bit's generated id) that did arrive.
-        const failed = new Set(written.items.filter((item) => item.status !== 201 && item.status !== 409).map((item) => item.id));
-        pending = pending.filter((record) => failed.has(fluentBitDocument('', record).id));
-      } catch {
-        // The whole flush failed (no node answered in time): sent again, as Fluent Bit does.
-      }
-      if (pending.length > 0) {
-        retries++;
-        await sleep(500);
-      }
-    }
+    retries += await flushUntilWritten(client, lines.slice(start, start + flush).map((line, j) => ({ line, recordTimeMs: RECORD_TIME_MS + start + j })), prefix);
     await onFlush(index);
   }
   return { retries };
