@@ -19,7 +19,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, TypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf, perOperation } from './document-operations.js';
-import { operationShape } from './literal-hoisting.js';
+import { operationShape, withValues } from './literal-hoisting.js';
 import { timedOut } from './errors.js';
 import { graphql } from './graphql-runtime.js';
 import type { HotOperations } from './hot-operations.js';
@@ -157,9 +157,7 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
   const entryFor = perOperation((document, operation): OperationEntry => {
     if (operation === null || !isCompilable(schema, document, operation)) return { shape: null, values: null, operation };
     const shaped = operationShape(schema, document, operation);
-    if (shaped !== null) return { shape: shapeFor(shaped.key, shaped.document), values: shaped.values, operation };
-    const alone: DocumentNode = { kind: graphql.Kind.DOCUMENT, definitions: [operation, ...fragmentsOf(document).values()] };
-    return { shape: shapeFor(graphql.print(alone), alone), values: null, operation };
+    return { shape: shapeFor(shaped.key, shaped.document), values: shaped.values, operation };
   });
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
@@ -209,12 +207,6 @@ export function useCompiledExecution(schema: GraphQLSchema, stats: CompiledExecu
       });
     },
   };
-}
-
-/** The request's variables with the values its document gives the shape's hoisted variables. */
-export function withValues(variables: Readonly<Record<string, unknown>> | null | undefined, values: Readonly<Record<string, unknown>> | null): Record<string, unknown> {
-  if (values === null) return (variables ?? {}) as Record<string, unknown>;
-  return { ...variables, ...values };
 }
 
 /** Forgets the oldest shape that is not compiled (a compiled one leaves only when dropped from the kept ones). */

@@ -12,12 +12,13 @@
 // again and words them). Every request that answers with data only runs once.
 import type { CompiledQuery } from 'graphql-jit';
 import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { compiledExecutionStats, withValues } from './compiled-execution.js';
+import { compiledExecutionStats } from './compiled-execution.js';
 import type { CoreConfig } from './config.js';
 import type { CostBudget } from './cost-budget.js';
 import { variablesJsonDepth } from './graphql-plugins.js';
 import { timedOut } from './errors.js';
 import { jsonDepthExceeds } from './json-depth.js';
+import { withValues } from './literal-hoisting.js';
 import { operationCost, type CostSettings } from './query-cost.js';
 import type { RequestState } from './request-state.js';
 import type { ResolverContext } from './resolvers.js';

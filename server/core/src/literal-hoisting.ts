@@ -10,6 +10,7 @@
 // stay in the text. Inside input objects and lists each such value is taken on its own, so `filter: {name: {like:
 // "a*"}}` and `filter: {name: {like: "b*"}}` share a shape while `{name: …}` and `{status: …}` do not.
 import type { DocumentNode, GraphQLInputType, GraphQLSchema, OperationDefinitionNode, TypeNode, ValueNode, VariableDefinitionNode } from 'graphql';
+import { fragmentsOf } from './document-operations.js';
 import { graphql } from './graphql-runtime.js';
 
 /** One operation's shape, and the values its hoisted variables take for this document. */
@@ -18,8 +19,8 @@ export interface OperationShape {
   readonly document: DocumentNode;
   /** The shape's printed text: documents with the same key share a compiled operation. */
   readonly key: string;
-  /** The hoisted variables' values, as a request would send them. */
-  readonly values: Readonly<Record<string, unknown>>;
+  /** The hoisted variables' values, as a request would send them; null when none was hoisted. */
+  readonly values: Readonly<Record<string, unknown>> | null;
 }
 
 /** Hoisted variables are named PREFIX0, PREFIX1, …; an operation declaring a variable of that prefix is not hoisted. */
@@ -50,13 +51,20 @@ function typeNodeOf(type: GraphQLInputType): TypeNode {
   return graphql.parseType(String(type));
 }
 
+/** `definitions` as a document of their own, keyed by its text. */
+function keyed(definitions: DocumentNode['definitions'], values: OperationShape['values']): OperationShape {
+  const document: DocumentNode = { kind: graphql.Kind.DOCUMENT, definitions };
+  return { document, key: graphql.print(document), values };
+}
+
 /**
- * The shape of `operation` in `document`, or null when it has nothing to hoist or declares a variable named like
- * the hoisted ones. The document must have passed validation (types are read from the schema along its paths).
+ * The shape of `operation` in `document`: the operation and the document's fragments, with nothing hoisted (values
+ * null) when it has no such value or declares a variable named like the hoisted ones. The document must have passed
+ * validation (types are read from the schema along its paths).
  */
-export function operationShape(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): OperationShape | null {
-  if ((operation.variableDefinitions ?? []).some((definition) => definition.variable.name.value.startsWith(HOISTED_PREFIX))) return null;
-  const fragments = document.definitions.filter((definition) => definition.kind === graphql.Kind.FRAGMENT_DEFINITION);
+export function operationShape(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): OperationShape {
+  const alone = [operation, ...fragmentsOf(document).values()];
+  if ((operation.variableDefinitions ?? []).some((definition) => definition.variable.name.value.startsWith(HOISTED_PREFIX))) return keyed(alone, null);
   const values: Record<string, unknown> = {};
   const definitions: VariableDefinitionNode[] = [];
   const typeInfo = new graphql.TypeInfo(schema);
@@ -79,13 +87,18 @@ export function operationShape(schema: GraphQLSchema, document: DocumentNode, op
     BooleanValue: hoist,
     EnumValue: hoist,
   });
-  const shaped = graphql.visit({ kind: graphql.Kind.DOCUMENT, definitions: [operation, ...fragments] }, visitor);
-  if (definitions.length === 0) return null;
+  const shaped = graphql.visit({ kind: graphql.Kind.DOCUMENT, definitions: alone }, visitor);
+  if (definitions.length === 0) return keyed(alone, null);
   const [shapedOperation, ...shapedFragments] = shaped.definitions as [OperationDefinitionNode, ...DocumentNode['definitions']];
   const withVariables: OperationDefinitionNode = {
     ...shapedOperation,
     variableDefinitions: [...(shapedOperation.variableDefinitions ?? []), ...definitions],
   };
-  const shapeDocument: DocumentNode = { kind: graphql.Kind.DOCUMENT, definitions: [withVariables, ...shapedFragments] };
-  return { document: shapeDocument, key: graphql.print(shapeDocument), values };
+  return keyed([withVariables, ...shapedFragments], values);
+}
+
+/** The request's variables with the values its document gives the shape's hoisted variables. */
+export function withValues(variables: Readonly<Record<string, unknown>> | null | undefined, values: OperationShape['values']): Record<string, unknown> {
+  if (values === null) return (variables ?? {}) as Record<string, unknown>;
+  return { ...variables, ...values };
 }
