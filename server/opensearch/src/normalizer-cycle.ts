@@ -166,19 +166,19 @@ export class NormalizationCycle {
     const from = Math.min(...slots.map(windowOf));
     const marks = await this.timed('scan', () => scanIngestedSince(this.context.client, this.context.prefix, from));
     const highWaterMs = marks.reduce((max, m) => Math.max(max, m.ingestTimeMs), 0);
-    const scanned = marks.filter((m) => {
+    // Not seen yet, of a held slot, and within that slot's window (`startOf`).
+    const unseenWithin = (startOf: (slot: number) => number) => (m: RawMark): boolean => {
       const slot = slotOfEvent(m.instanceId);
-      return checkpoints.has(slot) && m.ingestTimeMs >= windowOf(slot) && !this.seen.has(m.key);
-    });
+      return checkpoints.has(slot) && m.ingestTimeMs >= startOf(slot) && !this.seen.has(m.key);
+    };
+    const scanned = marks.filter(unseenWithin(windowOf));
     // Buckets from scanCoveredMs on lie wholly in every held slot's overlap window: the scan listed them whole.
     const scanCoveredMs = bucketOf(Math.max(...slots.map(windowOf)) + LATE_BUCKET_MS - 1);
     const lateFromMs = Math.min(...slots.map(lateWindowOf));
     const audit = this.auditing ? await this.timed('audit', () => this.audit.audit(lateFromMs, scanCoveredMs)) : { marks: [], grown: 0, baselines: new Map<number, number>() };
     const listed = new Set(scanned.map((m) => m.key));
-    const late = audit.marks.filter((m) => {
-      const slot = slotOfEvent(m.instanceId);
-      return checkpoints.has(slot) && m.ingestTimeMs >= lateWindowOf(slot) && !this.seen.has(m.key) && !listed.has(m.key);
-    });
+    const inLateWindow = unseenWithin(lateWindowOf);
+    const late = audit.marks.filter((m) => inLateWindow(m) && !listed.has(m.key));
     const fresh = [...scanned, ...late];
     const touched = [...new Set(fresh.flatMap((m) => (m.instanceId === undefined ? [] : [m.instanceId])))].sort();
     const untracked = fresh.filter((m) => m.instanceId === undefined);
