@@ -4,7 +4,7 @@
 // (The conformance suites, against real PostgreSQL and OpenSearch, send every request twice and compare the bytes.)
 import { describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
-import { compiledExecutionStats, HOT_AFTER, MAX_COMPILED_FIELDS, MAX_COMPILED_OPERATIONS } from '../src/compiled-execution.js';
+import { compiledExecutionStats, HOT_AFTER, MAX_COMPILED_FIELDS, MAX_COMPILED_OPERATIONS, MAX_SHAPES } from '../src/compiled-execution.js';
 import { testApp } from '@workflow-index/testkit';
 import { RecordingReader } from '@workflow-index/testkit';
 
@@ -76,6 +76,27 @@ describe('compiled execution', () => {
     });
     expect(figures.compiled).toBe(0);
   });
+
+  it(`at most ${MAX_SHAPES} shapes are remembered: a shape seen once, then pushed out by as many others, counts from zero again`, async () => {
+    // Two documents of one shape (another value written in): the second execution of the shape compiles it.
+    const one = '{ first: getWorkflowInstances(limit: 1) { id } }';
+    const two = '{ first: getWorkflowInstances(limit: 2) { id } }';
+    const others = Array.from({ length: MAX_SHAPES }, (_, i) => `{ other${i}: getWorkflowInstances(limit: 1) { id } }`);
+    const { app } = testApp();
+    const remembered = await counted(async () => {
+      await answer(app, one);
+      await answer(app, others[0]!);
+      await answer(app, two);
+    });
+    expect(remembered.compiled).toBe(1);
+    const { app: fresh } = testApp();
+    const forgotten = await counted(async () => {
+      await answer(fresh, one);
+      for (const query of others) await answer(fresh, query);
+      await answer(fresh, two);
+    });
+    expect(forgotten.compiled).toBe(0);
+  }, 60_000);
 
   it('documents that differ only in the values written into them share one compiled operation, with graphql-js\'s answers and reads', async () => {
     const compiledReader = new RecordingReader();

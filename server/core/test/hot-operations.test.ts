@@ -322,4 +322,17 @@ describe('HotOperations', () => {
     expect(hot.lookup('query B { y }', null)).toBeDefined();
     expect(hot.size).toBe(1);
   });
+
+  it('holds at most its bound of query texts: one more forgets the earliest registered, the others stay', () => {
+    const hot = new HotOperations(2);
+    const operation = { compiled: {}, touch: () => undefined, document: { kind: 'Document', definitions: [] }, operation: { kind: 'OperationDefinition', operation: 'query', selectionSet: { kind: 'SelectionSet', selections: [] } }, operationName: null, loggedName: null, values: null } as never;
+    hot.register('{ a: x }', null, operation);
+    hot.register('{ b: x }', null, operation);
+    expect(hot.size).toBe(2);
+    hot.register('{ c: x }', null, operation);
+    expect(hot.size).toBe(2);
+    expect(hot.lookup('{ a: x }', null)).toBeUndefined();
+    expect(hot.lookup('{ b: x }', null)).toBeDefined();
+    expect(hot.lookup('{ c: x }', null)).toBeDefined();
+  });
 });
