@@ -32,6 +32,8 @@ export interface CoreConfig {
     readonly headersTimeoutMs: number;
     /** How long a whole request, headers and body, may take to arrive, from its first byte (408 and closed after). */
     readonly bodyTimeoutMs: number;
+    /** Processes serving the ports (processes/primary.ts): 1 serves from this process, more fork workers. */
+    readonly processes: number;
   };
   readonly graphql: {
     readonly introspection: IntrospectionMode;
@@ -235,6 +237,7 @@ export const CORE_CONFIG_KEYS: readonly ConfigKeyDoc[] = Object.freeze([
   { key: 'TLS_CERT_FILE / TLS_KEY_FILE', development: '—', production: '—', description: 'PEM certificate (chain) and private key; both or neither.' },
   { key: 'HTTP_COMPRESSION', development: 'true', production: 'true', description: 'gzip/br response compression, negotiated by Accept-Encoding, for responses of 1 KiB or more.' },
   { key: 'HTTP_MAX_BODY_BYTES', development: '1048576', production: '1048576', description: 'Largest accepted request body (413 above).' },
+  { key: 'SERVER_PROCESSES', development: '1', production: '1', description: 'Processes serving the HTTP and HTTPS ports (node:cluster): above 1, a primary forks that many workers, each a whole server with every setting here (pool, limits and budgets are per process); /q/metrics sums them. Match it to the CPUs the pod may use (docs/deployment.md).' },
   { key: 'HTTP_SHUTDOWN_TIMEOUT_MS', development: '10000', production: '10000', description: 'On SIGTERM, how long in-flight requests may take before connections are closed.' },
   { key: 'GRAPHQL_INTROSPECTION', development: 'DEFAULT', production: 'DEFAULT', description: 'DEFAULT, NO_INTROSPECTION (__schema/__type rejected) or NO_INTROSPECTION_OR_QUERY (also no SDL endpoint, UI or /docs).' },
   { key: 'GRAPHQL_MAX_DEPTH', development: '15', production: '15', description: 'Deepest accepted selection nesting (MAX_DEPTH_EXCEEDED above).' },
@@ -342,6 +345,7 @@ export function loadCoreConfig(env: ConfigSource, overrides: CoreConfigOverrides
       maxRequestsPerClient: r.int('HTTP_MAX_REQUESTS_PER_CLIENT', 8, { min: 0, max: 1_000_000 }),
       clientAddressHeader: clientAddressHeader(r),
       ...requestTimeouts(r),
+      processes: r.int('SERVER_PROCESSES', 1, { min: 1, max: 64 }),
     },
     graphql: {
       introspection: r.oneOf('GRAPHQL_INTROSPECTION', INTROSPECTION_MODES, 'DEFAULT', { caseInsensitive: true }),

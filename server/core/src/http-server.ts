@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
@@ -7,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { App } from './app.js';
 import type { CoreConfig } from './config.js';
 import type { Logger } from './logger.js';
+import { onPrimaryStop } from './processes/worker-lifecycle.js';
 import { clientErrorListener, requestTimeoutOptions } from './request-deadline.js';
 
 export interface RunningServer {
@@ -113,7 +115,7 @@ export async function startHttpServer(app: App, config: CoreConfig, logger: Logg
 }
 
 /**
- * SIGTERM/SIGINT: stop accepting, finish in-flight requests, run `cleanup` (close the reader),
+ * SIGTERM/SIGINT (in a worker of several server processes: the primary's word): stop accepting, finish in-flight requests, run `cleanup` (close the reader),
  * then let the process exit. A second signal exits at once. Returns a function that removes the handlers.
  */
 export function installGracefulShutdown(
@@ -150,6 +152,8 @@ export function installGracefulShutdown(
         setTimeout(() => exit(), options.forceExitAfterMs ?? 1000).unref();
       });
   };
+  // A worker of several server processes drains on the primary's word instead (processes/worker-lifecycle.ts).
+  if (cluster.isWorker) return onPrimaryStop(() => onSignal('SIGTERM'));
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   return () => {

@@ -19,6 +19,8 @@ export type { ConfigKeyDoc, ConfigSource, CoreConfig, CoreConfigOverrides, Intro
 export { createLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { installGracefulShutdown, startHttpServer } from './http-server.js';
+export { runServerMain } from './server-main.js';
+export type { ServerEntry, StartedServer } from './server-main.js';
 export type { RunningServer } from './http-server.js';
 export * from './errors.js';
 export * from './date-time.js';

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { destination as fileDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
@@ -13,7 +14,8 @@ export type Logger = PinoLogger;
 export function createLogger(config: Pick<CoreConfig, 'log'>, destination?: DestinationStream): Logger {
   const options = {
     level: config.log.level,
-    base: { service: 'workflow-index' },
+    // A worker of several server processes (SERVER_PROCESSES) names itself on each line.
+    base: cluster.isWorker ? { service: 'workflow-index', worker: cluster.worker?.id } : { service: 'workflow-index' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     // Inside a request every line carries its requestId, whichever logger (process or child) writes it.
@@ -37,8 +39,14 @@ export function createLogger(config: Pick<CoreConfig, 'log'>, destination?: Dest
 
 /** The message of the one line per HTTP request (http/request-log.ts): the only lines that wait in the stdout buffer. */
 export const REQUEST_LOG_MESSAGE = 'request';
-/** Bytes of request lines collected before stdout is written (below sonic-boom's 16 KiB per write). */
-export const LOG_BUFFER_BYTES = 4096;
+/** Bytes of request lines collected before stdout is written. */
+export const LOG_BUFFER_BYTES = 3072;
+/**
+ * The most one write to stdout carries: PIPE_BUF, the size up to which a write to a pipe is atomic, so the lines of
+ * several server processes sharing the container's stdout never interleave within a line (a line longer than this
+ * is written alone).
+ */
+export const LOG_MAX_WRITE_BYTES = 4096;
 /** The longest a request line waits in the buffer on a quiet server before it is written anyway. */
 export const LOG_FLUSH_INTERVAL_MS = 100;
 
@@ -46,7 +54,7 @@ const REQUEST_LINE_END = `"msg":${JSON.stringify(REQUEST_LOG_MESSAGE)}}\n`;
 
 /**
  * stdout, written asynchronously, request lines in batches: a log line never blocks the event loop on a write, and at
- * saturation about a dozen request lines leave in one write instead of one or two per write (each write is a trip
+ * saturation about ten request lines leave in one write instead of one or two per write (each write is a trip
  * through libuv's thread pool: a system call and two thread wake-ups). A request line waits at most
  * LOG_FLUSH_INTERVAL_MS for the buffer to fill (a periodic flush, unref'd); any other line (start-up, schema,
  * warnings, errors) is written at once, with the request lines buffered before it, so the order is kept. Whatever is
@@ -54,7 +62,7 @@ const REQUEST_LINE_END = `"msg":${JSON.stringify(REQUEST_LOG_MESSAGE)}}\n`;
  * synchronously by pino's exit handler.
  */
 function stdoutDestination(): DestinationStream {
-  const stream = fileDestination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
+  const stream = fileDestination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, maxWrite: LOG_MAX_WRITE_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
   const flush = (): void => {
     try {
       stream.flush();

@@ -18,6 +18,7 @@ describe('loadCoreConfig', () => {
         clientAddressHeader: null,
         headersTimeoutMs: 5000,
         bodyTimeoutMs: 10_000,
+        processes: 1,
       },
       graphql: {
         introspection: 'DEFAULT',
@@ -95,6 +96,7 @@ describe('loadCoreConfig', () => {
       HTTP_CLIENT_ADDRESS_HEADER: 'X-Forwarded-For',
       HTTP_HEADERS_TIMEOUT_MS: '800',
       HTTP_BODY_TIMEOUT_MS: '2500',
+      SERVER_PROCESSES: '3',
       CORS_ENABLED: 'yes',
       CORS_ORIGINS: 'https://a.example, http://localhost:5173',
       LOG_LEVEL: 'DEBUG',
@@ -120,6 +122,7 @@ describe('loadCoreConfig', () => {
         clientAddressHeader: 'x-forwarded-for',
         headersTimeoutMs: 800,
         bodyTimeoutMs: 2500,
+        processes: 3,
       },
       graphql: {
         introspection: 'NO_INTROSPECTION_OR_QUERY',

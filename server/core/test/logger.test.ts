@@ -79,6 +79,41 @@ describe('createLogger', () => {
     expect(Number(stderr)).toBeLessThanOrEqual(30);
   }, 150_000);
 
+  it('stdout: each write is whole lines of at most PIPE_BUF bytes, so processes sharing one pipe (SERVER_PROCESSES) never interleave within a line', async () => {
+    const logger = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
+    // POSIX makes a write to a pipe atomic up to PIPE_BUF (4096 bytes on Linux): record every write's size and end.
+    const script = `
+      const fs = (await import('node:fs')).default;
+      const write = fs.write;
+      const sizes = [];
+      let ragged = 0;
+      fs.write = (fd, data, ...rest) => {
+        const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+        sizes.push(Buffer.byteLength(text));
+        if (!text.endsWith('\\n')) ragged += 1;
+        return write(fd, data, ...rest);
+      };
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger({ log: { level: 'info', format: 'json' } });
+      const pad = 'x'.repeat(700);
+      for (let i = 0; i < 3000; i++) {
+        log.info({ i, pad }, 'request');
+        if (i % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      process.on('exit', () => process.stderr.write(JSON.stringify({ writes: sizes.length, largest: Math.max(...sizes), ragged })));`;
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    });
+    const numbers = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    const writes = JSON.parse(stderr) as { writes: number; largest: number; ragged: number };
+    expect(writes.largest).toBeLessThanOrEqual(4096);
+    expect(writes.ragged).toBe(0);
+    // Still batched: several ~770-byte lines per write.
+    expect(writes.writes).toBeLessThan(3000 / 3);
+  }, 150_000);
+
   it('stdout: a request line on a quiet server is written without waiting for the buffer to fill or the process to exit', async () => {
     const lines = await firstLines(`
       createLogger({ log: { level: 'info', format: 'json' } }).info({ status: 200 }, 'request');

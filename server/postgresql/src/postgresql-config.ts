@@ -147,6 +147,7 @@ export function loadPostgresqlConfig(env: ConfigSource, flags: ServerFlags = {},
   let devServices: DevServices | null = null;
   if (dev && !urlGiven) {
     devServices = devServicesChoice;
+    if ((core?.http.processes ?? 1) > 1) r.problem('SERVER_PROCESSES above 1 needs DATABASE_URL: the development database belongs to one process');
   } else {
     const resolution = resolvePostgresConnection(env, { databaseUrl: flags.databaseUrl });
     problems.push(...resolution.problems);

@@ -58,6 +58,16 @@ describe('PostgreSQL server configuration', () => {
     expect(loadPostgresqlConfig({ DATABASE_URL: 'postgres://u@h/d?connect_timeout=7', DATABASE_CONNECT_TIMEOUT_MS: '1500' }).database.connectTimeoutMs).toBe(1500);
   });
 
+  it('SERVER_PROCESSES: 1 by default; above 1 only with a database URL (the development database belongs to one process)', () => {
+    expect(loadPostgresqlConfig({ DATABASE_URL: 'postgres://u@h/d' }).core.http.processes).toBe(1);
+    expect(loadPostgresqlConfig({ DATABASE_URL: 'postgres://u@h/d', SERVER_PROCESSES: '4' }).core.http.processes).toBe(4);
+    expect(loadPostgresqlConfig({ NODE_ENV: 'development', DATABASE_URL: 'postgres://u@h/d', SERVER_PROCESSES: '2' }).core.http.processes).toBe(2);
+    expect(problemsOf(() => loadPostgresqlConfig({ NODE_ENV: 'development', SERVER_PROCESSES: '2' }))).toEqual([
+      'SERVER_PROCESSES above 1 needs DATABASE_URL: the development database belongs to one process',
+    ]);
+    expect(problemsOf(() => loadPostgresqlConfig({ DATABASE_URL: 'postgres://u@h/d', SERVER_PROCESSES: '0' })).join()).toContain('SERVER_PROCESSES');
+  });
+
   it('flags win over the environment', () => {
     const { flags, problems } = parseServerFlags(['--port', '9090', '--dev-services=container', '--database-url', 'postgres://flag@h/d']);
     expect(problems).toEqual([]);

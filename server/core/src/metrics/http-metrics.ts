@@ -23,6 +23,7 @@ export function httpMetrics(registry: Registry, now: () => number): HttpMetrics 
   const max = new WindowMax(60_000, now);
   new Gauge({
     name: 'http_server_requests_seconds_max',
+    aggregator: 'max',
     help: 'Longest HTTP request of the last one to two minutes, by method, uri, status and outcome (Micrometer _max).',
     labelNames: LABELS,
     registers: [registry],

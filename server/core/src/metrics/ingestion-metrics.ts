@@ -9,6 +9,7 @@ import type { IngestionStatsScrape } from './ingestion-stats-scrape.js';
 export function ingestionMetrics(registry: Registry, scrape: IngestionStatsScrape): void {
   new Gauge({
     name: 'workflow_index_ingestion_stats_up',
+    aggregator: 'min',
     help: '1 when the last scrape could read ingestion statistics from the backend in time, else 0.',
     registers: [registry],
     async collect() {
@@ -29,6 +30,7 @@ export function ingestionMetrics(registry: Registry, scrape: IngestionStatsScrap
 function rawEventsMetric(registry: Registry, scrape: IngestionStatsScrape): void {
   new Gauge({
     name: 'workflow_index_raw_events',
+    aggregator: 'first',
     help: 'Raw events stored, per raw store.',
     labelNames: ['store'],
     registers: [registry],
@@ -45,6 +47,7 @@ function ingestErrorsMetric(registry: Registry, scrape: IngestionStatsScrape): v
   const total = new MonotonicTotal();
   new Counter({
     name: 'workflow_index_ingest_errors_total',
+    aggregator: 'max',
     help: 'Events the normalizer could not apply (kept in the raw store, see the ingest errors table): the backend\'s running count, never decreasing (a prune or rebuild that lowers it starts a new baseline).',
     registers: [registry],
     async collect() {

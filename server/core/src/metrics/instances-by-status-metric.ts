@@ -18,6 +18,7 @@ export function instancesByStatusMetric(registry: Registry, deps: { readonly con
   });
   new Gauge({
     name: 'workflow_index_instances_by_status',
+    aggregator: 'first',
     help: 'Workflow instances served, by status: exact up to COUNT_EXACT_LIMIT per status, the backend\'s estimate above; refreshed at most every 15 s.',
     labelNames: ['status'],
     registers: [registry],

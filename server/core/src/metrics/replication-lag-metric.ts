@@ -9,6 +9,7 @@ import type { IngestionStatsScrape } from './ingestion-stats-scrape.js';
 export function replicationLagMetric(registry: Registry, scrape: IngestionStatsScrape): void {
   new Gauge({
     name: 'workflow_index_replication_lag_seconds',
+    aggregator: 'max',
     help: 'Seconds the streaming replica the server reads from is behind its primary (0 when it replayed all it received); absent on a primary.',
     labelNames: ['role'],
     registers: [registry],

@@ -58,6 +58,7 @@ export function systemMetrics(registry: Registry, options: SystemMetricsOptions 
 
   new Gauge({
     name: 'process_uptime_seconds',
+    aggregator: 'max',
     help: 'The uptime of the process.',
     registers,
     collect() {
@@ -67,6 +68,7 @@ export function systemMetrics(registry: Registry, options: SystemMetricsOptions 
 
   new Gauge({
     name: 'system_cpu_count',
+    aggregator: 'first',
     help: 'The number of processors available to the process.',
     registers,
     collect() {
@@ -80,6 +82,7 @@ export function systemMetrics(registry: Registry, options: SystemMetricsOptions 
   let systemUsage = 0;
   new Gauge({
     name: 'system_cpu_usage',
+    aggregator: 'first',
     help: 'The recent CPU usage of the whole system (all processors, 0 to 1) since the previous scrape.',
     registers,
     collect() {
@@ -115,6 +118,7 @@ export function systemMetrics(registry: Registry, options: SystemMetricsOptions 
 
   new Gauge({
     name: 'system_load_average_1m',
+    aggregator: 'first',
     help: 'The number of runnable entities queued on or running on the processors, averaged over a minute (0 where the platform has none).',
     registers,
     collect() {
@@ -135,6 +139,7 @@ export function systemMetrics(registry: Registry, options: SystemMetricsOptions 
   if (maxFileCount(procSelf) !== null) {
     new Gauge({
       name: 'process_files_max_files',
+      aggregator: 'first',
       help: 'The maximum file descriptor count (the soft limit).',
       registers,
       collect() {
