@@ -482,7 +482,7 @@ export interface ListStatement<F extends string> {
  *    branch reading its own index range, and only the two page-sized branches are merged and sorted.
  *  - Oldest-first on a timestamp reads the `(t DESC NULLS LAST, id)` index backwards: the branch with a time is
  *    ordered `t ASC NULLS FIRST, …` (what a backward scan delivers; an incremental sort fixes the id order of equal
- *    times), and the rows without a time follow.
+ *    times), and the rows without a time follow, merged in order (mergeKey) rather than sorted again.
  */
 export function listSql<F extends string>(q: ListStatement<F>): string {
   if (q.offset === 0) return pageSql(q, q.select, q.rawColumns);
@@ -513,15 +513,33 @@ function pageSql<F extends string>(q: ListStatement<F>, select: string, rawColum
     return base(select, values === null ? 'true' : boundedAfterSql(q.keys, values, q.fields, q.alias, q.params), q.keys) + page;
   }
   const backward = firstSql.descIndexOnly && first.direction === 'ASC';
-  const withValueOrder = [`${firstColumn} ${first.direction} NULLS ${backward ? 'FIRST' : 'LAST'}`, ...(rest.length > 0 ? [sortSql(rest, q.fields, q.alias)] : [])].join(', ');
+  const restSql = rest.length > 0 ? [sortSql(rest, q.fields, q.alias)] : [];
+  const withValueOrder = [`${firstColumn} ${first.direction} NULLS ${backward ? 'FIRST' : 'LAST'}`, ...restSql].join(', ');
   const withValue = values === null ? `${firstColumn} IS NOT NULL` : `${firstColumn} IS NOT NULL AND ${boundedAfterSql(q.keys, values, q.fields, q.alias, q.params)}`;
   const branchLimit = ` LIMIT ${q.params.add(q.limit + q.offset)}`;
   const columns = rawColumns.map((c) => `${q.alias}.${c}`).join(', ');
+  // A backward branch is ordered nulls first, the page nulls last: merging them in order takes a key both share.
+  const merged = backward && firstSql.time ? mergeKey(firstColumn, q.alias, restSql) : null;
   const branches =
-    `(${base(columns, withValue, q.keys, withValueOrder)}${branchLimit})` +
-    ` UNION ALL (${base(columns, `${firstColumn} IS NULL`, rest)}${branchLimit})`;
-  return `SELECT ${select} FROM (${branches}) ${q.alias} ORDER BY ${sortSql(q.keys, q.fields, q.alias)}${page}`;
+    `(${base(`${columns}${merged?.withValue ?? ''}`, withValue, q.keys, withValueOrder)}${branchLimit})` +
+    ` UNION ALL (${base(`${columns}${merged?.withoutValue ?? ''}`, `${firstColumn} IS NULL`, rest)}${branchLimit})`;
+  return `SELECT ${select} FROM (${branches}) ${q.alias} ORDER BY ${merged?.order ?? sortSql(q.keys, q.fields, q.alias)}${page}`;
 }
+
+/**
+ * The order key of a backward split on a time column: the time itself in the branch with one, and `infinity` (after
+ * every time an event can carry: parse_event_time reads digits only) in the branch without. The branch with a time
+ * comes from its index already ordered by it, nulls first, and so does the other, trivially, so PostgreSQL merges the
+ * two page-sized branches (Merge Append) instead of sorting them again to put nulls last.
+ */
+function mergeKey(firstColumn: string, alias: string, restSql: readonly string[]): { withValue: string; withoutValue: string; order: string } {
+  return {
+    withValue: `, ${firstColumn} AS ${MERGE_KEY}`,
+    withoutValue: `, 'infinity'::timestamptz AS ${MERGE_KEY}`,
+    order: [`${alias}.${MERGE_KEY} ASC NULLS FIRST`, ...restSql].join(', '),
+  };
+}
+const MERGE_KEY = 'wi_merge_key';
 
 function sortSql<F extends string>(keys: readonly SortKey<F>[], fields: Readonly<Record<F, SortFieldSql>>, alias: string): string {
   // The primary key is never NULL: a bare DESC is the backward scan of its (ASC NULLS LAST) index.
