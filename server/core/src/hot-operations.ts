@@ -136,6 +136,16 @@ export function createHotAnswer(deps: {
 }): HotAnswer {
   const { hot, schema, graphqlConfig: limits, costBudget } = deps;
   const maxJsonDepth = variablesJsonDepth(limits.maxFilterDepth); // useVariablesDepthLimit's bound
+  // Without variables the price depends on the document alone (values written inline, as Java clients send them).
+  const fixedCosts = new WeakMap<HotOperation, number>();
+  const costWithoutVariables = (entry: HotOperation): number => {
+    let cost = fixedCosts.get(entry);
+    if (cost === undefined) {
+      cost = operationCost(schema, entry.document, entry.operationName, null, limits).total;
+      fixedCosts.set(entry, cost);
+    }
+    return cost;
+  };
   const answer = async (body: unknown, state: RequestState): Promise<string | null> => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
     const params = body as Record<string, unknown>;
@@ -152,7 +162,7 @@ export function createHotAnswer(deps: {
     const entry = hot.lookup(query, operationName);
     if (entry === undefined) return null;
     if (variables !== null && jsonDepthExceeds(variables, maxJsonDepth)) return null;
-    const cost = operationCost(schema, entry.document, entry.operationName, variables as Record<string, unknown> | null, limits).total;
+    const cost = variables === null ? costWithoutVariables(entry) : operationCost(schema, entry.document, entry.operationName, variables as Record<string, unknown>, limits).total;
     state.cost = cost;
     if (cost > limits.maxCost) return null;
     if (costBudget !== null && !costBudget.tryAcquire(cost)) return null;
