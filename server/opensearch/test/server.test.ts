@@ -1,7 +1,7 @@
 // The production OpenSearch server against the real node: readiness DOWN with the reason while the normalized indices
 // are missing and UP once they exist, GraphQL over HTTP, ingestion metrics, an unreachable cluster answered promptly as
 // SERVICE_UNAVAILABLE, and main.ts as `npm run serve:opensearch` runs it (configuration errors exit 2, SIGTERM drains
-// and exits 0).
+// and exits 0, with one process or SERVER_PROCESSES workers).
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { expect } from 'vitest';
@@ -145,6 +145,32 @@ describeOpenSearch('OpenSearch production server', () => {
     }
     expect(await run.exited).toBe(0);
     await receiver.close();
+  }, 120_000);
+
+  it('main.ts with SERVER_PROCESSES=2: both workers answer on one port, /q/metrics counts both, SIGTERM drains both with exit 0', async () => {
+    const prefix = `${ns.prefix}procs-`;
+    await loadNormalized(ns.client, prefix, eventLines(CONFORMANCE_EVENTS.slice(0, 80)));
+    const run = spawnMain({ ...connectionEnv(prefix), SERVER_PROCESSES: '2' });
+    try {
+      const port = Number((await run.waitFor(/"httpPort":(\d+)[^\n]*server started/))[1]);
+      await run.waitFor(/"msg":"server processes started"/);
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const requests = 20;
+      for (let i = 0; i < requests; i++) {
+        // A connection of its own each: the primary hands them to the workers in turn.
+        const answer = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify({ query: '{ getWorkflowInstances(filter: {status: COMPLETED}) { id } }' }) });
+        expect(answer.status).toBe(200);
+      }
+      // Request lines wait up to 100 ms in each worker's buffer.
+      await expect.poll(() => new Set([...run.output().matchAll(/"worker":(\d+)[^\n]*"msg":"request"/g)].map((m) => m[1])).size).toBe(2);
+      const metrics = await (await fetch(`${baseUrl}/q/metrics`)).text();
+      const count = /^http_server_requests_seconds_count\{method="POST",uri="\/graphql",status="200"[^}]*\} (\d+)$/m.exec(metrics);
+      expect(Number(count?.[1])).toBe(requests);
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+    expect((run.output().match(/"msg":"shutdown complete"/g) ?? []).length).toBe(2);
   }, 120_000);
 });
 

@@ -3,12 +3,11 @@
 // the test can cut, to see readiness and queries during an outage and the recovery after it.
 import { afterAll, describe, expect } from 'vitest';
 import { describePostgres, postgresTest } from './support/fixtures.js';
-import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { ADMIN_URL, createTestDatabase, ensureLoginRole, type TestDatabase, openTestPool } from './support/test-database.js';
 import { loadEvents } from './support/load-events.js';
-import { fixtureEvents, type GraphQLResponseBody, postGraphQL } from '@workflow-index/testkit';
+import { fixtureEvents, postGraphQL, postGraphQLOnce } from '@workflow-index/testkit';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
 
 const it = postgresTest({ prefix: 'wi_main' });
@@ -24,20 +23,6 @@ async function startProduction(env: Record<string, string>): Promise<{ server: S
   // "server started" is logged once the SIGTERM handler is installed.
   const listening = await server.waitFor(/"httpPort":(\d+),"msg":"server started"/);
   return { server, baseUrl: `http://127.0.0.1:${listening[1]}` };
-}
-
-/** POST over a connection of its own that closes after the response (no keep-alive). */
-function postOnce(baseUrl: string, query: string): Promise<{ status: number; body: GraphQLResponseBody }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(`${baseUrl}/graphql`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Connection: 'close' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as GraphQLResponseBody }));
-    });
-    request.on('error', reject);
-    request.end(JSON.stringify({ query }));
-  });
 }
 
 async function readyStatus(baseUrl: string): Promise<number> {
@@ -206,7 +191,7 @@ describePostgres('production mode against real PostgreSQL', () => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE workflow_index.workflow_instances IN ACCESS EXCLUSIVE MODE');
       // One connection per request (as a proxy that closes after the response), so draining can end as soon as it is answered.
-      const inFlight = postOnce(baseUrl, COUNT_QUERY);
+      const inFlight = postGraphQLOnce(baseUrl, COUNT_QUERY);
       // The query is in flight once its session waits for the lock.
       await until(async () => {
         const r = await db.pool.query<{ n: string }>(

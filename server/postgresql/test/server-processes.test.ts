@@ -3,11 +3,10 @@
 // server (per-process counts summed, backend-wide values once); a worker that dies is replaced while the others
 // answer; SIGTERM drains them all; a worker that cannot start fails the start.
 import { readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect } from 'vitest';
-import { fixtureEvents, type GraphQLResponseBody } from '@workflow-index/testkit';
+import { fixtureEvents, postGraphQLOnce } from '@workflow-index/testkit';
 import { postgresTest } from './support/fixtures.js';
 import { loadEvents } from './support/load-events.js';
 import { startMain, stop, type ServerProcess } from './support/main-process.js';
@@ -27,22 +26,8 @@ async function startProcesses(databaseUrl: string, env: Record<string, string> =
   return { server, baseUrl: `http://127.0.0.1:${listening[1]}`, workers: [Number(all[1]), Number(all[2])] };
 }
 
-/** POST over a connection of its own that closes after the response: the primary hands each to the next worker. */
-function postOnce(baseUrl: string, query: string): Promise<{ status: number; body: GraphQLResponseBody }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(`${baseUrl}/graphql`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Connection: 'close' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as GraphQLResponseBody }));
-    });
-    request.on('error', reject);
-    request.end(JSON.stringify({ query }));
-  });
-}
-
 async function answeredRuns(baseUrl: string): Promise<number> {
-  const { status, body } = await postOnce(baseUrl, COUNT_QUERY);
+  const { status, body } = await postGraphQLOnce(baseUrl, COUNT_QUERY);
   expect(status).toBe(200);
   return (body.data?.['getWorkflowInstances'] as unknown[]).length;
 }

@@ -1,6 +1,7 @@
 // The tests' GraphQL client: one POST to /graphql, either over the network (`target` is a server's base URL) or
 // in process (`target` is the app, whose `fetch` takes the request exactly as a client sends it). The conformance
 // suite's client (conformance/graphql-client.ts) sends each request more than once on top of this shape.
+import { request as httpRequest } from 'node:http';
 
 export interface GraphQLErrorBody {
   readonly message: string;
@@ -64,4 +65,21 @@ export async function graphqlData<T = Record<string, unknown>>(target: GraphQLTa
 /** The error codes of an answer, in order. */
 export function codes(body: GraphQLResponseBody<unknown>): string[] {
   return (body.errors ?? []).map((e) => String(e.extensions?.['code']));
+}
+
+/**
+ * POST /graphql over a connection of its own that closes after the response (no keep-alive): each request is a new
+ * connection, which is what a server of several processes hands to its workers in turn.
+ */
+export function postGraphQLOnce(baseUrl: string, query: string): Promise<{ status: number; body: GraphQLResponseBody }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${baseUrl}/graphql`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Connection: 'close' } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as GraphQLResponseBody }));
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify({ query }));
+  });
 }
