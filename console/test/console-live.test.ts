@@ -13,7 +13,7 @@ import { startConsoleServer } from './support/console-server.js';
 import type { ConsoleServer } from './support/console-server.js';
 import { guardedPage } from './support/guarded-page.js';
 import type { GuardedPage } from './support/guarded-page.js';
-import { completed, logGraphql, nowIso, started, task } from './support/live-page.js';
+import { completed, logGraphql, nowIso, settleGraphqlLog, started, task } from './support/live-page.js';
 
 const LAPTOP = { viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' } as const;
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId: 'UTC' } as const;
@@ -75,10 +75,13 @@ describe.skipIf(backends.length === 0).each(backends.length === 0 ? ['postgresql
   it("appends the run's new events to an open Events tab as they arrive", async () => {
     await server.load([started('live-events-tab', nowIso(-5000))]);
     const { page } = await open();
+    // From before the page loads: a query the page sends before the next event is written (after the push of the
+    // state on subscribing) must be over before the log starts counting, or its answer could carry that event.
+    const log = logGraphql(page);
     await page.goto(`${server.baseUrl}/?run=live-events-tab&tab=events`);
     await page.locator('[data-testid=live][data-state=live]').waitFor();
     await expect.poll(() => page.locator('.events > li').count()).toBe(1);
-    const log = logGraphql(page);
+    await settleGraphqlLog(log);
     await server.load([task('live-events-tab', 'started', 'do/0/pack', nowIso(-4000))]);
     await expect.poll(() => page.locator('.events .event-type').allTextContents(), { timeout: 15_000 }).toEqual(['workflow.started.v1', 'task.started.v1']);
     // Asked because of the push, not by a timer: only the events' page after the last one shown.

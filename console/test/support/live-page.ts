@@ -1,6 +1,7 @@
 // For the live suites: events of a small run timed around now (ISO timestamps, as a workflow application prints
 // them), and the page's /graphql requests split into queries and subscription streams (by their Accept header).
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
+import { expect } from 'vitest';
 
 type Event = Readonly<Record<string, unknown>>;
 const WF = 'io.serverlessworkflow.workflow.';
@@ -27,15 +28,35 @@ export interface GraphqlLog {
   readonly queries: string[];
   /** How many subscription streams were opened. */
   streams: number;
+  /** Queries sent and not answered yet. */
+  pending: number;
 }
 
 /** Records the page's /graphql requests from now on. */
 export function logGraphql(page: Page): GraphqlLog {
-  const log: GraphqlLog = { queries: [], streams: 0 };
+  const log: GraphqlLog = { queries: [], streams: 0, pending: 0 };
+  const isQuery = (request: Request): boolean => request.url().endsWith('/graphql') && !(request.headers()['accept'] ?? '').includes('text/event-stream');
   page.on('request', (request) => {
     if (!request.url().endsWith('/graphql')) return;
-    if ((request.headers()['accept'] ?? '').includes('text/event-stream')) log.streams += 1;
-    else log.queries.push(/(?:query|mutation)\s+(\w+)/.exec(request.postData() ?? '')?.[1] ?? 'anonymous');
+    if (!isQuery(request)) log.streams += 1;
+    else {
+      log.pending += 1;
+      log.queries.push(/(?:query|mutation)\s+(\w+)/.exec(request.postData() ?? '')?.[1] ?? 'anonymous');
+    }
   });
+  const answered = (request: Request): void => {
+    if (isQuery(request)) log.pending -= 1;
+  };
+  page.on('requestfinished', answered);
+  page.on('requestfailed', answered);
   return log;
+}
+
+/**
+ * Waits until none of the page's queries is in flight, then forgets those sent so far: what the log holds afterwards
+ * was asked after this point (a query sent earlier can no longer answer with what happens next).
+ */
+export async function settleGraphqlLog(log: GraphqlLog): Promise<void> {
+  await expect.poll(() => log.pending).toBe(0);
+  log.queries.length = 0;
 }
