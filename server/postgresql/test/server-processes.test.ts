@@ -126,6 +126,11 @@ describe('SERVER_PROCESSES: a primary and its workers on one port', () => {
     const [victim, survivor] = workers as [number, number];
     process.kill(victim, 'SIGKILL');
     await server.waitFor(/"msg":"a server process exited: starting another"/);
+    // While the replacement loads, a scrape is the started worker's alone (a process still loading cannot answer).
+    const scrape = await fetch(`${baseUrl}/q/metrics`);
+    expect(scrape.status).toBe(200);
+    expect((server.output().match(/"msg":"server started"/g) ?? []).length).toBe(2);
+    expect(metricValue(await scrape.text(), 'workflow_index_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
     for (let i = 0; i < 10; i++) expect(await answeredRuns(baseUrl)).toBe(FIXTURE_INSTANCE_COUNT);
     await until(() => (server.output().match(/"msg":"server started"/g) ?? []).length === 3, 'a third worker started');
     for (let i = 0; i < 10; i++) expect(await answeredRuns(baseUrl)).toBe(FIXTURE_INSTANCE_COUNT);

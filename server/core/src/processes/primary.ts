@@ -7,7 +7,7 @@
 // the others and exits 1 so the orchestrator restarts the pod.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../logger.js';
-import { clusterMetricsResponder } from './cluster-metrics.js';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { isProcessMessage, type ShutdownMessage } from './process-messages.js';
 
 export const MAX_RESPAWNS = 5;
@@ -27,7 +27,7 @@ export function runPrimary(options: PrimaryOptions): void {
   const live = new Set<Worker>();
   const started = new Set<Worker>();
   const respawns: number[] = [];
-  const answerMetrics = clusterMetricsResponder(logger);
+  const metrics = new ClusterMetrics(logger);
   let stopping: { code: number } | null = null;
   let announced = false;
 
@@ -53,7 +53,8 @@ export function runPrimary(options: PrimaryOptions): void {
     live.add(worker);
     worker.on('message', (message: unknown) => {
       if (isProcessMessage(message, 'wi:started')) onStarted(worker);
-      else if (isProcessMessage(message, 'wi:metrics-request')) answerMetrics(worker, message);
+      else if (isProcessMessage(message, 'wi:metrics-request')) metrics.collect(worker, message, started);
+      else if (isProcessMessage(message, 'wi:metrics-part')) metrics.part(worker, message);
     });
   };
   const tooManyRespawns = (): boolean => {
@@ -65,6 +66,7 @@ export function runPrimary(options: PrimaryOptions): void {
   cluster.on('exit', (worker, code, signal) => {
     live.delete(worker);
     const hadStarted = started.delete(worker);
+    metrics.gone(worker);
     const facts = { worker: worker.id, pid: worker.process.pid, code, signal };
     if (stopping !== null) {
       if (code !== 0) stopping.code = 1;

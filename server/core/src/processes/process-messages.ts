@@ -15,7 +15,23 @@ export interface MetricsResponseMessage {
   readonly error?: string;
 }
 
-export type ProcessMessage = StartedMessage | ShutdownMessage | MetricsRequestMessage | MetricsResponseMessage;
+/** Primary → a started worker: its registry, for the collection `id`. */
+export interface MetricsCollectMessage { readonly type: 'wi:metrics-collect'; readonly id: number }
+/** Worker → primary: its registry as prom-client's JSON, or why there is none. */
+export interface MetricsPartMessage {
+  readonly type: 'wi:metrics-part';
+  readonly id: number;
+  readonly metrics?: readonly unknown[];
+  readonly error?: string;
+}
+
+export type ProcessMessage =
+  | StartedMessage
+  | ShutdownMessage
+  | MetricsRequestMessage
+  | MetricsResponseMessage
+  | MetricsCollectMessage
+  | MetricsPartMessage;
 
 export function isProcessMessage<T extends ProcessMessage['type']>(message: unknown, type: T): message is Extract<ProcessMessage, { type: T }> {
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
